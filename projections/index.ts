@@ -1,0 +1,3 @@
+export type { Projection } from './projection.js';
+export { applyAll } from './projection.js';
+export { AsyncProjector, catchUpOnce, rebuild } from './runner.js';

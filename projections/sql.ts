@@ -1,0 +1,28 @@
+/** The runner's own statements: checkpoints and the table swap of a rebuild. */
+
+export const CHECKPOINT_ENSURE = `INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`;
+
+/** One runner per projection at a time; the others skip instead of queueing behind it. */
+export const CHECKPOINT_CLAIM = `
+SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+  FROM projection_checkpoints WHERE name = $1 FOR UPDATE SKIP LOCKED`;
+
+export const CHECKPOINT_LOCK = `
+SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+  FROM projection_checkpoints WHERE name = $1 FOR UPDATE`;
+
+export const CHECKPOINT_SAVE = `
+UPDATE projection_checkpoints SET transaction_id = $2::xid8, global_position = $3::bigint WHERE name = $1`;
+
+export const REBUILD_SCHEMA = 'svc_rebuild';
+
+export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+export const dropRebuildSchema = `DROP SCHEMA IF EXISTS ${REBUILD_SCHEMA} CASCADE`;
+export const createRebuildSchema = `CREATE SCHEMA ${REBUILD_SCHEMA}`;
+export const copyTableShape = (table: string): string =>
+  `CREATE TABLE ${REBUILD_SCHEMA}.${quoteIdent(table)} (LIKE public.${quoteIdent(table)} INCLUDING ALL)`;
+export const useRebuildTables = `SET LOCAL search_path TO ${REBUILD_SCHEMA}, public`;
+export const lockLiveTable = (table: string): string => `LOCK TABLE public.${quoteIdent(table)} IN ACCESS EXCLUSIVE MODE`;
+export const dropLiveTable = (table: string): string => `DROP TABLE public.${quoteIdent(table)}`;
+export const promoteTable = (table: string): string => `ALTER TABLE ${REBUILD_SCHEMA}.${quoteIdent(table)} SET SCHEMA public`;

@@ -1,0 +1,5 @@
+import type { Capability } from './http/app.js';
+import { opsRoutes } from './ops/routes.js';
+
+/** Every capability's routes, in the order they are registered. */
+export const capabilities: readonly Capability[] = [opsRoutes];

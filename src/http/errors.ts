@@ -1,0 +1,85 @@
+/** The error codes of SPEC 7; a response never carries any other. */
+export const ERROR_CODES = [
+  'INVALID_SCHEMA',
+  'PAYLOAD_TOO_LARGE',
+  'UNAUTHORIZED',
+  'SESSION_NOT_FOUND',
+  'NOT_FOUND',
+  'INTERNAL',
+  'UNKNOWN_COMPONENT',
+  'SESSION_REVISION_CONFLICT',
+  'IDEMPOTENCY_CONFLICT',
+  'PRECONDITION_REQUIRED',
+  'SESSION_COMPLETED',
+  'ACTION_NOT_ALLOWED',
+  'ACTION_NOT_FOUND',
+  'VALIDATION_FAILED',
+  'RESPONSE_LIMIT_REACHED',
+  'SERVICE_UNAVAILABLE',
+  'RATE_LIMITED',
+  'TRIAL_UNAVAILABLE',
+  'SIGN_IN_UNAVAILABLE',
+  'WEBHOOK_INVALID_URL',
+  'WEBHOOK_VERIFICATION_FAILED',
+  'WEBHOOK_NOT_CONFIGURED',
+  'SIGN_IN_LINK_INVALID',
+  'KEY_LIMIT_REACHED',
+  'KEY_ALREADY_CREATED',
+  'TRIAL_NOT_FOUND',
+  'TRIAL_ALREADY_CLAIMED',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** A refusal that reaches the caller as the SPEC 7 envelope with this status, code and message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly reason?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; request_id: string; reason?: string };
+}
+
+export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      request_id: requestId,
+      ...(error.reason === undefined ? {} : { reason: error.reason }),
+    },
+  };
+}
+
+export const invalid = (message: string): ApiError => new ApiError(400, 'INVALID_SCHEMA', message);
+export const internal = (): ApiError => new ApiError(500, 'INTERNAL', 'The service failed to handle this request.');
+
+/** JSON Schema of the envelope, for the contract document. */
+export const errorEnvelopeSchema = {
+  $id: 'ErrorEnvelope',
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', enum: [...ERROR_CODES] },
+        message: { type: 'string' },
+        request_id: { type: 'string', minLength: 1 },
+        reason: { type: 'string', pattern: '^[a-z_]{1,40}$' },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,53 @@
+import { sign, verify } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import { pendingMigrations } from '../../eventstore/index.js';
+import { versionAt } from './version.js';
+
+const DATABASE_TIMEOUT_MS = 2_000;
+const MIN_OWNER_KEY_LENGTH = 32;
+
+/** Why the service is not ready, or an empty list. Each condition of SPEC 4.5 on its own line. */
+export async function readinessProblems(ctx: ServiceContext): Promise<string[]> {
+  const problems: string[] = [];
+  if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');
+  if (!receiptKeysUsable(ctx)) problems.push('receipt keys');
+  const version = versionAt(ctx.identity, ctx.clock.now());
+  if (version.git_sha === null || version.build_id === null || version.build_time === null) problems.push('build identity');
+  try {
+    const pending = await withTimeout(pendingMigrations(ctx.pool), DATABASE_TIMEOUT_MS);
+    if (pending.length > 0) problems.push('migrations');
+  } catch {
+    problems.push('database');
+  }
+  return problems;
+}
+
+/** Usable means the active key signs and every served key verifies what it signs. */
+function receiptKeysUsable(ctx: ServiceContext): boolean {
+  if (!ctx.receiptKeys) return false;
+  const probe = Buffer.from('svc readiness probe');
+  try {
+    return ctx.receiptKeys.keys.every((key) => verify(null, probe, key.privateKey, sign(null, probe, key.privateKey)));
+  } catch {
+    return false;
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Concurrent readiness checks share the one in flight; the next call after it settles runs anew. */
+export function sharedReadiness(ctx: ServiceContext): () => Promise<string[]> {
+  let inFlight: Promise<string[]> | undefined;
+  return () => {
+    inFlight ??= readinessProblems(ctx).finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+}

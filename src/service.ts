@@ -1,0 +1,84 @@
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { Wakeups, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
+import { AsyncProjector } from '../projections/index.js';
+import { capabilities } from './capabilities.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { createContext, type ServiceContext } from './context.js';
+import { startEmbeddedPostgres } from './database/embedded.js';
+import { buildApp } from './http/app.js';
+import { createLogger } from './http/logging.js';
+import { asyncProjections } from './projections.js';
+import { join } from 'node:path';
+
+export type Role = 'api' | 'projector';
+export const ALL_ROLES: readonly Role[] = ['api', 'projector'];
+
+export interface RunningService {
+  ctx: ServiceContext;
+  app: FastifyInstance | undefined;
+  close(): Promise<void>;
+}
+
+export interface Database {
+  url: string;
+  /** Set for the embedded default: it is migrated at start, an external one only by `migrate`. */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export async function openDatabase(config: Config): Promise<Database> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, stop: async () => undefined };
+  const embedded = await startEmbeddedPostgres(join(config.dataDir, 'pg'));
+  return { ...embedded, embedded: true };
+}
+
+export function createPool(url: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/**
+ * Starts the given roles over one database. Every role is stateless: any number of copies may run
+ * against the same database.
+ */
+export async function startService(
+  config: Config,
+  roles: readonly Role[],
+  options: { clock?: Clock; databaseUrl: string; migrateFirst?: boolean },
+): Promise<RunningService> {
+  const log = createLogger();
+  const pool = createPool(options.databaseUrl);
+  if (options.migrateFirst) await migrate(pool);
+  await assertTransactionIdsAhead(pool);
+  const wakeups = new Wakeups(options.databaseUrl, log);
+  const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
+  await wakeups.start();
+
+  const stops: Array<() => Promise<void>> = [];
+  let app: FastifyInstance | undefined;
+  if (roles.includes('projector')) {
+    const projector = new AsyncProjector(pool, asyncProjections(ctx), wakeups, log);
+    projector.start();
+    stops.push(() => projector.stop());
+  }
+  if (roles.includes('api')) {
+    app = await buildApp(ctx, capabilities);
+    await app.listen({ host: config.host, port: config.port });
+    const server = app;
+    stops.unshift(() => server.close());
+  }
+
+  return {
+    ctx,
+    app,
+    async close() {
+      for (const stop of stops) await stop();
+      await wakeups.close();
+      await pool.end();
+    },
+  };
+}
