@@ -4,8 +4,8 @@ export const APPEND = `
 WITH appended AS (
   INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata)
   SELECT e.event_id, $1, $2::integer + e.ordinality::integer, e.type, e.data, e.metadata
-    FROM jsonb_to_recordset($3::jsonb) WITH ORDINALITY
-         AS e(event_id text, type text, data jsonb, metadata jsonb)
+    FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (event_id text, type text, data jsonb, metadata jsonb))
+         WITH ORDINALITY AS e(event_id, type, data, metadata, ordinality)
    ORDER BY e.ordinality
   RETURNING global_position, event_id, stream_id, stream_version, type, data, metadata,
             transaction_id::text AS transaction_id, recorded_at

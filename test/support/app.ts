@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { Wakeups } from '../../eventstore/index.js';
+import { capabilities } from '../../src/capabilities.js';
+import { ManualClock, type Clock } from '../../src/clock.js';
+import type { Config } from '../../src/config.js';
+import { createContext, type ServiceContext } from '../../src/context.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/http/logging.js';
+import type { TestDatabase } from './database.js';
+import { testConfig } from './config.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: ServiceContext;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+/**
+ * The real service app over a real database, driven through fastify's inject (the same routing,
+ * hooks and serialization as a socket) unless `listen` asks for a port.
+ */
+export async function startTestApp(
+  db: TestDatabase,
+  options: { config?: Partial<Config>; clock?: Clock; listen?: boolean } = {},
+): Promise<TestApp> {
+  const config = testConfig(options.config);
+  const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const wakeups = new Wakeups(db.url, log);
+  await wakeups.start();
+  const clock = options.clock ?? new ManualClock(new Date());
+  const ctx = createContext({ config, pool: db.pool, clock, log, wakeups });
+  const app = await buildApp(ctx, capabilities);
+  if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });
+  else await app.ready();
+  return {
+    app,
+    ctx,
+    clock,
+    async close() {
+      await app.close();
+      await wakeups.close();
+    },
+  };
+}

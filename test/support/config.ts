@@ -1,0 +1,34 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { Config } from '../../src/config.js';
+
+export function receiptKeySet(kids: string[]): string {
+  return JSON.stringify({
+    keys: kids.map((kid) => ({ ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid })),
+  });
+}
+
+/** A complete, ready configuration; each test overrides what it is about. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    production: false,
+    databaseUrl: undefined,
+    dataDir: '/nonexistent',
+    host: '127.0.0.1',
+    port: 0,
+    publicOrigin: 'http://127.0.0.1:8080',
+    ownerKey: `svc_owner_${randomBytes(32).toString('base64url')}`,
+    receiptKeys: receiptKeySet(['test-1']),
+    dataKey: randomBytes(32).toString('base64url'),
+    smtpUrl: undefined,
+    mailFrom: undefined,
+    trial: true,
+    build: {
+      gitSha: 'a'.repeat(40),
+      buildId: 'test-build',
+      buildTime: '2026-01-01T00:00:00Z',
+      root: '/nonexistent',
+    },
+    webhookTestEgress: undefined,
+    ...overrides,
+  };
+}
