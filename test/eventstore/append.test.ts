@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamVersionConflict, append, readStream, verify, withTransaction } from '../../eventstore/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+describe('append', () => {
+  it('numbers a batch from the expected version and chains it', async () => {
+    await withTransaction(db.pool, (tx) => append(tx, 'batch', 0, [{ type: 'a', data: { n: 1 } }, { type: 'b', data: { n: 2 } }]));
+    await withTransaction(db.pool, (tx) => append(tx, 'batch', 2, [{ type: 'c', data: {} }]));
+    const events = await readStream(db.pool, 'batch');
+    expect(events.map((e) => [e.streamVersion, e.type])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]);
+    expect(await verify(db.pool, 'batch')).toEqual([]);
+  });
+
+  it('lets exactly one of 20 concurrent appenders at the same expected version win', async () => {
+    await withTransaction(db.pool, (tx) => append(tx, 'race', 0, [{ type: 'opened', data: {} }]));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, writer) =>
+        withTransaction(db.pool, (tx) => append(tx, 'race', 1, [{ type: 'raced', data: { writer } }])),
+      ),
+    );
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const lost = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(19);
+    for (const error of lost) {
+      expect(error).toBeInstanceOf(StreamVersionConflict);
+      expect(error).toMatchObject({ streamId: 'race', expectedVersion: 1 });
+    }
+    const events = await readStream(db.pool, 'race');
+    expect(events.map((e) => e.streamVersion)).toEqual([1, 2]);
+    const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof append>>>).value[0];
+    expect(events[1]?.eventId).toBe(winner?.eventId);
+    expect(await verify(db.pool, 'race')).toEqual([]);
+  });
+
+  it('refuses an expectation behind or ahead of the stream without writing', async () => {
+    await withTransaction(db.pool, (tx) => append(tx, 'expect', 0, [{ type: 'a', data: {} }]));
+    await expect(withTransaction(db.pool, (tx) => append(tx, 'expect', 0, [{ type: 'b', data: {} }]))).rejects.toBeInstanceOf(
+      StreamVersionConflict,
+    );
+    await expect(withTransaction(db.pool, (tx) => append(tx, 'expect', 5, [{ type: 'b', data: {} }]))).rejects.toBeInstanceOf(
+      StreamVersionConflict,
+    );
+    expect((await readStream(db.pool, 'expect')).map((e) => e.type)).toEqual(['a']);
+  });
+});
+
+describe('the events table is append-only at the database', () => {
+  beforeAll(async () => {
+    await withTransaction(db.pool, (tx) => append(tx, 'fixed', 0, [{ type: 'a', data: { v: 1 } }]));
+  });
+
+  it.each([
+    ['UPDATE', `UPDATE events SET data = '{"v":2}' WHERE stream_id = 'fixed'`],
+    ['DELETE', `DELETE FROM events WHERE stream_id = 'fixed'`],
+    ['TRUNCATE', `TRUNCATE events`],
+  ])('refuses %s, even for a superuser', async (operation, statement) => {
+    await expect(db.pool.query(statement)).rejects.toMatchObject({ code: '42501', message: expect.stringContaining(operation) });
+    expect((await readStream(db.pool, 'fixed')).map((e) => e.data)).toEqual([{ v: 1 }]);
+  });
+});

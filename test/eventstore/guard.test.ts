@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { START, append, assertTransactionIdsAhead, readAll, withTransaction } from '../../eventstore/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { pageUntil } from './paging.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+it('lets a cluster whose transaction ids are ahead of the log start', async () => {
+  await assertTransactionIdsAhead(db.pool);
+  await withTransaction(db.pool, (tx) => append(tx, 'ordinary', 0, [{ type: 'a', data: {} }]));
+  await assertTransactionIdsAhead(db.pool);
+});
+
+it('refuses a log restored into a cluster whose transaction ids are behind it', async () => {
+  // A restore into a fresh cluster: stored ids from the old cluster, far above the new one's.
+  await withTransaction(db.pool, async (tx) => {
+    await tx.query('ALTER TABLE events DISABLE TRIGGER USER');
+    await tx.query(`
+      INSERT INTO events (event_id, stream_id, stream_version, type, data, transaction_id, hash)
+      VALUES ('evt_restored', 'restored', 1, 'a', '{}', ((pg_current_xact_id()::text::bigint + 1000000)::text)::xid8, '\\x00')`);
+    await tx.query('ALTER TABLE events ENABLE TRIGGER USER');
+  });
+  await expect(assertTransactionIdsAhead(db.pool)).rejects.toThrow(/transaction ids .* are not above the stored events/);
+
+  // What the guard prevents: a subscriber that had read the restored log up to its end never
+  // sees a new event, which sorts behind its checkpoint.
+  const { rows } = await db.pool.query(
+    `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition" FROM events WHERE event_id = 'evt_restored'`,
+  );
+  const [fresh] = await withTransaction(db.pool, (tx) => append(tx, 'after-restore', 0, [{ type: 'b', data: {} }]));
+  await pageUntil(db.pool, START, (events) => events.some((e) => e.eventId === fresh!.eventId));
+  expect(await readAll(db.pool, rows[0], 1000)).toEqual([]);
+});

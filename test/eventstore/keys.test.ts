@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DeploymentKey,
+  ERASED,
+  StreamKeyDestroyed,
+  StreamKeys,
+  append,
+  parseDataKey,
+  readStream,
+  verify,
+  withTransaction,
+} from '../../eventstore/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+let db: TestDatabase;
+const keys = new StreamKeys(new DeploymentKey(randomBytes(32)));
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+/** Appends one event whose content is sealed with the stream's key, as Sessions store content. */
+async function appendSealed(streamId: string, expectedVersion: number, content: unknown): Promise<void> {
+  await withTransaction(db.pool, async (tx) => {
+    const sealed = await keys.seal(tx, streamId, content);
+    await append(tx, streamId, expectedVersion, [{ type: 'content', data: { sealed } }]);
+  });
+}
+
+async function openAll(streamId: string): Promise<unknown[]> {
+  const open = await keys.opener(db.pool, streamId);
+  return (await readStream(db.pool, streamId)).map((e) => open(e.data.sealed as string));
+}
+
+describe('StreamKeys', () => {
+  it('stores only ciphertext and opens it with the stream key', async () => {
+    await appendSealed('ses_a', 0, { title: 'Approve the refund' });
+    await appendSealed('ses_a', 1, { answer: 'yes' });
+    const stored = JSON.stringify((await readStream(db.pool, 'ses_a')).map((e) => e.data));
+    expect(stored).not.toContain('refund');
+    expect(await openAll('ses_a')).toEqual([{ title: 'Approve the refund' }, { answer: 'yes' }]);
+  });
+
+  it('binds a sealed value to its stream', async () => {
+    await appendSealed('ses_b', 0, { secret: 1 });
+    await appendSealed('ses_c', 0, { secret: 2 });
+    const [fromB] = await readStream(db.pool, 'ses_b');
+    const openC = await keys.opener(db.pool, 'ses_c');
+    expect(() => openC(fromB!.data.sealed as string)).toThrow();
+  });
+
+  it('after destroy reads back ERASED, refuses a new seal, and the chain still verifies', async () => {
+    await appendSealed('ses_d', 0, { title: 'to be shredded' });
+    await appendSealed('ses_d', 1, { answer: 'no' });
+    await keys.destroy(db.pool, 'ses_d');
+
+    expect(await openAll('ses_d')).toEqual([ERASED, ERASED]);
+    await expect(appendSealed('ses_d', 2, { title: 'again' })).rejects.toBeInstanceOf(StreamKeyDestroyed);
+    expect(await readStream(db.pool, 'ses_d')).toHaveLength(2);
+    expect(await verify(db.pool, 'ses_d')).toEqual([]);
+    const { rows } = await db.pool.query('SELECT wrapped_key, destroyed_at FROM stream_keys WHERE stream_id = $1', ['ses_d']);
+    expect(rows).toEqual([{ wrapped_key: null, destroyed_at: expect.any(Date) }]);
+  });
+
+  it('keeps a tombstone for a stream destroyed before it ever had a key', async () => {
+    await keys.destroy(db.pool, 'ses_never');
+    await keys.destroy(db.pool, 'ses_never');
+    await expect(appendSealed('ses_never', 0, { x: 1 })).rejects.toBeInstanceOf(StreamKeyDestroyed);
+  });
+
+  it('gives concurrent first writers of a stream one key', async () => {
+    await Promise.all([appendSealed('ses_e', 0, { a: 1 }), appendSealed('ses_f', 0, { b: 1 })]);
+    const sealed = await Promise.all(
+      Array.from({ length: 5 }, () => withTransaction(db.pool, (tx) => keys.seal(tx, 'ses_g', { same: true }))),
+    );
+    const open = await keys.opener(db.pool, 'ses_g');
+    expect(sealed.map(open)).toEqual(Array(5).fill({ same: true }));
+  });
+
+  it('cannot be opened under another deployment key', async () => {
+    await appendSealed('ses_h', 0, { x: 1 });
+    const stranger = new StreamKeys(new DeploymentKey(randomBytes(32)));
+    await expect(stranger.opener(db.pool, 'ses_h')).rejects.toThrow();
+  });
+});
+
+describe('parseDataKey', () => {
+  it('accepts base64url of exactly 32 bytes and nothing else', () => {
+    const key = randomBytes(32);
+    expect(parseDataKey(key.toString('base64url'))?.equals(key)).toBe(true);
+    expect(parseDataKey(undefined)).toBeUndefined();
+    expect(parseDataKey(randomBytes(31).toString('base64url'))).toBeUndefined();
+    expect(parseDataKey(randomBytes(33).toString('base64url'))).toBeUndefined();
+    expect(parseDataKey(`${key.toString('base64url')}!`)).toBeUndefined();
+  });
+});
