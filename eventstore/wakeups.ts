@@ -27,6 +27,9 @@ export class Wakeups {
   private closed = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private failures = 0;
+  private readonly connectedHandlers = new Set<() => void>();
+  /** True while notifications are certainly being received; false across any reconnect. */
+  listening = false;
 
   constructor(
     private readonly connectionString: string,
@@ -42,6 +45,27 @@ export class Wakeups {
     }
     set.add(handler);
     return () => set.delete(handler);
+  }
+
+  /**
+   * Called each time the listener is (re)connected. Notifications sent while it was away are lost,
+   * so anything cached on the strength of them must be dropped here.
+   */
+  onConnected(handler: () => void): () => void {
+    this.connectedHandlers.add(handler);
+    return () => this.connectedHandlers.delete(handler);
+  }
+
+  private setListening(listening: boolean): void {
+    this.listening = listening;
+    if (!listening) return;
+    for (const handler of this.connectedHandlers) {
+      try {
+        handler();
+      } catch (error) {
+        this.log.warn({ err: error }, 'connected handler failed');
+      }
+    }
   }
 
   async start(): Promise<void> {
@@ -66,11 +90,17 @@ export class Wakeups {
       this.log.warn({ err: error }, 'notification listener failed; restarting');
       this.restart();
     });
+    // pg-listen reconnects by itself and LISTENs again; in between, notifications are lost.
+    subscriber.events.on('reconnect', () => this.setListening(false));
+    subscriber.events.on('connected', () => {
+      if (this.subscriber === subscriber) this.setListening(true);
+    });
     this.subscriber = subscriber;
     try {
       await subscriber.connect();
       await Promise.all([...this.handlers.keys()].map((channel) => subscriber.listenTo(channel)));
       this.failures = 0;
+      this.setListening(true);
     } catch (error) {
       this.log.warn({ err: error }, 'notification listener could not connect; retrying');
       this.restart();
@@ -78,6 +108,7 @@ export class Wakeups {
   }
 
   private restart(): void {
+    this.setListening(false);
     if (this.closed || this.restartTimer) return;
     const old = this.subscriber;
     this.subscriber = undefined;
@@ -100,6 +131,7 @@ export class Wakeups {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.setListening(false);
     clearTimeout(this.restartTimer);
     await this.subscriber?.close().catch(() => undefined);
     this.subscriber = undefined;
