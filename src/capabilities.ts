@@ -1,5 +1,6 @@
 import type { Capability } from './http/app.js';
 import { opsRoutes } from './ops/routes.js';
+import { receiptRoutes } from './receipts/routes.js';
 
 /** Every capability's routes, in the order they are registered. */
-export const capabilities: readonly Capability[] = [opsRoutes];
+export const capabilities: readonly Capability[] = [opsRoutes, receiptRoutes];

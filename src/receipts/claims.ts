@@ -1,0 +1,117 @@
+import { createHash, createHmac } from 'node:crypto';
+import { HOUR } from '../clock.js';
+import type { FieldValue, InteractiveInteraction } from '../sessions/interaction.js';
+import { canonicalJson, sha256Hex } from './canonical.js';
+
+/** SPEC 2.6 and 8: a receipt stays verifiable for at least this long after acceptance. */
+export const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
+
+/** How an accepted result reaches the agent; trials have no return channel (null). */
+export interface ReturnBinding {
+  /** `webhook` when a delivery job was queued with the acceptance, else `poll` (GET .../events). */
+  channel: 'poll' | 'webhook';
+  session_id: string;
+  event_id: string;
+}
+
+/** The signed claim set (docs/receipts.md explains each one). Plain JSON values only. */
+export interface ReceiptClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  accepted_at: string;
+  workspace_id: string;
+  session_id: string;
+  event_id: string;
+  step_id: string;
+  revision: number;
+  revision_sha256: string;
+  action_id: string;
+  action_label: string;
+  summary: string;
+  input_sha256: string;
+  assurance: 'link_holder';
+  return_binding: ReturnBinding | null;
+}
+
+/** What the accepting transaction knows when it issues the receipt. */
+export interface AcceptedDecision {
+  /** The public origin (SVC_PUBLIC_ORIGIN): the issuer. */
+  origin: string;
+  /** `wks_operator` for owner Sessions, the trial's workspace ID for trial Sessions: the audience. */
+  workspaceId: string;
+  sessionId: string;
+  eventId: string;
+  revision: number;
+  /** The answered revision exactly as stored. */
+  interaction: InteractiveInteraction;
+  actionId: string;
+  /** The validated, typed input. */
+  data: { [field: string]: FieldValue };
+  /** The stored hash of the human link; only the subject derivation sees it. */
+  linkHash: string;
+  acceptedAt: Date;
+  /** The latest moment automatic purge can erase the Session (link expiry + retention), or null. */
+  latestPurgeAt: Date | null;
+  /** null for trial Sessions. */
+  returnChannel: 'poll' | 'webhook' | null;
+}
+
+/** A step is one revision of a Session, the unit a person answers once. */
+export function stepId(sessionId: string, revision: number): string {
+  return `${sessionId}/r${revision}`;
+}
+
+/**
+ * A stable pseudonym of whoever held the link, scoped to the workspace: an HMAC of the link hash
+ * under a key derived from the workspace ID. It reveals nothing of the link or its hash, and two
+ * workspaces never see the same subject.
+ */
+export function responderSubject(linkHash: string, workspaceId: string): string {
+  const key = createHash('sha256').update(`svc-receipt-subject/v1\0${workspaceId}`, 'utf8').digest();
+  return `lh_${createHmac('sha256', key).update(linkHash, 'utf8').digest('base64url')}`;
+}
+
+/** One line a person can read: `<action label>: <Surface title> (revision <n>)`, whitespace collapsed. */
+export function decisionSummary(actionLabel: string, title: string, revision: number): string {
+  const line = (text: string): string => text.replace(/\s+/g, ' ').trim();
+  return `${line(actionLabel)}: ${line(title)} (revision ${revision})`;
+}
+
+const seconds = (at: Date | number): number => Math.ceil(new Date(at).getTime() / 1000);
+
+export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
+  const action = decision.interaction.actions.find((candidate) => candidate.id === decision.actionId);
+  if (!action) throw new Error(`action ${decision.actionId} is not in revision ${decision.revision}`);
+  const acceptedMs = decision.acceptedAt.getTime();
+  const earliestExp = seconds(acceptedMs + RECEIPT_MIN_LIFETIME_MS);
+  const claims: ReceiptClaims = {
+    iss: decision.origin,
+    aud: decision.workspaceId,
+    sub: responderSubject(decision.linkHash, decision.workspaceId),
+    // One receipt per accepted Event, issued once: the Event ID is already unique.
+    jti: decision.eventId,
+    iat: Math.floor(acceptedMs / 1000),
+    exp: decision.latestPurgeAt ? Math.max(earliestExp, seconds(decision.latestPurgeAt)) : earliestExp,
+    accepted_at: decision.acceptedAt.toISOString(),
+    workspace_id: decision.workspaceId,
+    session_id: decision.sessionId,
+    event_id: decision.eventId,
+    step_id: stepId(decision.sessionId, decision.revision),
+    revision: decision.revision,
+    revision_sha256: sha256Hex(canonicalJson(decision.interaction)),
+    action_id: action.id,
+    action_label: action.label,
+    summary: decisionSummary(action.label, decision.interaction.title, decision.revision),
+    input_sha256: sha256Hex(canonicalJson(decision.data)),
+    assurance: 'link_holder',
+    return_binding:
+      decision.returnChannel === null
+        ? null
+        : { channel: decision.returnChannel, session_id: decision.sessionId, event_id: decision.eventId },
+  };
+  return claims;
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { receiptKeysUnavailable } from './sign.js';
+
+const receiptKeysResponse = {
+  title: 'ReceiptKeysResponse',
+  description: 'The active receipt signing key and every retained verification key (a JWK Set).',
+  type: 'object',
+  required: ['keys'],
+  additionalProperties: false,
+  properties: {
+    keys: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['kty', 'crv', 'x', 'kid', 'alg', 'use'],
+        additionalProperties: false,
+        properties: {
+          kty: { const: 'OKP' },
+          crv: { const: 'Ed25519' },
+          x: { type: 'string' },
+          kid: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+          alg: { const: 'EdDSA' },
+          use: { const: 'sig' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached (SPEC 4.5). */
+export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  // The key set is fixed for the life of the process: configuration is read once.
+  const body = ctx.receiptKeys ? JSON.stringify({ keys: ctx.receiptKeys.keys.map((key) => key.publicJwk) }) : undefined;
+
+  app.get(
+    '/.well-known/svc-receipt-keys.json',
+    {
+      schema: {
+        tags: ['receipts'],
+        summary: 'Public keys that verify decision receipts',
+        response: { 200: receiptKeysResponse, 503: { $ref: 'ErrorEnvelope#' } },
+      },
+    },
+    async (_request, reply) => {
+      if (body === undefined) throw receiptKeysUnavailable();
+      return reply.header('cache-control', 'no-store, no-transform').type('application/json; charset=utf-8').send(body);
+    },
+  );
+}

@@ -1,0 +1,25 @@
+import { sign } from 'node:crypto';
+import { ApiError } from '../http/errors.js';
+import { canonicalJson } from './canonical.js';
+import type { ReceiptClaims } from './claims.js';
+import type { ReceiptKeyRing } from './keys.js';
+
+export const RECEIPT_TYP = 'svc-receipt+jwt';
+
+const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
+
+export function receiptKeysUnavailable(): ApiError {
+  return new ApiError(503, 'SERVICE_UNAVAILABLE', 'Receipt signing keys are not configured.');
+}
+
+/**
+ * A compact JWS (EdDSA over Ed25519) whose payload is exactly the RFC 8785 bytes of the claims, so
+ * anyone can recompute and compare them. Signed with the active key; throws 503 without keys.
+ */
+export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptClaims): string {
+  if (!keys) throw receiptKeysUnavailable();
+  const header = canonicalJson({ alg: 'EdDSA', typ: RECEIPT_TYP, kid: keys.active.kid });
+  const signingInput = `${base64url(header)}.${base64url(canonicalJson(claims))}`;
+  const signature = sign(null, Buffer.from(signingInput, 'ascii'), keys.active.privateKey);
+  return `${signingInput}.${signature.toString('base64url')}`;
+}
