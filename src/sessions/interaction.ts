@@ -1,6 +1,6 @@
 /**
  * What a person sees, as stored and returned (SPEC 2.2, 2.3). Values of these types have passed
- * validate.ts; every other module may rely on their rules without checking again.
+ * validation/interaction.ts; every other module may rely on their rules without checking again.
  */
 
 export type Scalar = string | number | boolean | null;
@@ -34,7 +34,8 @@ export type FieldSchema =
       items: { type: 'string'; enum: string[]; title?: string; description?: string };
       minItems?: number;
       maxItems?: number;
-      uniqueItems: true;
+      /** Optional in a field schema; the response schema always carries it (SPEC 2.4). */
+      uniqueItems?: true;
       title?: string;
       description?: string;
     };

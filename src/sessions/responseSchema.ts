@@ -1,0 +1,65 @@
+import { fieldsOf, type FieldSchema, type InteractiveInteraction, type ResponseSchema } from './interaction.js';
+import { phrase, repeatsItem, segmentsOf, validatorOf } from './validation/jsonSchema.js';
+import { unstorable } from './validation/read.js';
+
+/**
+ * The response schema of a revision (SPEC 2.4) and the check of a person's answer against it.
+ */
+
+export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
+  const fields = fieldsOf(interaction);
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: Object.fromEntries(fields.map((field) => [field.name, propertyOf(field.schema)])),
+    required: fields.filter((field) => field.required === true).map((field) => field.name),
+    additionalProperties: false,
+  };
+}
+
+/** The field's own schema (a copy: the stored revision is never shared); an array never repeats an option. */
+function propertyOf(schema: FieldSchema): FieldSchema {
+  const copy = structuredClone(schema);
+  return copy.type === 'array' ? { ...copy, uniqueItems: true } : copy;
+}
+
+export type ResponseCheck =
+  | { ok: true }
+  | {
+      ok: false;
+      /** One message per field name, to show beside that field ("Must be at most 10 characters long."). */
+      fieldErrors: Record<string, string>;
+      /** Faults of the answer as a whole (not an object, a property that is no field). */
+      formErrors: string[];
+    };
+
+const sentence = (words: string): string => `${words[0]!.toUpperCase()}${words.slice(1)}.`;
+
+export function checkResponse(schema: ResponseSchema, data: unknown): ResponseCheck {
+  const fieldErrors: Record<string, string> = {};
+  const formErrors: string[] = [];
+  const isField = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(schema.properties, name);
+  const blame = (name: string, words: string): void => {
+    if (!Object.hasOwn(fieldErrors, name)) fieldErrors[name] = sentence(words);
+  };
+
+  const validate = validatorOf(schema);
+  for (const error of validate(data) ? [] : validate.errors!) {
+    const field = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : segmentsOf(error)[0];
+    if (isField(field)) blame(field, phrase(error));
+    else if (error.keyword === 'additionalProperties') {
+      formErrors.push(`${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)} is not a field of this form.`);
+    } else formErrors.push(`The answer ${phrase(error)} of field values.`);
+  }
+
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    for (const [name, value] of Object.entries(data)) {
+      if (!isField(name) || Object.hasOwn(fieldErrors, name)) continue;
+      const texts = Array.isArray(value) ? value : [value];
+      const problem = texts.map((text) => (typeof text === 'string' ? unstorable(text) : undefined)).find(Boolean);
+      if (problem) blame(name, problem);
+      else if (repeatsItem(value)) blame(name, 'must not choose the same option twice');
+    }
+  }
+  return Object.keys(fieldErrors).length === 0 && formErrors.length === 0 ? { ok: true } : { ok: false, fieldErrors, formErrors };
+}

@@ -1,0 +1,94 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import canonicalize from 'canonicalize';
+
+/**
+ * One Ajv (JSON Schema 2020-12) for field values and responses, and the words its refusals are
+ * shown in. Lengths count code points (Ajv's default), as SPEC 8 does everywhere else.
+ */
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+
+/** Distinct schemas are as many as distinct Surfaces, so the cache must forget. */
+const COMPILED_MAX = 1000;
+const compiled = new Map<string, ValidateFunction>();
+
+/** The compiled validator of a schema, cached by its canonical JSON, least recently used dropped first. */
+export function validatorOf(schema: object): ValidateFunction {
+  const key = canonicalize(schema)!;
+  const hit = compiled.get(key);
+  compiled.delete(key);
+  const validate = hit ?? compile(schema);
+  compiled.set(key, validate);
+  if (compiled.size > COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
+  return validate;
+}
+
+function compile(schema: object): ValidateFunction {
+  const validate = ajv.compile(schema);
+  // Ajv also keeps every schema it compiled, by object identity; only our bounded cache may keep them.
+  ajv.removeSchema(schema);
+  return validate;
+}
+
+/**
+ * Ajv's uniqueItems counts string items in a plain object, where "__proto__" never registers, so a
+ * repeated "__proto__" passes it; every array we validate holds strings, so a Set counts them again.
+ */
+export function repeatsItem(value: unknown): boolean {
+  return Array.isArray(value) && new Set(value).size !== value.length;
+}
+
+/** The instance path of an error as property names and indexes (JSON Pointer decoded). */
+export function segmentsOf(error: ErrorObject): string[] {
+  if (error.instancePath === '') return [];
+  return error.instancePath
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'must be text',
+  number: 'must be a number',
+  integer: 'must be a whole number',
+  boolean: 'must be true or false',
+  array: 'must be a list of options',
+  object: 'must be an object',
+};
+
+const plural = (count: unknown, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What is wrong with a value, in words a person can read beside the field ("must be at most 10 characters"). */
+export function phrase(error: ErrorObject): string {
+  const params = error.params as { type?: string; limit?: unknown; missingProperty?: string; additionalProperty?: string };
+  switch (error.keyword) {
+    case 'type':
+      return TYPE_WORDS[params.type ?? ''] ?? `must be of type ${params.type}`;
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return `has the unexpected property ${JSON.stringify(params.additionalProperty)}`;
+    case 'minLength':
+      return `must be at least ${plural(params.limit, 'character')} long`;
+    case 'maxLength':
+      return `must be at most ${plural(params.limit, 'character')} long`;
+    case 'enum':
+      return 'must be one of the listed options';
+    case 'minimum':
+      return `must be at least ${params.limit}`;
+    case 'maximum':
+      return `must be at most ${params.limit}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${params.limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${params.limit}`;
+    case 'minItems':
+      return `must have at least ${plural(params.limit, 'option')} chosen`;
+    case 'maxItems':
+      return `must have at most ${plural(params.limit, 'option')} chosen`;
+    case 'uniqueItems':
+      return 'must not choose the same option twice';
+    default:
+      return error.message ?? 'is not valid';
+  }
+}
