@@ -1,7 +1,4 @@
-import pgListen, { type Subscriber } from 'pg-listen';
-
-// pg-listen is CommonJS: its function is both the module and its `default`; only the latter is typed.
-const createSubscriber = pgListen.default;
+import pg from 'pg';
 
 /** The channel every append notifies (see sql.APPEND). */
 export const EVENTS_CHANNEL = 'svc_events';
@@ -10,24 +7,31 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
 }
 
-/** Reconnect delay: exponential from 100 ms, capped at 30 s, with full jitter. */
+/** Reconnect delay: exponential from 100 ms, capped at 30 s, with jitter over its upper half. */
 export function reconnectDelay(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(30_000, 100 * 2 ** Math.min(attempt, 20));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
+const quoteChannel = (channel: string): string => `"${channel.replaceAll('"', '""')}"`;
+
 /**
- * LISTEN/NOTIFY as a wake-up hint. Handlers are also called on a timer by their owners, so a
- * lost notification only delays work. The subscriber reconnects with backoff and jitter forever,
- * and an error in a handler or in the connection never ends the loop.
+ * LISTEN/NOTIFY on one dedicated connection, as a wake-up hint: owners of handlers also poll on a
+ * timer, so a lost notification only delays work. The connection is re-made with backoff and
+ * jitter for as long as the process runs, and an error never ends the loop.
+ *
+ * This is our own small client rather than pg-listen because of `fence()`: a strict read of a
+ * cache needs a round trip on the listening connection itself, which pg-listen does not expose.
  */
 export class Wakeups {
-  private subscriber: Subscriber | undefined;
+  private client: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
-  private closed = false;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private failures = 0;
   private readonly connectedHandlers = new Set<() => void>();
+  private closed = true;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private fenceInFlight: Promise<void> | undefined;
+  private fenceQueued: Promise<void> | undefined;
   /** True while notifications are certainly being received; false across any reconnect. */
   listening = false;
 
@@ -41,7 +45,7 @@ export class Wakeups {
     const set = existing ?? new Set<(payload: string) => void>();
     if (!existing) {
       this.handlers.set(channel, set);
-      this.subscriber?.listenTo(channel)?.catch((error: unknown) => this.log.warn({ err: error, channel }, 'listen failed'));
+      this.client?.query(`LISTEN ${quoteChannel(channel)}`).catch((error: unknown) => this.lost(error));
     }
     set.add(handler);
     return () => set.delete(handler);
@@ -56,9 +60,46 @@ export class Wakeups {
     return () => this.connectedHandlers.delete(handler);
   }
 
-  private setListening(listening: boolean): void {
-    this.listening = listening;
-    if (!listening) return;
+  async start(): Promise<void> {
+    this.closed = false;
+    await this.connect();
+  }
+
+  /**
+   * Resolves once every notification committed before the call has been handled. PostgreSQL
+   * signals listeners before it acknowledges a commit, and a listening backend sends pending
+   * notifications before it answers its next query; so a round trip begun after the call is a
+   * fence. Callers that arrive while one is in flight share the next one. Rejects while the
+   * connection is down: the caller must then not trust what notifications alone kept fresh.
+   */
+  fence(): Promise<void> {
+    this.fenceQueued ??= (async () => {
+      await this.fenceInFlight?.catch(() => undefined);
+      const client = this.client;
+      this.fenceInFlight = this.fenceQueued;
+      this.fenceQueued = undefined;
+      if (!client || !this.listening) throw new Error('not listening');
+      await client.query('SELECT 1');
+    })();
+    return this.fenceQueued;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
+    client.on('notification', ({ channel, payload }) => this.dispatch(channel, payload ?? ''));
+    client.on('error', (error) => this.lost(error));
+    client.on('end', () => this.lost(new Error('listener connection ended')));
+    this.client = client;
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
+    } catch (error) {
+      this.lost(error);
+      return;
+    }
+    if (this.client !== client) return;
+    this.failures = 0;
+    this.listening = true;
     for (const handler of this.connectedHandlers) {
       try {
         handler();
@@ -68,61 +109,26 @@ export class Wakeups {
     }
   }
 
-  async start(): Promise<void> {
-    this.closed = false;
-    await this.connect();
-  }
-
-  private async connect(): Promise<void> {
-    const subscriber = createSubscriber(
-      { connectionString: this.connectionString },
-      {
-        // Payloads are plain strings, not JSON.
-        parse: (payload: string) => payload,
-        retryInterval: (attempt) => reconnectDelay(attempt),
-        retryLimit: Infinity,
-        retryTimeout: Infinity,
-        paranoidChecking: 10_000,
-      },
-    );
-    subscriber.events.on('notification', ({ channel, payload }) => this.dispatch(channel, payload));
-    subscriber.events.on('error', (error) => {
-      this.log.warn({ err: error }, 'notification listener failed; restarting');
-      this.restart();
-    });
-    // pg-listen reconnects by itself and LISTENs again; in between, notifications are lost.
-    subscriber.events.on('reconnect', () => this.setListening(false));
-    subscriber.events.on('connected', () => {
-      if (this.subscriber === subscriber) this.setListening(true);
-    });
-    this.subscriber = subscriber;
-    try {
-      await subscriber.connect();
-      await Promise.all([...this.handlers.keys()].map((channel) => subscriber.listenTo(channel)));
-      this.failures = 0;
-      this.setListening(true);
-    } catch (error) {
-      this.log.warn({ err: error }, 'notification listener could not connect; retrying');
-      this.restart();
-    }
-  }
-
-  private restart(): void {
-    this.setListening(false);
-    if (this.closed || this.restartTimer) return;
-    const old = this.subscriber;
-    this.subscriber = undefined;
-    void old?.close().catch(() => undefined);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
+  /** The connection is gone or unusable: stop trusting it and make a new one after a delay. */
+  private lost(error: unknown): void {
+    const client = this.client;
+    this.listening = false;
+    this.client = undefined;
+    client?.removeAllListeners();
+    client?.on('error', () => undefined);
+    void client?.end().catch(() => undefined);
+    if (this.closed || this.reconnectTimer) return;
+    this.log.warn({ err: error }, 'notification listener lost; reconnecting');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
       if (!this.closed) void this.connect();
     }, reconnectDelay(this.failures++));
   }
 
-  private dispatch(channel: string, payload: unknown): void {
+  private dispatch(channel: string, payload: string): void {
     for (const handler of this.handlers.get(channel) ?? []) {
       try {
-        handler(typeof payload === 'string' ? payload : JSON.stringify(payload ?? ''));
+        handler(payload);
       } catch (error) {
         this.log.warn({ err: error, channel }, 'wake-up handler failed');
       }
@@ -131,9 +137,13 @@ export class Wakeups {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.setListening(false);
-    clearTimeout(this.restartTimer);
-    await this.subscriber?.close().catch(() => undefined);
-    this.subscriber = undefined;
+    this.listening = false;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    client?.removeAllListeners();
+    client?.on('error', () => undefined);
+    await client?.end().catch(() => undefined);
   }
 }

@@ -1,12 +1,13 @@
 import type { Projection } from '../projections/index.js';
 import type { ServiceContext } from './context.js';
+import { sessionViewProjection } from './sessions/projection.js';
 
 /**
  * The read models of the service. Inline ones are written in the append's transaction (a caller
  * reads them back at once); async ones follow the log from a checkpoint.
  */
-export function inlineProjections(_ctx: ServiceContext): Projection[] {
-  return [];
+export function inlineProjections(ctx: ServiceContext): Projection[] {
+  return [sessionViewProjection(ctx)];
 }
 
 export function asyncProjections(_ctx: ServiceContext): Projection[] {

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { ServiceContext } from '../context.js';
+import type { OwnerPrincipal } from '../auth/owner.js';
+import { ApiError } from '../http/errors.js';
+import { canonicalJson, NotPlainJson } from '../receipts/canonical.js';
+import { decideComplete, decideCreate, decidePublish, findReplay, type OwnerCommand } from './decide.js';
+import type { IdempotencyMark } from './events.js';
+import { humanLinkHash, newHumanLinkToken, newSessionId } from './ids.js';
+import type { Interaction, InteractiveInteraction } from './interaction.js';
+import { etagOf, evolve, type SessionState } from './state.js';
+import { appendSessionEvents, inSessionTransaction, loadSession } from './store.js';
+import { sessionBody } from './view.js';
+import type { Tx } from '../../eventstore/index.js';
+
+/** The owner side of a Session: each command is one transaction over the Session's stream. */
+
+export interface OwnerResult {
+  status: number;
+  etag: string;
+  body: string;
+}
+
+export interface CreatedSession {
+  id: string;
+  revision: number;
+  humanUrl: string;
+  etag: string;
+}
+
+export const sessionNotFound = (): ApiError => new ApiError(404, 'SESSION_NOT_FOUND', 'No such Session in this workspace.');
+
+/** A Session the principal may act on, or 404: another workspace's Session does not exist for it. */
+export async function loadOwnedSession(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<SessionState> {
+  const state = await loadSession(tx, ctx, sessionId);
+  if (!state || state.workspaceId !== principal.workspaceId) throw sessionNotFound();
+  return state;
+}
+
+export async function createSession(ctx: ServiceContext, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession> {
+  const id = newSessionId();
+  const token = newHumanLinkToken();
+  const events = decideCreate({
+    workspaceId: principal.workspaceId,
+    interaction,
+    linkHash: humanLinkHash(token),
+    linkLifetimeHours: principal.linkLifetimeHours,
+    retentionHours: principal.linkLifetimeHours,
+    now: ctx.clock.now(),
+  });
+  await inSessionTransaction(ctx, (tx) => appendSessionEvents(tx, ctx, id, 0, events.map((event) => ({ event }))));
+  return { id, revision: 1, humanUrl: `${ctx.config.publicOrigin}/s/${token}`, etag: '"1.0"' };
+}
+
+export interface IdempotencyKey {
+  key: string;
+  operation: 'publish' | 'complete';
+  /** The canonical request: the body (if any) and If-Match. */
+  request: unknown;
+}
+
+const digest = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** Scoped to the credential, the operation and the Session (SPEC 4.1 rule 3); digests only. */
+export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
+  let request: string;
+  try {
+    request = canonicalJson(idempotency.request);
+  } catch (error) {
+    if (error instanceof NotPlainJson) throw new ApiError(400, 'INVALID_SCHEMA', `The request body ${error.message}.`);
+    throw error;
+  }
+  return {
+    scope: digest(canonicalJson([principal.credentialId, idempotency.operation, sessionId, idempotency.key])),
+    request: digest(request),
+  };
+}
+
+type Decide = (state: SessionState, command: OwnerCommand) => ReturnType<typeof decideComplete>;
+
+async function runOwnerCommand(
+  ctx: ServiceContext,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  ifMatch: string,
+  idempotency: IdempotencyKey | undefined,
+  decide: Decide,
+): Promise<OwnerResult> {
+  const mark = idempotency && idempotencyMark(principal, sessionId, idempotency);
+  return inSessionTransaction(ctx, async (tx) => {
+    const state = await loadOwnedSession(tx, ctx, principal, sessionId);
+    const replayed = findReplay(state, mark);
+    if (replayed) {
+      // The original answer: the Session as it stood right after that event.
+      const then = (await loadSession(tx, ctx, sessionId, replayed.sequence + 1))!;
+      return { status: 200, etag: etagOf(then), body: sessionBody(then) };
+    }
+    const events = decide(state, { ifMatch, now: ctx.clock.now(), ...(mark ? { idempotency: mark } : {}) });
+    const pending = events.map((event) => ({ event, ...(mark ? { idempotency: mark } : {}) }));
+    const recorded = await appendSessionEvents(tx, ctx, sessionId, state.version, pending);
+    const after = recorded.reduce(
+      (folded, r, i) =>
+        evolve(folded, { sessionId, eventId: r.eventId, streamVersion: r.streamVersion, event: events[i]!, metadata: mark ? { idempotency: mark } : {} }),
+      state,
+    );
+    return { status: 200, etag: etagOf(after), body: sessionBody(after) };
+  });
+}
+
+export function publishRevision(
+  ctx: ServiceContext,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  command: { interaction: InteractiveInteraction; ifMatch: string; idempotency?: IdempotencyKey },
+): Promise<OwnerResult> {
+  return runOwnerCommand(ctx, principal, sessionId, command.ifMatch, command.idempotency, (state, owner) =>
+    decidePublish(state, { ...owner, interaction: command.interaction }),
+  );
+}
+
+export function completeSession(
+  ctx: ServiceContext,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  command: { ifMatch: string; idempotency?: IdempotencyKey },
+): Promise<OwnerResult> {
+  return runOwnerCommand(ctx, principal, sessionId, command.ifMatch, command.idempotency, decideComplete);
+}

@@ -1,0 +1,70 @@
+import type { JsonObject } from '../../eventstore/index.js';
+import type { Interaction, InteractiveInteraction } from './interaction.js';
+
+/**
+ * The events of a Session's stream (stream id = Session id). Version 1 is always session.created;
+ * every later event is one of the Session's public Events, so sequence = stream_version - 1.
+ * Content that retention must erase travels sealed with the Session's data key (`sealed`).
+ */
+
+export const SESSION_CREATED = 'session.created';
+export const REVISION_PUBLISHED = 'revision.published';
+export const RESPONSE_ACCEPTED = 'response.accepted';
+export const SESSION_COMPLETED = 'session.completed';
+
+export const SESSION_EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED] as const;
+
+export interface SessionCreated {
+  type: typeof SESSION_CREATED;
+  at: string;
+  workspace_id: string;
+  mode: Interaction['mode'];
+  /** SHA-256 (hex) of the human link token. */
+  link_hash: string;
+  link_expires_at: string;
+  /** How long after it ends (completion or link expiry) the Session is kept, in hours. */
+  retention_hours: number;
+  interaction: Interaction;
+}
+
+export interface RevisionPublished {
+  type: typeof REVISION_PUBLISHED;
+  at: string;
+  revision: number;
+  interaction: InteractiveInteraction;
+}
+
+export interface ResponseAccepted {
+  type: typeof RESPONSE_ACCEPTED;
+  at: string;
+  revision: number;
+  action_id: string;
+  data: JsonObject;
+  /** The compact JWS issued with this acceptance; never re-signed. */
+  receipt: string | null;
+  /** The person's client_event_id (as sent) and a digest of the request it came with. */
+  client_event_id: string;
+  request_digest: string;
+}
+
+export interface SessionCompleted {
+  type: typeof SESSION_COMPLETED;
+  at: string;
+  revision: number;
+}
+
+export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted;
+
+/** Which fields of each event are sealed; everything else is stored in the clear. */
+export const SEALED_FIELDS: Record<SessionEvent['type'], readonly string[]> = {
+  [SESSION_CREATED]: ['interaction'],
+  [REVISION_PUBLISHED]: ['interaction'],
+  [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id'],
+  [SESSION_COMPLETED]: [],
+};
+
+/** Metadata of an owner command replayable by Idempotency-Key (digests only, never the key). */
+export interface IdempotencyMark {
+  scope: string;
+  request: string;
+}

@@ -1,0 +1,16 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ulid } from 'ulid';
+
+const SESSION_ID = /^ses_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export const newSessionId = (): string => `ses_${ulid()}`;
+export const isSessionId = (value: string): boolean => SESSION_ID.test(value);
+
+/** A human link capability: 256 random bits. Only its hash is ever stored. */
+export function newHumanLinkToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function humanLinkHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}

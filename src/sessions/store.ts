@@ -1,0 +1,98 @@
+import {
+  StreamVersionConflict,
+  append,
+  readStream,
+  withTransaction,
+  type JsonObject,
+  type NewEvent,
+  type RecordedEvent,
+  type Tx,
+} from '../../eventstore/index.js';
+import { applyAll } from '../../projections/index.js';
+import type { ServiceContext } from '../context.js';
+import { inlineProjections } from '../projections.js';
+import { SEALED_FIELDS, type IdempotencyMark, type SessionEvent } from './events.js';
+import { fold, type SessionRecord, type SessionState } from './state.js';
+
+/** Loading and saving Session streams: sealing content on the way in, opening it on the way out. */
+
+export interface PendingSessionEvent {
+  event: SessionEvent;
+  /** Known in advance when something must name the event before it is stored (a receipt). */
+  eventId?: string;
+  idempotency?: IdempotencyMark;
+}
+
+async function toStored(tx: Tx, ctx: ServiceContext, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent> {
+  const { type, ...fields } = pending.event;
+  const sealedNames = SEALED_FIELDS[type];
+  const clear: JsonObject = {};
+  const secret: JsonObject = {};
+  for (const [name, value] of Object.entries(fields)) (sealedNames.includes(name) ? secret : clear)[name] = value as JsonObject[string];
+  if (sealedNames.length > 0) clear.sealed = await ctx.streamKeys.seal(tx, sessionId, secret);
+  return {
+    type,
+    data: clear,
+    ...(pending.eventId ? { eventId: pending.eventId } : {}),
+    ...(pending.idempotency ? { metadata: { idempotency: { ...pending.idempotency } } } : {}),
+  };
+}
+
+export async function loadRecords(db: Tx, ctx: ServiceContext, sessionId: string, uptoVersion?: number): Promise<SessionRecord[]> {
+  const stored = await readStream(db, sessionId);
+  const relevant = uptoVersion === undefined ? stored : stored.filter((e) => e.streamVersion <= uptoVersion);
+  if (relevant.length === 0) return [];
+  const open = await ctx.streamKeys.opener(db, sessionId);
+  return relevant.map((recorded) => toRecord(recorded, open));
+}
+
+function toRecord(recorded: RecordedEvent, open: (sealed: string) => unknown): SessionRecord {
+  const { sealed, ...clear } = recorded.data;
+  const secret = typeof sealed === 'string' ? (open(sealed) as JsonObject) : {};
+  return {
+    sessionId: recorded.streamId,
+    eventId: recorded.eventId,
+    streamVersion: recorded.streamVersion,
+    event: { type: recorded.type, ...clear, ...secret } as unknown as SessionEvent,
+    metadata: recorded.metadata as SessionRecord['metadata'],
+  };
+}
+
+export async function loadSession(db: Tx, ctx: ServiceContext, sessionId: string, uptoVersion?: number): Promise<SessionState | undefined> {
+  return fold(await loadRecords(db, ctx, sessionId, uptoVersion));
+}
+
+/**
+ * Appends the Session's new events at the version its state was folded to, and writes the inline
+ * projections in the same transaction: the caller reads the new view back at once.
+ */
+export async function appendSessionEvents(
+  tx: Tx,
+  ctx: ServiceContext,
+  sessionId: string,
+  expectedVersion: number,
+  pending: readonly PendingSessionEvent[],
+): Promise<RecordedEvent[]> {
+  const events: NewEvent[] = [];
+  for (const p of pending) events.push(await toStored(tx, ctx, sessionId, p));
+  const recorded = await append(tx, sessionId, expectedVersion, events);
+  await applyAll(inlineProjections(ctx), tx, recorded);
+  return recorded;
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Runs one command against a Session in its own transaction. A lost race with another writer
+ * re-runs the whole command on the new state, so its decision is always made on what it appends to.
+ */
+export async function inSessionTransaction<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTransaction(ctx.pool, work);
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflict) || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+

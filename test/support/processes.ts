@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { Config } from '../../src/config.js';
+
+/** Real service processes (`node --import tsx src/main.ts <role>`), as an operator runs them. */
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output(): string;
+  /** SIGKILL: no shutdown hook runs, as in a crash. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The environment that makes a process run with exactly this test configuration. */
+export function serviceEnv(config: Config, databaseUrl: string, port: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SVC_PUBLIC_ORIGIN: config.publicOrigin,
+    SVC_OWNER_KEY: config.ownerKey ?? '',
+    SVC_RECEIPT_KEYS: config.receiptKeys ?? '',
+    SVC_DATA_KEY: config.dataKey ?? '',
+    SVC_GIT_SHA: config.build.gitSha ?? '',
+    SVC_BUILD_ID: config.build.buildId ?? '',
+    SVC_BUILD_TIME: config.build.buildTime ?? '',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+  };
+}
+
+async function waitUntilLive(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: ${output()}`);
+    try {
+      if ((await fetch(`${baseUrl}/health/live`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`service did not start: ${output()}`);
+}
+
+export async function startServiceProcess(
+  role: string,
+  env: Record<string, string>,
+  options: { waitForHttp?: boolean } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', role], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  if (options.waitForHttp !== false) await waitUntilLive(baseUrl, child, () => output);
+  const exited = child.exitCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined);
+  return {
+    child,
+    baseUrl,
+    output: () => output,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
