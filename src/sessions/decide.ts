@@ -1,13 +1,25 @@
-import { ApiError } from '../http/errors.js';
+import type { JsonObject } from '../../eventstore/index.js';
+import { ApiError, type ErrorCode } from '../http/errors.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
+  RESPONSE_ACCEPTED,
   REVISION_PUBLISHED,
   SESSION_COMPLETED,
   SESSION_CREATED,
   type IdempotencyMark,
+  type ResponseAccepted,
   type SessionEvent,
 } from './events.js';
-import { currentRevision, etagOf, type PublicEvent, type SessionState } from './state.js';
+import { checkResponse, responseSchemaOf } from './responseSchema.js';
+import {
+  currentRevision,
+  etagOf,
+  revisionAnswered,
+  revisionInteraction,
+  type AcceptedResponse,
+  type PublicEvent,
+  type SessionState,
+} from './state.js';
 
 /** Pure decisions of the owner side of SPEC 3.1: state and command in, events (or a refusal) out. */
 
@@ -90,4 +102,68 @@ export function decideComplete(state: SessionState, command: OwnerCommand): Sess
   requireOpenInteractive(state, 'completed');
   checkIfMatch(state, command.ifMatch);
   return [{ type: SESSION_COMPLETED, at: command.now.toISOString(), revision: currentRevision(state) }];
+}
+
+/** A person's answer as the human page parsed it: typed values, not yet checked against the revision. */
+export interface Submission {
+  revision: number;
+  actionId: string;
+  data: JsonObject;
+  clientEventId: string;
+  /** Digest of the whole request (revision, action and values): a replay must match it exactly. */
+  requestDigest: string;
+  now: Date;
+}
+
+export type AcceptanceDecision =
+  /** Append this event (with its receipt) in the same transaction. */
+  | { kind: 'accept'; event: ResponseAccepted }
+  /** The same client_event_id with the same request: the original result, accepted once. */
+  | { kind: 'replay'; response: AcceptedResponse }
+  | { kind: 'refuse'; status: number; code: ErrorCode; message: string; fieldErrors?: Record<string, string>; formErrors?: string[] };
+
+const refuse = (status: number, code: ErrorCode, message: string): AcceptanceDecision => ({ kind: 'refuse', status, code, message });
+
+/**
+ * The person's side of SPEC 3.1 and 4.2, in the order a person would want to hear about it: a
+ * replay first (it must answer as the original did), then the Session's state, then the answer.
+ * The caller has already checked the link is live. The event's receipt is left null: the caller
+ * signs it inside the accepting transaction.
+ */
+export function decideAcceptance(state: SessionState, submission: Submission): AcceptanceDecision {
+  if (state.mode === 'display') return refuse(405, 'ACTION_NOT_ALLOWED', 'This page shows information only and takes no answer.');
+  const earlier = state.responses.find((r) => r.clientEventId === submission.clientEventId);
+  if (earlier) {
+    return earlier.requestDigest === submission.requestDigest
+      ? { kind: 'replay', response: earlier }
+      : refuse(409, 'IDEMPOTENCY_CONFLICT', 'This answer was already sent with different values.');
+  }
+  if (state.status === 'completed') return refuse(409, 'SESSION_COMPLETED', 'This request is closed and takes no more answers.');
+  if (submission.revision !== currentRevision(state)) {
+    return refuse(409, 'SESSION_REVISION_CONFLICT', 'The request changed while you were answering; please review the current version.');
+  }
+  const interaction = revisionInteraction(state, submission.revision)!;
+  const action = interaction.actions.find((a) => a.id === submission.actionId);
+  if (!action) return refuse(400, 'ACTION_NOT_FOUND', 'That button is not part of this request.');
+  if (revisionAnswered(state, submission.revision)) {
+    return refuse(409, 'RESPONSE_LIMIT_REACHED', 'This request has already been answered.');
+  }
+  const check = checkResponse(responseSchemaOf(interaction), submission.data);
+  if (!check.ok) {
+    const message = 'Some answers need another look.';
+    return { kind: 'refuse', status: 422, code: 'VALIDATION_FAILED', message, fieldErrors: check.fieldErrors, formErrors: check.formErrors };
+  }
+  return {
+    kind: 'accept',
+    event: {
+      type: RESPONSE_ACCEPTED,
+      at: submission.now.toISOString(),
+      revision: submission.revision,
+      action_id: action.id,
+      data: submission.data,
+      receipt: null,
+      client_event_id: submission.clientEventId,
+      request_digest: submission.requestDigest,
+    },
+  };
 }

@@ -8,10 +8,13 @@ import {
   type RecordedEvent,
   type Tx,
 } from '../../eventstore/index.js';
+import type pg from 'pg';
 import { applyAll } from '../../projections/index.js';
 import type { ServiceContext } from '../context.js';
 import { inlineProjections } from '../projections.js';
 import { SEALED_FIELDS, type IdempotencyMark, type SessionEvent } from './events.js';
+import { humanLinkHash } from './ids.js';
+import { SESSION_BY_LINK } from './sql.js';
 import { fold, type SessionRecord, type SessionState } from './state.js';
 
 /** Loading and saving Session streams: sealing content on the way in, opening it on the way out. */
@@ -96,3 +99,15 @@ export async function inSessionTransaction<T>(ctx: ServiceContext, work: (tx: Tx
   }
 }
 
+
+export interface LinkedSession {
+  sessionId: string;
+  linkExpiresAt: Date;
+}
+
+/** The Session a human link token opens, by the token's hash; undefined for an unknown token. */
+export async function findSessionByLink(db: Tx | pg.Pool, token: string): Promise<LinkedSession | undefined> {
+  const { rows } = await db.query<{ session_id: string; link_expires_at: Date }>(SESSION_BY_LINK, [humanLinkHash(token)]);
+  const row = rows[0];
+  return row && { sessionId: row.session_id, linkExpiresAt: row.link_expires_at };
+}
