@@ -51,7 +51,8 @@ const arbKey = fc.oneof({ weight: 5, arbitrary: arbText(0, 12) }, { weight: 1, a
 const arbOption = fc.oneof({ weight: 5, arbitrary: arbText(1, 10) }, { weight: 1, arbitrary: trapKey });
 
 export const arbActionId = fc.stringMatching(/^[a-z][a-z0-9_]{0,31}$/);
-export const arbFieldName = fc.stringMatching(/^[a-z][a-z0-9_]{0,63}$/);
+/** Field names, now and then `constructor`: a valid name that plain objects already inherit. */
+export const arbFieldName = fc.oneof({ weight: 9, arbitrary: fc.stringMatching(/^[a-z][a-z0-9_]{0,63}$/) }, { weight: 1, arbitrary: fc.constant('constructor') });
 
 function objectOf<T>(key: fc.Arbitrary<string>, value: fc.Arbitrary<T>, min: number, max: number): fc.Arbitrary<{ [key: string]: T }> {
   return fc

@@ -77,8 +77,9 @@ function keywords(schema: JsonObject, path: string, allowed: readonly string[], 
 }
 
 function arrayItems(value: unknown, path: string): JsonObject {
-  const items = keywords(object(value, path), path, ITEMS_KEYWORDS, 'the items of an array field schema');
-  if (requireKey(items, 'type', path) !== 'string') throw invalid(`${path}.type must be "string": array fields choose among string enum IDs.`);
+  const raw = object(value, path);
+  if (requireKey(raw, 'type', path) !== 'string') throw invalid(`${path}.type must be "string": array fields choose among string enum IDs.`);
+  const items = keywords(raw, path, ITEMS_KEYWORDS, 'the items of an array field schema');
   requireKey(items, 'enum', path);
   return items;
 }

@@ -6,7 +6,9 @@ import canonicalize from 'canonicalize';
  * shown in. Lengths count code points (Ajv's default), as SPEC 8 does everywhere else.
  */
 
-const ajv = new Ajv2020({ allErrors: true, strict: true });
+// ownProperties: without it Ajv reads `data.constructor` of an answer that lacks a field named
+// "constructor" (a valid field name) from Object.prototype, and reports it present.
+const ajv = new Ajv2020({ allErrors: true, strict: true, ownProperties: true });
 
 /** Distinct schemas are as many as distinct Surfaces, so the cache must forget. */
 const COMPILED_MAX = 1000;

@@ -11,7 +11,7 @@ import type { Scalar, ScalarRecord } from '../interaction.js';
 
 export type JsonObject = { [key: string]: unknown };
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const PATH_KEY_MAX = 60;
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 /** With the u flag a well-formed pair is one code point, so only an unpaired half matches. */
