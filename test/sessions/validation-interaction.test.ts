@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_INTENTS, type Interaction } from '../../src/sessions/interaction.js';
+import { ACTION_INTENTS } from '../../src/sessions/interaction.js';
 import { surfaceMeasure } from '../../src/sessions/surfaceMeasure.js';
 import { parseCreateInteraction, parsePublishInteraction } from '../../src/sessions/validation/interaction.js';
-import { chars, create, display, expectRefused, interactive, publish, refusal, surface, withField } from './validationFixtures.js';
+import { chars, create, display, expectRefused, interactive, measuring, publish, refusal, surface, withField } from './validationFixtures.js';
 
 describe('the request body', () => {
   it.each([[null], [[]], ['interaction'], [42], [undefined]])('refuses %j as a body', (body: unknown) => {
@@ -229,25 +229,6 @@ describe('check order decides the code', () => {
     expect(refusal(() => create(surface(...huge.slice(1), broken))).code).toBe('INVALID_SCHEMA');
   });
 });
-
-/** An interactive interaction (already in stored form) that measures exactly `bytes`, padded with ASCII. */
-function measuring(bytes: number): Record<string, unknown> {
-  const texts = Array.from({ length: 40 }, () => ({ type: 'text', text: chars(4000) }));
-  const shape = (count: number, last: number, description: number) =>
-    interactive({
-      description: chars(description),
-      source: { kind: 'svc_surface', components: [...texts.slice(0, count), { type: 'text', text: chars(last) }] },
-      response_policy: 'first',
-    });
-  const measure = (interaction: Record<string, unknown>) => surfaceMeasure(interaction as unknown as Interaction);
-  let count = 0;
-  while (measure(shape(count + 1, 1, 0)) <= bytes) count++;
-  const short = bytes - measure(shape(count, 1, 0));
-  const last = 1 + Math.min(short, 3999);
-  const interaction = shape(count, last, short - (last - 1));
-  expect(measure(interaction)).toBe(bytes);
-  return interaction;
-}
 
 describe('the Surface measure', () => {
   it('is the UTF-8 bytes of the canonical JSON of the stored form', () => {

@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import type { Interaction } from '../../src/sessions/interaction.js';
+import { surfaceMeasure } from '../../src/sessions/surfaceMeasure.js';
 import { parseCreateInteraction, parsePublishInteraction } from '../../src/sessions/validation/interaction.js';
 
 /** Small valid interactions to vary one rule at a time, and the assertions on refusals. */
@@ -50,3 +52,22 @@ export function expectRefused(run: () => unknown, code: string, path: string, st
 }
 
 export const chars = (count: number, char = 'a'): string => char.repeat(count);
+
+/** An interactive interaction (already in stored form) that measures exactly `bytes`, padded with ASCII. */
+export function measuring(bytes: number): Record<string, unknown> {
+  const texts = Array.from({ length: 40 }, () => ({ type: 'text', text: chars(4000) }));
+  const shape = (count: number, last: number, description: number) =>
+    interactive({
+      description: chars(description),
+      source: { kind: 'svc_surface', components: [...texts.slice(0, count), { type: 'text', text: chars(last) }] },
+      response_policy: 'first',
+    });
+  const measure = (interaction: Record<string, unknown>) => surfaceMeasure(interaction as unknown as Interaction);
+  let count = 0;
+  while (measure(shape(count + 1, 1, 0)) <= bytes) count++;
+  const short = bytes - measure(shape(count, 1, 0));
+  const last = 1 + Math.min(short, 3999);
+  const interaction = shape(count, last, short - (last - 1));
+  expect(measure(interaction)).toBe(bytes);
+  return interaction;
+}
