@@ -13,7 +13,7 @@ import { contractDocument } from './openapi.js';
 
 const USAGE = `usage: svc [command]
   serve (default)     HTTP API and every background role
-  api | projector     one role alone (any number of copies may run)
+  api | projector | dispatcher   one role alone (any number of copies may run)
   migrate             apply the bundled SQL migrations
   rebuild NAME        replay the log into projection NAME and swap it in
   verify              check every stream's hash chain

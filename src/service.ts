@@ -10,10 +10,11 @@ import { startEmbeddedPostgres } from './database/embedded.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { asyncProjections } from './projections.js';
+import { DeliveryDispatcher } from './webhooks/dispatcher.js';
 import { join } from 'node:path';
 
-export type Role = 'api' | 'projector';
-export const ALL_ROLES: readonly Role[] = ['api', 'projector'];
+export type Role = 'api' | 'projector' | 'dispatcher';
+export const ALL_ROLES: readonly Role[] = ['api', 'projector', 'dispatcher'];
 
 export interface RunningService {
   ctx: ServiceContext;
@@ -64,6 +65,11 @@ export async function startService(
     const projector = new AsyncProjector(pool, asyncProjections(ctx), wakeups, log);
     projector.start();
     stops.push(() => projector.stop());
+  }
+  if (roles.includes('dispatcher')) {
+    const dispatcher = new DeliveryDispatcher(ctx);
+    dispatcher.start();
+    stops.push(() => dispatcher.stop());
   }
   if (roles.includes('api')) {
     app = await buildApp(ctx, capabilities);

@@ -1,0 +1,116 @@
+import { ulid } from 'ulid';
+import { StreamVersionConflict, withTransaction, type Tx } from '../../eventstore/index.js';
+import type { ServiceContext } from '../context.js';
+import { egressFor } from './egress.js';
+import { afterEvents, recordVerification, register, rotate, type WebhookState } from './endpoint.js';
+import { SECRET_CREATED } from './endpointEvents.js';
+import { endPendingDeliveries } from './queue.js';
+import { currentEndpoint, storedSecrets } from './reads.js';
+import { newSigningSecret, openSecret, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
+import * as sql from './sql.js';
+import { appendWebhookEvents, loadWebhook } from './streams.js';
+import { sendChallenge, type VerificationFailure } from './verification.js';
+import { endpointBody, type EndpointBody } from './views.js';
+
+/** The owner's webhook operations on a workspace, each deciding on the stream it appends to. */
+
+const ATTEMPTS = 5;
+
+/** One command in its own transaction; a lost race re-runs it on the new state. */
+export async function inTransaction<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTransaction(ctx.pool, work);
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflict) || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+
+const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => endpointBody(state.endpoint!, now);
+
+/**
+ * PUT /v1/webhook. A new URL replaces the endpoint and ends the old one's pending jobs; the first
+ * registration returns the workspace's signing secret, once.
+ */
+export async function registerEndpoint(
+  ctx: ServiceContext,
+  workspaceId: string,
+  url: string,
+): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null }> {
+  const secret = newSigningSecret();
+  const sealed = sealSecret(ctx.deploymentKey, secret);
+  return inTransaction(ctx, async (tx) => {
+    const now = ctx.clock.now();
+    const state = await loadWebhook(tx, workspaceId);
+    const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
+    await appendWebhookEvents(tx, ctx, workspaceId, state, events);
+    if (state.endpoint && events.length > 0) await endPendingDeliveries(tx, ctx, state.endpoint.id);
+    const created = events.some((e) => e.type === SECRET_CREATED);
+    return { endpoint: currentEndpointBody(afterEvents(state, events), now), signing_secret: created ? secret : null };
+  });
+}
+
+/** POST /v1/webhook/secrets/rotate; undefined when the workspace has no webhook. */
+export async function rotateSecret(
+  ctx: ServiceContext,
+  workspaceId: string,
+): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | undefined> {
+  const secret = newSigningSecret();
+  const sealed = sealSecret(ctx.deploymentKey, secret);
+  return inTransaction(ctx, async (tx) => {
+    const state = await loadWebhook(tx, workspaceId);
+    if (!state.endpoint) return undefined;
+    const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
+    await appendWebhookEvents(tx, ctx, workspaceId, state, events);
+    const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
+    return { signing_secret: secret, previous: retires && { kid: retires.kid, retire_at: retires.retire_at } };
+  });
+}
+
+/**
+ * POST /v1/webhook/verify: challenges the current endpoint and, if it answers, records the
+ * verification for 30 days. A success for an endpoint replaced meanwhile counts for nothing.
+ */
+export async function verifyEndpoint(
+  ctx: ServiceContext,
+  workspaceId: string,
+): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | undefined> {
+  const state = await loadWebhook(ctx.pool, workspaceId);
+  if (!state.endpoint) return undefined;
+  const endpointId = state.endpoint.id;
+  const secrets = secretsInForce(state.secrets, ctx.clock.now()).map((s) => openSecret(ctx.deploymentKey, s));
+  const sent = await sendChallenge(egressFor(ctx), { url: state.endpoint.url, secrets, now: ctx.clock.now() });
+  if (!sent.ok) return { failure: sent.reason };
+  return inTransaction(ctx, async (tx) => {
+    const now = ctx.clock.now();
+    const current = await loadWebhook(tx, workspaceId);
+    const events = recordVerification(current, { endpointId, at: now });
+    if (events.length === 0) return { failure: 'endpoint_replaced' as const };
+    await appendWebhookEvents(tx, ctx, workspaceId, current, events);
+    return { endpoint: currentEndpointBody(afterEvents(current, events), now) };
+  });
+}
+
+/** GET /v1/webhook, from the read models: endpoint, secrets (never values) and job counts. */
+export async function webhookOverview(ctx: ServiceContext, workspaceId: string): Promise<object> {
+  const now = ctx.clock.now();
+  const [endpoint, secrets, counts] = await Promise.all([
+    currentEndpoint(ctx.pool, workspaceId),
+    storedSecrets(ctx.pool, workspaceId),
+    ctx.pool.query<{ pending: number; failed: number; delivered: number; oldest_pending: Date | null }>(sql.DELIVERY_COUNTS, [workspaceId]),
+  ]);
+  const count = counts.rows[0]!;
+  const signing = new Set(secretsInForce(secrets, now).map((s) => s.kid));
+  return {
+    endpoint: endpoint ? endpointBody(endpoint, now) : null,
+    // Active: it still signs deliveries (a rotated secret until its overlap ends).
+    signing_secrets: secrets.map((s) => ({ kid: s.kid, active: signing.has(s.kid), retire_at: s.retireAt })),
+    deliveries: {
+      pending: count.pending,
+      failed: count.failed,
+      delivered: count.delivered,
+      oldest_pending_age_seconds: count.oldest_pending ? Math.max(0, Math.floor((now.getTime() - count.oldest_pending.getTime()) / 1000)) : null,
+    },
+  };
+}

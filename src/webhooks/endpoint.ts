@@ -1,0 +1,99 @@
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, type WebhookEvent } from './endpointEvents.js';
+import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
+
+/** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
+
+export const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  createdAt: string;
+  verifiedAt: string | null;
+  verificationExpiresAt: string | null;
+}
+
+export interface WebhookState {
+  /** The stream version folded to: the expected version of the next append. */
+  version: number;
+  endpoint: Endpoint | null;
+  /** Oldest first. */
+  secrets: StoredSecret[];
+}
+
+export const EMPTY_WEBHOOK: WebhookState = { version: 0, endpoint: null, secrets: [] };
+
+/** Verified reads as pending again once its 30 days are over (SPEC 3.2). */
+export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
+  endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
+
+export function evolve(state: WebhookState, event: WebhookEvent, version: number): WebhookState {
+  switch (event.type) {
+    case ENDPOINT_REGISTERED:
+      return {
+        ...state,
+        version,
+        endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null },
+      };
+    case ENDPOINT_VERIFIED:
+      if (state.endpoint?.id !== event.endpoint_id) return { ...state, version };
+      return { ...state, version, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
+    case SECRET_CREATED: {
+      const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
+      return { ...state, version, secrets: [...retired, { kid: event.kid, sealed: event.sealed_secret, createdAt: event.at, retireAt: null }] };
+    }
+  }
+}
+
+/** The state after the decided events: what the caller answers with. */
+export const afterEvents = (state: WebhookState, events: readonly WebhookEvent[]): WebhookState =>
+  events.reduce((folded, event, i) => evolve(folded, event, state.version + i + 1), state);
+
+/**
+ * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
+ * changes nothing, so a retried PUT never drops a verification. The first registration also
+ * creates the workspace's signing secret, prepared (and sealed) by the caller.
+ */
+export function register(
+  state: WebhookState,
+  command: { workspaceId: string; endpointId: string; url: string; at: Date; secret: { kid: string; sealed: string } },
+): WebhookEvent[] {
+  if (state.endpoint?.url === command.url) return [];
+  const at = command.at.toISOString();
+  const events: WebhookEvent[] = [
+    {
+      type: ENDPOINT_REGISTERED,
+      at,
+      workspace_id: command.workspaceId,
+      endpoint_id: command.endpointId,
+      url: command.url,
+      replaces: state.endpoint?.id ?? null,
+    },
+  ];
+  if (state.secrets.length === 0) {
+    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, sealed_secret: command.secret.sealed, retires: null });
+  }
+  return events;
+}
+
+/** A successful challenge counts only for the endpoint it was sent to, if that is still the current one. */
+export function recordVerification(state: WebhookState, command: { endpointId: string; at: Date }): WebhookEvent[] {
+  if (state.endpoint?.id !== command.endpointId) return [];
+  const expiresAt = new Date(command.at.getTime() + VERIFICATION_VALIDITY_MS).toISOString();
+  return [{ type: ENDPOINT_VERIFIED, at: command.at.toISOString(), endpoint_id: command.endpointId, expires_at: expiresAt }];
+}
+
+/**
+ * A rotation adds a secret; the one that was newest keeps signing for the 24-hour overlap. Older
+ * secrets still in their overlap keep their own retire time.
+ */
+export function rotate(
+  state: WebhookState,
+  command: { workspaceId: string; at: Date; secret: { kid: string; sealed: string } },
+): WebhookEvent[] {
+  const current = state.secrets.filter((s) => s.retireAt === null).at(-1);
+  const retires = current ? { kid: current.kid, retire_at: new Date(command.at.getTime() + ROTATION_OVERLAP_MS).toISOString() } : null;
+  return [
+    { type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, sealed_secret: command.secret.sealed, retires },
+  ];
+}

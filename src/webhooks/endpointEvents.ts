@@ -1,0 +1,41 @@
+/**
+ * The events of a workspace's webhook stream (`webhook-<workspace id>`): its endpoint, each
+ * verification and each signing secret. Secrets travel sealed with the deployment data key.
+ */
+
+export const ENDPOINT_REGISTERED = 'webhook.endpoint_registered';
+export const ENDPOINT_VERIFIED = 'webhook.endpoint_verified';
+export const SECRET_CREATED = 'webhook.secret_created';
+
+export const WEBHOOK_EVENT_TYPES = [ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED] as const;
+
+export interface EndpointRegistered {
+  type: typeof ENDPOINT_REGISTERED;
+  at: string;
+  workspace_id: string;
+  endpoint_id: string;
+  url: string;
+  /** The endpoint this one replaces; it receives nothing more. */
+  replaces: string | null;
+}
+
+export interface EndpointVerified {
+  type: typeof ENDPOINT_VERIFIED;
+  at: string;
+  endpoint_id: string;
+  expires_at: string;
+}
+
+export interface SecretCreated {
+  type: typeof SECRET_CREATED;
+  at: string;
+  workspace_id: string;
+  kid: string;
+  sealed_secret: string;
+  /** A rotation: the secret that was newest until now keeps signing until retire_at. */
+  retires: { kid: string; retire_at: string } | null;
+}
+
+export type WebhookEvent = EndpointRegistered | EndpointVerified | SecretCreated;
+
+export const webhookStreamId = (workspaceId: string): string => `webhook-${workspaceId}`;

@@ -1,0 +1,145 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { withTransaction } from '../../eventstore/index.js';
+import { authenticateOwner } from '../auth/owner.js';
+import type { ServiceContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { errorResponses } from '../sessions/schemas.js';
+import { inTransaction, registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
+import { policyOf } from './egress.js';
+import { redeliver } from './queue.js';
+import {
+  deliveriesResponseSchema,
+  registerRequestSchema,
+  registerResponseSchema,
+  rotateResponseSchema,
+  sessionEventParams,
+  sessionParams,
+  verifyResponseSchema,
+  webhookEndpointSchema,
+  webhookResponseSchema,
+} from './schemas.js';
+import { ownedAcceptedResponses } from './sessionAccess.js';
+import * as sql from './sql.js';
+import { checkWebhookUrl } from './url.js';
+import { deliveryBody, type DeliveryRow } from './views.js';
+
+const URL_MESSAGES = {
+  not_https: 'The webhook URL must use https.',
+  port: 'The webhook URL must use port 443.',
+  credentials: 'The webhook URL must not carry user information.',
+  fragment: 'The webhook URL must not have a fragment.',
+  non_public_address: 'The webhook URL must not point at a non-public address.',
+  malformed: 'The webhook URL is not an absolute URL.',
+  too_long: 'The webhook URL is longer than 2048 characters.',
+} as const;
+
+const notConfigured = (message: string) => new ApiError(409, 'WEBHOOK_NOT_CONFIGURED', message);
+
+/** Signing secrets are sealed with the data key: without it nothing can be signed or stored. */
+function requireDataKey(ctx: ServiceContext): void {
+  if (!ctx.deploymentKey.configured) {
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Webhook signing is unavailable: the data-encryption key is not configured.');
+  }
+}
+
+type SessionRequest = FastifyRequest<{ Params: { id: string } }>;
+type EventRequest = FastifyRequest<{ Params: { id: string; event_id: string } }>;
+
+/** The webhook and delivery routes of SPEC 4.1, for the credential's workspace. */
+export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  for (const schema of [webhookEndpointSchema, registerResponseSchema, webhookResponseSchema, verifyResponseSchema, rotateResponseSchema, deliveriesResponseSchema]) {
+    app.addSchema(schema);
+  }
+  const tags = ['webhooks'];
+  const security = [{ bearer: [] }];
+
+  app.put(
+    '/v1/webhook',
+    {
+      schema: { tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, ...errorResponses(400, 401, 503) } },
+    },
+    async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
+      const principal = await authenticateOwner(request, ctx);
+      const checked = checkWebhookUrl(request.body.url, policyOf(ctx));
+      if ('refusal' in checked) throw new ApiError(400, 'WEBHOOK_INVALID_URL', URL_MESSAGES[checked.refusal], checked.refusal);
+      requireDataKey(ctx);
+      return reply.code(201).send(await registerEndpoint(ctx, principal.workspaceId, checked.url));
+    },
+  );
+
+  app.get('/v1/webhook', { schema: { tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
+    const principal = await authenticateOwner(request, ctx);
+    return webhookOverview(ctx, principal.workspaceId);
+  });
+
+  app.post(
+    '/v1/webhook/verify',
+    {
+      schema: {
+        tags,
+        security,
+        description:
+          'Sends a signed challenge to the registered URL. 200 when the endpoint echoed it; 422 WEBHOOK_VERIFICATION_FAILED ' +
+          '(reason: the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced) when it did not.',
+        response: { 200: { $ref: 'WebhookVerifyResponse#' }, ...errorResponses(401, 409, 422, 503) },
+      },
+    },
+    async (request) => {
+      const principal = await authenticateOwner(request, ctx);
+      requireDataKey(ctx);
+      const verified = await verifyEndpoint(ctx, principal.workspaceId);
+      if (!verified) throw notConfigured('There is no webhook endpoint to verify (PUT /v1/webhook first).');
+      if ('failure' in verified) {
+        throw new ApiError(422, 'WEBHOOK_VERIFICATION_FAILED', 'The endpoint did not answer the challenge.', verified.failure);
+      }
+      return verified;
+    },
+  );
+
+  app.post(
+    '/v1/webhook/secrets/rotate',
+    { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, ...errorResponses(401, 409, 503) } } },
+    async (request, reply) => {
+      const principal = await authenticateOwner(request, ctx);
+      requireDataKey(ctx);
+      const rotated = await rotateSecret(ctx, principal.workspaceId);
+      if (!rotated) throw notConfigured('There is no webhook to rotate the secret of (PUT /v1/webhook first).');
+      return reply.code(201).send(rotated);
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:id/deliveries',
+    { schema: { tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
+    async (request: SessionRequest) => {
+      const principal = await authenticateOwner(request, ctx);
+      const { id } = request.params;
+      await withTransaction(ctx.pool, (tx) => ownedAcceptedResponses(tx, ctx, principal, id));
+      const { rows } = await ctx.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
+      return { id, deliveries: rows.map(deliveryBody) };
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:id/events/:event_id/redeliver',
+    {
+      schema: {
+        tags,
+        security,
+        params: sessionEventParams,
+        response: { 202: { type: 'null', description: 'Queued, or already pending to the current endpoint' }, ...errorResponses(401, 403, 404, 409, 500) },
+      },
+    },
+    async (request: EventRequest, reply) => {
+      const principal = await authenticateOwner(request, ctx);
+      const { id, event_id: eventId } = request.params;
+      const result = await inTransaction(ctx, async (tx) => {
+        const accepted = (await ownedAcceptedResponses(tx, ctx, principal, id)).find((a) => a.eventId === eventId);
+        if (!accepted) throw new ApiError(404, 'NOT_FOUND', 'The Session has no accepted response with this event_id.');
+        return redeliver(tx, ctx, accepted);
+      });
+      if (result === 'not_configured') throw notConfigured('The workspace has no verified webhook endpoint.');
+      return reply.code(202).send();
+    },
+  );
+}

@@ -1,0 +1,58 @@
+import { append, readStream, type JsonObject, type NewEvent, type RecordedEvent, type Tx } from '../../eventstore/index.js';
+import type pg from 'pg';
+import { applyAll } from '../../projections/index.js';
+import type { ServiceContext } from '../context.js';
+import { inlineProjections } from '../projections.js';
+import { evolve as evolveDelivery, type DeliveryState } from './delivery.js';
+import { deliveryStreamId, type DeliveryEvent } from './deliveryEvents.js';
+import { EMPTY_WEBHOOK, evolve as evolveWebhook, type WebhookState } from './endpoint.js';
+import { webhookStreamId, type WebhookEvent } from './endpointEvents.js';
+
+/**
+ * Loading and saving the webhook and delivery streams. Every append writes the inline projections
+ * in the same transaction, so the endpoint view and the job rows are read back at once.
+ */
+
+type Db = Tx | pg.Pool;
+
+/** A recorded event as its domain type: the type beside its data. */
+export const asEvent = <E>(recorded: RecordedEvent): E => ({ type: recorded.type, ...recorded.data }) as E;
+
+const toNew = (event: WebhookEvent | DeliveryEvent, metadata?: JsonObject): NewEvent => {
+  const { type, ...data } = event;
+  return { type, data: data as JsonObject, ...(metadata ? { metadata } : {}) };
+};
+
+export async function loadWebhook(db: Db, workspaceId: string): Promise<WebhookState> {
+  const recorded = await readStream(db, webhookStreamId(workspaceId));
+  return recorded.reduce((state, r) => evolveWebhook(state, asEvent<WebhookEvent>(r), r.streamVersion), EMPTY_WEBHOOK);
+}
+
+/** The job as of `uptoVersion` (its whole stream when omitted); undefined when there is no such job. */
+export async function loadDelivery(db: Db, deliveryId: string, uptoVersion = Infinity): Promise<DeliveryState | undefined> {
+  const recorded = await readStream(db, deliveryStreamId(deliveryId));
+  return recorded
+    .filter((r) => r.streamVersion <= uptoVersion)
+    .reduce<DeliveryState | undefined>((state, r) => evolveDelivery(state, asEvent<DeliveryEvent>(r), r.streamVersion), undefined);
+}
+
+async function appendProjected(tx: Tx, ctx: ServiceContext, streamId: string, version: number, events: NewEvent[]): Promise<void> {
+  const recorded = await append(tx, streamId, version, events);
+  await applyAll(inlineProjections(ctx), tx, recorded);
+}
+
+export async function appendWebhookEvents(tx: Tx, ctx: ServiceContext, workspaceId: string, state: WebhookState, events: WebhookEvent[]): Promise<void> {
+  await appendProjected(tx, ctx, webhookStreamId(workspaceId), state.version, events.map((e) => toNew(e)));
+}
+
+/** `state` undefined: the job's first event. `metadata` says who acted (a dispatcher's id). */
+export async function appendDeliveryEvents(
+  tx: Tx,
+  ctx: ServiceContext,
+  deliveryId: string,
+  state: DeliveryState | undefined,
+  events: DeliveryEvent[],
+  metadata?: JsonObject,
+): Promise<void> {
+  await appendProjected(tx, ctx, deliveryStreamId(deliveryId), state?.version ?? 0, events.map((e) => toNew(e, metadata)));
+}

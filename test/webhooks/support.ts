@@ -1,0 +1,95 @@
+import { expect } from 'vitest';
+import { newEventId } from '../../eventstore/index.js';
+import { appendSessionEvents, decideAcceptance, inSessionTransaction, loadSession } from '../../src/sessions/index.js';
+import { queueDelivery } from '../../src/webhooks/queue.js';
+import type { TestApp } from '../support/app.js';
+import type { Receiver, ReceivedRequest, Responder } from '../support/https-receiver.js';
+import { createSession, owner } from '../support/sessions.js';
+
+/** Calls shared by the webhook tests. */
+
+/** Answers a verification challenge as a receiver that holds the endpoint would. */
+export const echoChallenge: Responder = (request, res) => {
+  const { challenge } = JSON.parse(request.body) as { challenge: string };
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ challenge }));
+};
+
+/** Registers the receiver and verifies it; returns the signing secret shown once. */
+export async function registerVerified(t: TestApp, receiver: Receiver, url = receiver.url): Promise<{ kid: string; secret: string }> {
+  const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(t), payload: { url } });
+  expect(put.statusCode, put.body).toBe(201);
+  receiver.respond(echoChallenge);
+  const verify = await t.app.inject({ method: 'POST', url: '/v1/webhook/verify', headers: owner(t) });
+  expect(verify.statusCode, verify.body).toBe(200);
+  receiver.respond((_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
+  return put.json<{ signing_secret: { kid: string; secret: string } }>().signing_secret;
+}
+
+let answered = 0;
+
+/**
+ * A person's answer accepted the way the human page accepts it (the Sessions capability's public
+ * surface), with the delivery queued by queueDelivery in the same transaction. Until the human
+ * submission route queues deliveries itself, this is how the tests put jobs on the queue.
+ */
+export async function acceptAnswer(t: TestApp, sessionId: string, data: Record<string, unknown> = { amount: 12.5 }): Promise<{ eventId: string; deliveryId: string | undefined }> {
+  const eventId = newEventId();
+  const receipt = `eyJhbGciOiJFZERTQSJ9.receipt-${++answered}.c2lnbmF0dXJl`;
+  const deliveryId = await inSessionTransaction(t.ctx, async (tx) => {
+    const state = (await loadSession(tx, t.ctx, sessionId))!;
+    const decision = decideAcceptance(state, {
+      revision: state.revisions.length,
+      actionId: 'approve',
+      data: data as never,
+      clientEventId: `client-event-${eventId}`,
+      requestDigest: eventId,
+      now: t.clock.now(),
+    });
+    if (decision.kind !== 'accept') throw new Error(`not accepted: ${JSON.stringify(decision)}`);
+    const [recorded] = await appendSessionEvents(tx, t.ctx, sessionId, state.version, [{ event: { ...decision.event, receipt }, eventId }]);
+    return queueDelivery(tx, t.ctx, {
+      workspaceId: state.workspaceId,
+      sessionId,
+      eventId,
+      sequence: recorded!.streamVersion - 1,
+      revision: decision.event.revision,
+      actionId: decision.event.action_id,
+      data: decision.event.data,
+      acceptedAt: decision.event.at,
+      receipt,
+    });
+  });
+  return { eventId, deliveryId };
+}
+
+/** A new Session answered once: its ID, the accepted Event and the queued delivery. */
+export async function answeredSession(t: TestApp, data?: Record<string, unknown>) {
+  const session = await createSession(t);
+  return { sessionId: session.id, ...(await acceptAnswer(t, session.id, data)) };
+}
+
+export interface DeliveryView {
+  delivery_id: string;
+  event_id: string;
+  kind: 'accepted' | 'redelivery';
+  status: 'pending' | 'delivered' | 'failed';
+  endpoint_id: string;
+  next_attempt_at: string | null;
+  deadline_at: string;
+  created_at: string;
+  finished_at: string | null;
+  last_outcome: string | null;
+  attempts: Array<{ attempt: number; started_at: string; finished_at: string | null; outcome: string; http_status: number | null }>;
+}
+
+export async function deliveriesOf(t: TestApp, sessionId: string): Promise<DeliveryView[]> {
+  const res = await t.app.inject({ url: `/v1/sessions/${sessionId}/deliveries`, headers: owner(t) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<{ deliveries: DeliveryView[] }>().deliveries;
+}
+
+export const deliveriesTo = (receiver: Receiver): ReceivedRequest[] => receiver.requests.filter((r) => !r.body.includes('svc.webhook.verification'));
