@@ -21,11 +21,12 @@ export async function pageUntil(
   pool: pg.Pool,
   from: Checkpoint,
   done: (events: RecordedEvent[]) => boolean,
-  pageSize = 2,
+  options: { pageSize?: number; patienceMs?: number } = {},
 ): Promise<{ events: RecordedEvent[]; at: Checkpoint }> {
+  const { pageSize = 2, patienceMs = 10_000 } = options;
   const events: RecordedEvent[] = [];
   let at = from;
-  for (let attempt = 0; attempt < 1_000; attempt++) {
+  for (const giveUpAt = Date.now() + patienceMs; Date.now() < giveUpAt; ) {
     const page = await pageAll(pool, at, pageSize);
     events.push(...page.events);
     at = page.at;
