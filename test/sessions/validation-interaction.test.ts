@@ -183,10 +183,18 @@ describe('the stored form', () => {
   });
 
   it('is a copy: changing the request afterwards does not change it', () => {
-    const sent = withField({ schema: { type: 'string', enum: ['a', 'b'] } });
+    const sent = withField({ schema: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } }, value: ['a'] });
     const stored = create(sent);
-    ((sent.source as { components: { schema: { enum: string[] } }[] }).components[0]!.schema.enum).push('c');
-    expect(stored).toMatchObject({ source: { components: [{ schema: { enum: ['a', 'b'] } }] } });
+    const component = (sent.source as { components: { schema: { items: { enum: string[] } }; value: string[] }[] }).components[0]!;
+    component.schema.items.enum.push('c');
+    component.value.push('b');
+    expect(stored).toMatchObject({ source: { components: [{ schema: { items: { enum: ['a', 'b'] } }, value: ['a'] }] } });
+  });
+
+  it('refuses holes in arrays, which JSON.parse never makes', () => {
+    const components = [{ type: 'text', text: 'a' }, , { type: 'text', text: 'b' }];
+    expect(1 in components).toBe(false);
+    expectRefused(() => create(interactive({ source: { kind: 'svc_surface', components } })), 'INVALID_SCHEMA', 'interaction.source.components[1]');
   });
 
   it('keeps __proto__ and constructor as ordinary keys, never as prototypes', () => {

@@ -4,6 +4,7 @@ import { enumOf, fieldSchema } from './fieldSchema.js';
 import { phrase, repeatsItem, segmentsOf, validatorOf } from './jsonSchema.js';
 import { FIELD_DESCRIPTION_MAX, FIELD_NAME_PATTERN, LABEL_MAX, OPTION_LABELS_MAX } from './limits.js';
 import {
+  array,
   boolean,
   child,
   finiteNumber,
@@ -75,10 +76,10 @@ function optionLabels(value: unknown, path: string, schema: FieldSchema): { [opt
 }
 
 /** A proposed value: a plain field value first (no deeper structure reaches Ajv), then valid against the schema. */
-function proposedValue(value: unknown, path: string, schema: FieldSchema): FieldValue {
-  if (typeof value === 'string') storable(value, path);
-  if (typeof value === 'number') finiteNumber(value, path);
-  if (Array.isArray(value)) value.forEach((item, index) => text(item, child(path, index)));
+function proposedValue(raw: unknown, path: string, schema: FieldSchema): FieldValue {
+  if (typeof raw === 'string') storable(raw, path);
+  if (typeof raw === 'number') finiteNumber(raw, path);
+  const value = Array.isArray(raw) ? array(raw, path).map((item, index) => text(item, child(path, index))) : raw;
   const validate = validatorOf(schema);
   if (!validate(value)) {
     const error = validate.errors![0]!;

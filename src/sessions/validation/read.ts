@@ -36,18 +36,15 @@ export function isPlainObject(value: unknown): value is JsonObject {
   return prototype === Object.prototype || prototype === null;
 }
 
-export function own(object: JsonObject, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
 export function object(value: unknown, path: string): JsonObject {
   if (!isPlainObject(value)) throw invalid(`${path} must be an object.`);
   return value;
 }
 
+/** A copy in which a hole of a sparse array (never made by JSON.parse) is an undefined item, and refused as one. */
 export function array(value: unknown, path: string): unknown[] {
   if (!Array.isArray(value)) throw invalid(`${path} must be an array.`);
-  return value;
+  return Array.from(value);
 }
 
 /** Refuses any property not in `allowed`; `what` names the object in the message. */
