@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import type { ManualClock } from '../../src/clock.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
 import { answer, createTestAuthority, startReceiver, verifyWebhook, type Receiver, type TestAuthority } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
-import { answeredSession, deliveriesOf, deliveriesTo, registerVerified } from './support.js';
+import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, startWebhookTest, type WebhookTest } from './support.js';
 
 let authority: TestAuthority;
 let receiver: Receiver;
@@ -22,16 +21,15 @@ afterAll(async () => {
 });
 
 /** Each test: its own database and app, a clock at the real now, a verified endpoint, a dispatcher. */
-let db: TestDatabase;
+let w: WebhookTest;
 let t: TestApp;
 let clock: ManualClock;
 let dispatcher: DeliveryDispatcher;
 let secret: { kid: string; secret: string };
 
 beforeEach(async () => {
-  db = await createTestDatabase();
-  clock = new ManualClock(new Date());
-  t = await startTestApp(db, { clock, config: { webhookTestEgress: 'loopback' } });
+  w = await startWebhookTest();
+  ({ t, clock } = w);
   dispatcher = new DeliveryDispatcher(t.ctx);
   receiver.requests.length = 0;
   secret = await registerVerified(t, receiver);
@@ -39,8 +37,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await t.close();
-  await db.drop();
+  await w.close();
 });
 
 describe('first delivery', () => {

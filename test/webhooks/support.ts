@@ -1,12 +1,59 @@
 import { expect } from 'vitest';
 import { newEventId } from '../../eventstore/index.js';
 import { appendSessionEvents, decideAcceptance, inSessionTransaction, loadSession } from '../../src/sessions/index.js';
+import { ManualClock } from '../../src/clock.js';
+import type { Config } from '../../src/config.js';
 import { queueDelivery } from '../../src/webhooks/queue.js';
-import type { TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import type { Receiver, ReceivedRequest, Responder } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
 
 /** Calls shared by the webhook tests. */
+
+/** Every spelling of a non-public address the tests refuse (WHATWG URL normalizes the IPv4 ones). */
+export const NON_PUBLIC_HOSTS = [
+  '10.0.0.1',
+  '012.0.0.1',
+  '2130706433',
+  '0x7f.1',
+  '0',
+  '169.254.169.254',
+  '100.64.0.1',
+  '[::1]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[fe80::1]',
+  '[fc00::1]',
+  '[64:ff9b::a00:1]',
+] as const;
+
+export interface WebhookTest {
+  t: TestApp;
+  db: TestDatabase;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/**
+ * The app over a database of its own (owner-key calls all act in one workspace, so a test that
+ * needs a clean workspace needs its own database), with a clock at the real now: the receiver's
+ * Standard Webhooks check compares timestamps with the real clock.
+ */
+export async function startWebhookTest(config: Partial<Config> = { webhookTestEgress: 'loopback' }): Promise<WebhookTest> {
+  const db = await createTestDatabase();
+  const clock = new ManualClock(new Date());
+  const t = await startTestApp(db, { clock, config });
+  return {
+    t,
+    db,
+    clock,
+    async close() {
+      await t.close();
+      await db.drop();
+    },
+  };
+}
 
 /** Answers a verification challenge as a receiver that holds the endpoint would. */
 export const echoChallenge: Responder = (request, res) => {
