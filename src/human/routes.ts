@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { withTransaction } from '../../eventstore/index.js';
+import type { ServiceContext } from '../context.js';
+import { toApiError } from '../http/app.js';
+import { ApiError } from '../http/errors.js';
+import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
+import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
+import { formValuesOf, newClientEventId, parseSubmission } from './form.js';
+import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { STYLESHEET_PATH } from './render/layout.js';
+import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
+
+/**
+ * The human link (SPEC 4.2): GET /s/{token} shows the Session's page, POST /s/{token} submits an
+ * answer. Every response is an HTML page with the human page headers; refusals carry their code in
+ * data-error-code, and every wrong, expired or purged link gets the one not-found page. The token
+ * is a capability: it is never logged (see http/logging.ts) and only its hash is looked up.
+ */
+
+/** A human link token as issued: 32 random bytes, base64url. Anything else cannot be one. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
+
+const sendPage = (reply: FastifyReply, status: number, page: string): FastifyReply => reply.code(status).headers(HUMAN_PAGE_HEADERS).send(page);
+
+/** Only the page itself may submit: Fetch Metadata says so, or, without it, the Origin does. */
+function sameOrigin(request: FastifyRequest, publicOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  return request.headers.origin === publicOrigin;
+}
+
+/** The Session a live link opens, or undefined: unknown, malformed, expired and purged look alike. */
+async function linkedSessionId(ctx: ServiceContext, token: string): Promise<string | undefined> {
+  if (!TOKEN.test(token)) return undefined;
+  const linked = await findSessionByLink(ctx.pool, token);
+  return linked && linkLive({ linkExpiresAt: linked.linkExpiresAt.toISOString() }, ctx.clock.now()) ? linked.sessionId : undefined;
+}
+
+/** What the link shows now: the data, the form, what was accepted, or that it is closed. */
+function currentPage(state: SessionState): string {
+  const interaction = currentInteraction(state);
+  if (interaction.mode === 'display') return displayPage(interaction);
+  if (state.status === 'completed') {
+    const last = state.responses.at(-1);
+    return completedPage(interaction, last && acceptedView(state, last));
+  }
+  const revision = currentRevision(state);
+  const answer = state.responses.find((response) => response.revision === revision);
+  if (answer) return respondedPage(acceptedView(state, answer));
+  return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction) });
+}
+
+function outcomePage(outcome: SubmitOutcome, values: Parameters<typeof formPage>[0]['values'], requestId: string): [number, string] {
+  switch (outcome.kind) {
+    case 'accepted':
+      return [200, confirmationPage(outcome.view)];
+    case 'invalid':
+      return [
+        422,
+        formPage({
+          interaction: outcome.interaction,
+          revision: outcome.revision,
+          clientEventId: newClientEventId(),
+          values,
+          fieldErrors: outcome.fieldErrors,
+          problem: { code: 'VALIDATION_FAILED', formErrors: outcome.formErrors },
+        }),
+      ];
+    case 'stale':
+      return [
+        409,
+        formPage({
+          interaction: outcome.interaction,
+          revision: outcome.revision,
+          clientEventId: newClientEventId(),
+          values: formValuesOf(outcome.interaction, outcome.draft),
+          problem: { code: 'SESSION_REVISION_CONFLICT' },
+        }),
+      ];
+    case 'refused':
+      return [outcome.status, outcome.status === 404 ? NOT_FOUND_PAGE : errorPage(outcome.code, outcome.status, requestId)];
+  }
+}
+
+export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  const stylesheet = await readFile(new URL('./assets/human.css', import.meta.url), 'utf8');
+
+  // Inside this scope the only body is the page's form; any other content type is 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error as Error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'human page request failed');
+    const page = apiError.status === 404 ? NOT_FOUND_PAGE : errorPage(apiError.code, apiError.status, request.id);
+    void sendPage(reply, apiError.status, page);
+  });
+
+  app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) => {
+    return reply
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .type('text/css; charset=utf-8')
+      .send(stylesheet);
+  });
+
+  app.get('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
+    const sessionId = await linkedSessionId(ctx, request.params.token);
+    const state = sessionId && (await withTransaction(ctx.pool, (tx) => loadSession(tx, ctx, sessionId)));
+    return state ? sendPage(reply, 200, currentPage(state)) : sendPage(reply, 404, NOT_FOUND_PAGE);
+  });
+
+  app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
+    if (!sameOrigin(request, ctx.config.publicOrigin)) {
+      throw new ApiError(403, 'ACTION_NOT_ALLOWED', 'Answers are accepted only from the page itself.');
+    }
+    const sessionId = await linkedSessionId(ctx, request.params.token);
+    if (!sessionId) return sendPage(reply, 404, NOT_FOUND_PAGE);
+    if (typeof request.body !== 'string') throw new ApiError(415, 'INVALID_SCHEMA', 'The form must be sent as application/x-www-form-urlencoded.');
+    const submission = parseSubmission(request.body);
+    const [status, page] = outcomePage(await submitAnswer(ctx, sessionId, submission), submission.values, request.id);
+    return sendPage(reply, status, page);
+  });
+}

@@ -1,0 +1,53 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { createTestAuthority, startReceiver, verifyWebhook, type Receiver, type TestAuthority } from '../support/https-receiver.js';
+import { createSession, owner } from '../support/sessions.js';
+import { deliveriesOf, deliveriesTo, registerVerified, startWebhookTest, type WebhookTest } from '../webhooks/support.js';
+
+/** An answer on the human page of a workspace with a verified endpoint returns to the agent by webhook. */
+
+let authority: TestAuthority;
+let receiver: Receiver;
+let w: WebhookTest;
+
+beforeAll(async () => {
+  authority = createTestAuthority();
+  process.env.NODE_EXTRA_CA_CERTS = authority.caFile;
+  receiver = await startReceiver(authority);
+  w = await startWebhookTest();
+});
+afterAll(async () => {
+  await w?.close();
+  await receiver?.close();
+  authority?.remove();
+});
+
+it('queues the delivery in the accepting transaction and binds the receipt to the webhook channel', async () => {
+  const { t } = w;
+  const secret = await registerVerified(t, receiver);
+  const session = await createSession(t);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/s/${session.token}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+    payload: new URLSearchParams([
+      ['client_event_id', 'cev_webhook_return_1'],
+      ['surface_revision', '1'],
+      ['action_id', 'approve'],
+      ['data.amount', '7'],
+    ]).toString(),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+
+  const read = await t.app.inject({ url: `/v1/sessions/${session.id}`, headers: owner(t) });
+  const [response] = read.json<{ responses: Array<{ event_id: string; receipt: string }> }>().responses;
+  expect(decodeJwt(response!.receipt).return_binding).toEqual({ channel: 'webhook', session_id: session.id, event_id: response!.event_id });
+  const [job] = await deliveriesOf(t, session.id);
+  expect(job).toMatchObject({ event_id: response!.event_id, kind: 'accepted', status: 'pending' });
+
+  await new DeliveryDispatcher(t.ctx).drain();
+  const [delivered] = deliveriesTo(receiver);
+  const body = verifyWebhook(secret.secret, delivered!) as { event_id: string; receipt: string; data: object };
+  expect(body).toMatchObject({ event_id: response!.event_id, receipt: response!.receipt, data: { amount: 7 } });
+});
