@@ -22,11 +22,15 @@ export interface OwnerPrincipal {
 export type CredentialResolver = (token: string, ctx: ServiceContext) => Promise<OwnerPrincipal | undefined>;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+const ownerKeyDigests = new WeakMap<ServiceContext, Buffer>();
 
 /** The deployment owner key, compared in constant time (over digests, so lengths do not leak). */
 export const ownerKeyResolver: CredentialResolver = async (token, ctx) => {
   const ownerKey = ctx.config.ownerKey;
-  if (!ownerKey || !timingSafeEqual(digest(token), digest(ownerKey))) return undefined;
+  if (!ownerKey) return undefined;
+  let expected = ownerKeyDigests.get(ctx);
+  if (!expected) ownerKeyDigests.set(ctx, (expected = digest(ownerKey)));
+  if (!timingSafeEqual(digest(token), expected)) return undefined;
   return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720 };
 };
 

@@ -6,6 +6,14 @@ import { ApiError, envelope, errorEnvelopeSchema, internal, invalid } from './er
 
 export const BODY_LIMIT = 256 * 1024;
 
+/**
+ * Request ids unique across processes without a random draw per request: a random per-process
+ * prefix (a ULID, so ids sort by process start) and a counter.
+ */
+const REQUEST_ID_PREFIX = `req_${ulid()}`;
+let requestCounter = 0;
+const nextRequestId = (): string => `${REQUEST_ID_PREFIX}${(requestCounter++).toString(36).padStart(6, '0')}`;
+
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
 export type Capability = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
 
@@ -36,7 +44,7 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
-    genReqId: () => `req_${ulid()}`,
+    genReqId: nextRequestId,
     // Error bodies are ours alone; fastify's own defaults would leak its shape.
     return503OnClosing: false,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: false } },
@@ -61,13 +69,15 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: these run on every request, and a promise each is measurable.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store, no-transform');
-    return payload;
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => {
