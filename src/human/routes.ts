@@ -6,7 +6,7 @@ import { toApiError } from '../http/app.js';
 import { ApiError } from '../http/errors.js';
 import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
-import { formValuesOf, newClientEventId, parseSubmission } from './form.js';
+import { formValuesOf, newClientEventId, parseSubmission, type FormValues } from './form.js';
 import { HUMAN_PAGE_HEADERS } from './headers.js';
 import { STYLESHEET_PATH } from './render/layout.js';
 import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
@@ -53,7 +53,8 @@ function currentPage(state: SessionState): string {
   return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction) });
 }
 
-function outcomePage(outcome: SubmitOutcome, values: Parameters<typeof formPage>[0]['values'], requestId: string): [number, string] {
+/** The status and page answering a submission; a 422 shows the person's own values back. */
+function outcomePage(outcome: SubmitOutcome, values: FormValues, requestId: string): [number, string] {
   switch (outcome.kind) {
     case 'accepted':
       return [200, confirmationPage(outcome.view)];
