@@ -1,24 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../src/clock.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DeploymentKey, StreamKeys } from '../../eventstore/index.js';
+import { DAY, HOUR, type ManualClock } from '../../src/clock.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { TestApp } from '../support/app.js';
-import { answer, createTestAuthority, startReceiver, verifyWebhook, type Receiver, type TestAuthority } from '../support/https-receiver.js';
+import { answer, verifyWebhook } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
-import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, startWebhookTest, type WebhookTest } from './support.js';
+import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, startWebhookTest, useReceiver, type WebhookTest } from './support.js';
 
-let authority: TestAuthority;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  authority = createTestAuthority();
-  process.env.NODE_EXTRA_CA_CERTS = authority.caFile;
-  receiver = await startReceiver(authority);
-});
-
-afterAll(async () => {
-  await receiver.close();
-  authority.remove();
-});
+const receiver = useReceiver();
 
 /** Each test: its own database and app, a clock at the real now, a verified endpoint, a dispatcher. */
 let w: WebhookTest;
@@ -31,9 +20,7 @@ beforeEach(async () => {
   w = await startWebhookTest();
   ({ t, clock } = w);
   dispatcher = new DeliveryDispatcher(t.ctx);
-  receiver.requests.length = 0;
   secret = await registerVerified(t, receiver);
-  receiver.requests.length = 0;
 });
 
 afterEach(async () => {
@@ -86,5 +73,124 @@ describe('retries', () => {
     const [done] = await deliveriesOf(t, sessionId);
     expect(done).toMatchObject({ status: 'delivered', last_outcome: 'delivered' });
     expect(done!.attempts.map((a) => a.outcome)).toEqual(['server_error', 'delivered']);
+  });
+});
+
+describe('answers that are retried, and answers that are final', () => {
+  it('waits exactly as long as a 429 Retry-After asks (up to an hour) before the next attempt', async () => {
+    receiver.respond(answer(429, '{}', { 'retry-after': '120' }));
+    const { sessionId } = await answeredSession(t);
+    await dispatcher.drain();
+    const [limited] = await deliveriesOf(t, sessionId);
+    expect(limited).toMatchObject({ status: 'pending', last_outcome: 'rate_limited' });
+    expect(limited!.next_attempt_at).toBe(new Date(clock.now().getTime() + 120_000).toISOString());
+
+    receiver.respond(answer(429, '{}', { 'retry-after': '7200' }));
+    clock.set(limited!.next_attempt_at!);
+    await dispatcher.drain();
+    const [capped] = await deliveriesOf(t, sessionId);
+    expect(capped!.next_attempt_at).toBe(new Date(clock.now().getTime() + HOUR).toISOString());
+  });
+
+  it.each([
+    [410, 'rejected'],
+    [401, 'rejected'],
+    [302, 'redirect'],
+  ] as const)('a %i fails the job at once as %s, and is not followed', async (status, outcome) => {
+    receiver.respond(answer(status, '', { location: `${receiver.url}/moved` }));
+    const { sessionId } = await answeredSession(t);
+    await dispatcher.drain();
+    clock.advance(DAY);
+    await dispatcher.drain();
+    const [failed] = await deliveriesOf(t, sessionId);
+    expect(failed).toMatchObject({ status: 'failed', last_outcome: outcome, next_attempt_at: null, finished_at: expect.any(String) });
+    expect(failed!.attempts).toEqual([expect.objectContaining({ outcome, http_status: status })]);
+    expect(deliveriesTo(receiver).map((r) => r.path)).toEqual(['/hook']);
+  });
+
+  it('records an endpoint that holds the request past 10 seconds as a timeout, never as delivered', async () => {
+    receiver.respond((_request, res) => {
+      setTimeout(() => res.writeHead(200).end('{}'), 12_000).unref();
+    });
+    const { sessionId } = await answeredSession(t);
+    await dispatcher.drain();
+    const [timedOut] = await deliveriesOf(t, sessionId);
+    expect(timedOut).toMatchObject({ status: 'pending', last_outcome: 'timeout' });
+    expect(timedOut!.attempts).toEqual([expect.objectContaining({ outcome: 'timeout', http_status: null, finished_at: expect.any(String) })]);
+  }, 30_000);
+
+  it('takes a 1 MiB answer as delivered after reading 64 KiB of it', async () => {
+    receiver.respond((_request, res) => void res.writeHead(200).end(Buffer.alloc(1024 * 1024, 'a')));
+    const { sessionId } = await answeredSession(t);
+    await dispatcher.drain();
+    expect((await deliveriesOf(t, sessionId))[0]).toMatchObject({ status: 'delivered', last_outcome: 'delivered' });
+  });
+
+  it('makes at most 12 attempts, all within 24 hours, then ends exhausted', async () => {
+    receiver.respond(answer(503));
+    const { sessionId } = await answeredSession(t);
+    await dispatcher.drain();
+    for (;;) {
+      const [job] = await deliveriesOf(t, sessionId);
+      if (job!.status !== 'pending') break;
+      clock.set(job!.next_attempt_at!);
+      await dispatcher.drain();
+    }
+    const [job] = await deliveriesOf(t, sessionId);
+    expect(job).toMatchObject({ status: 'failed', last_outcome: 'exhausted', next_attempt_at: null });
+    expect(job!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(job!.attempts.every((a) => a.outcome === 'server_error')).toBe(true);
+    const last = new Date(job!.attempts.at(-1)!.started_at).getTime();
+    expect(last - new Date(job!.created_at).getTime()).toBeLessThan(DAY);
+    expect(new Set(deliveriesTo(receiver).map((r) => r.body)).size).toBe(1);
+    expect(deliveriesTo(receiver)).toHaveLength(12);
+  });
+
+  it('ends a job whose 24 hours ran out before its next attempt as exhausted, without an attempt', async () => {
+    receiver.respond(answer(500));
+    const { sessionId } = await answeredSession(t);
+    await dispatcher.drain();
+    clock.advance(DAY);
+    await dispatcher.drain();
+    const [job] = await deliveriesOf(t, sessionId);
+    expect(job).toMatchObject({ status: 'failed', last_outcome: 'exhausted' });
+    expect(job!.attempts).toHaveLength(1);
+  });
+});
+
+describe('signing', () => {
+  it('signs with both secrets during the 24-hour rotation overlap, each verifying on its own, then with the new one only', async () => {
+    const rotated = (await t.app.inject({ method: 'POST', url: '/v1/webhook/secrets/rotate', headers: owner(t) })).json().signing_secret;
+    await answeredSession(t);
+    await dispatcher.drain();
+    const [during] = deliveriesTo(receiver);
+    expect(during!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(during!.headers['svc-webhook-key-ids']).toBe(`${rotated.kid} ${secret.kid}`);
+    const [newest, previous] = during!.headers['webhook-signature']!.split(' ');
+    for (const [key, signature] of [[rotated.secret, newest], [secret.secret, previous]] as const) {
+      expect(verifyWebhook(key, { ...during!, headers: { ...during!.headers, 'webhook-signature': signature! } })).toBeTruthy();
+      const other = key === rotated.secret ? secret.secret : rotated.secret;
+      expect(() => verifyWebhook(other, { ...during!, headers: { ...during!.headers, 'webhook-signature': signature! } })).toThrow();
+    }
+
+    clock.advance(24 * HOUR);
+    await answeredSession(t);
+    await dispatcher.drain();
+    const after = deliveriesTo(receiver)[1]!;
+    expect(after.headers['svc-webhook-key-ids']).toBe(rotated.kid);
+    expect(verifyWebhook(rotated.secret, after, clock.now())).toBeTruthy();
+    expect(() => verifyWebhook(secret.secret, after, clock.now())).toThrow();
+  });
+
+  it('records signing_unavailable and tries again when a dispatcher runs without the data key', async () => {
+    const { sessionId } = await answeredSession(t);
+    const noKey = new DeploymentKey(undefined);
+    await new DeliveryDispatcher({ ...t.ctx, deploymentKey: noKey, streamKeys: new StreamKeys(noKey) }).drain();
+    const [job] = await deliveriesOf(t, sessionId);
+    expect(job).toMatchObject({ status: 'pending', last_outcome: 'signing_unavailable' });
+    expect(deliveriesTo(receiver)).toHaveLength(0);
+    clock.set(job!.next_attempt_at!);
+    await dispatcher.drain();
+    expect((await deliveriesOf(t, sessionId))[0]).toMatchObject({ status: 'delivered' });
   });
 });

@@ -1,30 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../src/webhooks/attempt.js';
 import { createEgress } from '../../src/webhooks/egress.js';
 import { MAX_RESPONSE_BYTES } from '../../src/webhooks/retryPolicy.js';
-import { RECEIVER_HOSTNAME, answer, createTestAuthority, startReceiver, type Receiver, type TestAuthority } from '../support/https-receiver.js';
-import { NON_PUBLIC_HOSTS } from './support.js';
+import { RECEIVER_HOSTNAME, answer } from '../support/https-receiver.js';
+import { NON_PUBLIC_HOSTS, useReceiver } from './support.js';
 
 /** One HTTP attempt through the egress, against a real HTTPS receiver on loopback. */
 
-let authority: TestAuthority;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  authority = createTestAuthority();
-  process.env.NODE_EXTRA_CA_CERTS = authority.caFile;
-  receiver = await startReceiver(authority);
-});
-
-afterAll(async () => {
-  await receiver.close();
-  authority.remove();
-});
-
-beforeEach(() => {
-  receiver.requests.length = 0;
-  receiver.respond(answer(200));
-});
+const receiver = useReceiver();
 
 const webhook = (url: string) => ({ url, headers: { 'webhook-id': 'evt_test' }, body: '{"type":"response.accepted"}', maxBytes: MAX_RESPONSE_BYTES });
 

@@ -1,30 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
 import { useEgress } from '../../src/webhooks/egress.js';
-import { answer, createTestAuthority, startReceiver, verifyWebhook, type Receiver, type TestAuthority } from '../support/https-receiver.js';
+import { answer, verifyWebhook, type Receiver } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
-import { NON_PUBLIC_HOSTS, echoChallenge, registerVerified, startWebhookTest, type WebhookTest } from './support.js';
+import { echoChallenge, NON_PUBLIC_HOSTS, registerVerified, startWebhookTest, useReceiver, type WebhookTest } from './support.js';
 
 /** PUT and GET /v1/webhook, POST /v1/webhook/verify and /v1/webhook/secrets/rotate (SPEC 2.7, 3.2, 4.1). */
 
-let authority: TestAuthority;
-let receiver: Receiver;
+const receiver = useReceiver();
 let w: WebhookTest;
-
-beforeAll(async () => {
-  authority = createTestAuthority();
-  process.env.NODE_EXTRA_CA_CERTS = authority.caFile;
-  receiver = await startReceiver(authority);
-});
-
-afterAll(async () => {
-  await receiver.close();
-  authority.remove();
-});
 
 afterEach(async () => {
   await w?.close();
-  receiver.requests.length = 0;
 });
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;

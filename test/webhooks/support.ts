@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { newEventId } from '../../eventstore/index.js';
 import { appendSessionEvents, decideAcceptance, inSessionTransaction, loadSession } from '../../src/sessions/index.js';
 import { ManualClock } from '../../src/clock.js';
@@ -6,7 +6,7 @@ import type { Config } from '../../src/config.js';
 import { queueDelivery } from '../../src/webhooks/queue.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import type { Receiver, ReceivedRequest, Responder } from '../support/https-receiver.js';
+import { answer, createTestAuthority, startReceiver, type Receiver, type ReceivedRequest, type Responder } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
 
 /** Calls shared by the webhook tests. */
@@ -27,6 +27,44 @@ export const NON_PUBLIC_HOSTS = [
   '[fc00::1]',
   '[64:ff9b::a00:1]',
 ] as const;
+
+/**
+ * One HTTPS receiver for the test file, behind an authority the service trusts through
+ * NODE_EXTRA_CA_CERTS (set before any egress is built). Each test starts with no requests recorded
+ * and a receiver that answers 200. Usable at once; it exists from the file's first hook on.
+ */
+export function useReceiver(): Receiver {
+  let receiver: Receiver;
+  let remove: () => void;
+  beforeAll(async () => {
+    const authority = createTestAuthority();
+    remove = authority.remove;
+    process.env.NODE_EXTRA_CA_CERTS = authority.caFile;
+    receiver = await startReceiver(authority);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    remove();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+    receiver.respond(answer(200));
+  });
+  return {
+    get url() {
+      return receiver.url;
+    },
+    get port() {
+      return receiver.port;
+    },
+    get requests() {
+      return receiver.requests;
+    },
+    respond: (responder) => receiver.respond(responder),
+    received: (count) => receiver.received(count),
+    close: () => receiver.close(),
+  };
+}
 
 export interface WebhookTest {
   t: TestApp;
@@ -69,10 +107,8 @@ export async function registerVerified(t: TestApp, receiver: Receiver, url = rec
   receiver.respond(echoChallenge);
   const verify = await t.app.inject({ method: 'POST', url: '/v1/webhook/verify', headers: owner(t) });
   expect(verify.statusCode, verify.body).toBe(200);
-  receiver.respond((_request, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{}');
-  });
+  receiver.respond(answer(200));
+  receiver.requests.length = 0;
   return put.json<{ signing_secret: { kid: string; secret: string } }>().signing_secret;
 }
 
