@@ -73,11 +73,14 @@ function toRecorded(row: EventRow): RecordedEvent {
 }
 
 const UNIQUE_VIOLATION = '23505';
-const SERIALIZATION_FAILURE = '40001'; // raised by the chain trigger when the predecessor is missing
+// Raised by the chain trigger when the predecessor is missing, or was appended by a transaction
+// newer than this one (see migrations/0002_stream_order.sql).
+const SERIALIZATION_FAILURE = '40001';
 
 /**
  * Appends events at expectedVersion + 1.. inside the caller's transaction. A lost race or a wrong
- * expectation is a StreamVersionConflict (the transaction is then aborted and must roll back).
+ * expectation is a StreamVersionConflict (the transaction is then aborted and must roll back);
+ * retrying in a new transaction, on the stream as it is then, resolves either.
  */
 export async function append(
   tx: Tx,

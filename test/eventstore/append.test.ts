@@ -71,3 +71,30 @@ describe('the events table is append-only at the database', () => {
     expect((await readStream(db.pool, 'fixed')).map((e) => e.data)).toEqual([{ v: 1 }]);
   });
 });
+
+describe('stream order in the global log', () => {
+  it('refuses an append from a transaction older than the version it follows; a new transaction succeeds', async () => {
+    const older = await db.pool.connect();
+    try {
+      await older.query('BEGIN');
+      await older.query('SELECT pg_current_xact_id()'); // takes its transaction id now
+      const [first] = await withTransaction(db.pool, (tx) => append(tx, 'ordered', 0, [{ type: 'a', data: {} }]));
+      // Were it allowed, it would sort ahead of version 1 in readAll, which orders by transaction id.
+      await expect(append(older, 'ordered', 1, [{ type: 'b', data: {} }])).rejects.toBeInstanceOf(StreamVersionConflict);
+      await older.query('ROLLBACK');
+
+      const [second] = await withTransaction(db.pool, (tx) => append(tx, 'ordered', 1, [{ type: 'b', data: {} }]));
+      expect(BigInt(second!.transactionId)).toBeGreaterThan(BigInt(first!.transactionId));
+    } finally {
+      older.release();
+    }
+  });
+
+  it('still lets one transaction append several versions, and to a stream it began', async () => {
+    await withTransaction(db.pool, async (tx) => {
+      await append(tx, 'same-tx', 0, [{ type: 'a', data: {} }]);
+      await append(tx, 'same-tx', 1, [{ type: 'b', data: {} }, { type: 'c', data: {} }]);
+    });
+    expect((await readStream(db.pool, 'same-tx')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+  });
+});
