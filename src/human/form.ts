@@ -177,12 +177,13 @@ export function formValuesOf(interaction: InteractiveInteraction, draft: TypedDa
   const values: FormValues = {};
   for (const field of fieldsOf(interaction)) {
     const value = own(draft, field.name) ?? field.value;
-    if (value !== undefined) values[field.name] = asStrings(value);
+    if (value !== undefined) values[field.name] = formStrings(value);
   }
   return values;
 }
 
-function asStrings(value: FieldValue): string[] {
+/** How a form carries a typed value: an unticked box and an empty list carry nothing. */
+export function formStrings(value: FieldValue): string[] {
   if (Array.isArray(value)) return [...value];
   if (typeof value === 'boolean') return value ? ['true'] : [];
   return [String(value)];

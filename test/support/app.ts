@@ -18,7 +18,7 @@ export interface TestApp {
 
 /**
  * The real service app over a real database, driven through fastify's inject (the same routing,
- * hooks and serialization as a socket) unless `listen` asks for a port.
+ * hooks and serialization as a socket) unless `listen` asks for a port: config.port, or any free one.
  */
 export async function startTestApp(
   db: TestDatabase,
@@ -31,7 +31,7 @@ export async function startTestApp(
   const clock = options.clock ?? new ManualClock(new Date());
   const ctx = createContext({ config, pool: db.pool, clock, log, wakeups });
   const app = await buildApp(ctx, capabilities);
-  if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });
+  if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();
   return {
     app,
