@@ -8,6 +8,7 @@ import { HUMAN_PAGE_HEADERS } from '../../src/human/headers.js';
 import { formPage } from '../../src/human/render/pages.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { launchBrowser } from '../support/browser.js';
+import { policyViolations } from './browser-page.js';
 import { everyField, hostileInteractive } from './fixtures.js';
 
 /**
@@ -54,11 +55,7 @@ afterAll(async () => {
 async function openForm(interaction: InteractiveInteraction): Promise<{ page: Page; violations: string[] }> {
   shown = interaction;
   const page = await browser.newPage();
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    // Chromium reports what the policy refused as console errors naming it.
-    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-  });
+  const violations = policyViolations(page);
   await page.goto(`${origin}/s/token`);
   return { page, violations };
 }

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { launchBrowser } from '../support/browser.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createSession, owner } from '../support/sessions.js';
+import { errorCode, policyViolations } from './browser-page.js';
 
 /** The human page as a person uses it: real Chromium against the listening service. */
 
@@ -28,10 +29,7 @@ afterAll(async () => {
 
 async function openLink(token: string): Promise<{ page: Page; violations: string[] }> {
   const page = await browser.newPage();
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-  });
+  const violations = policyViolations(page);
   page.on('dialog', (dialog) => {
     throw new Error(`a script ran: ${dialog.message()}`);
   });
@@ -40,8 +38,6 @@ async function openLink(token: string): Promise<{ page: Page; violations: string
   expect(response!.headers()['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
   return { page, violations };
 }
-
-const errorCode = (page: Page) => page.locator('main').getAttribute('data-error-code');
 
 it('takes an answer from the page, confirms it, and shows it as answered afterwards', async () => {
   const session = await createSession(t);
