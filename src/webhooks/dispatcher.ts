@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context.js';
 import { postWebhook } from './attempt.js';
 import { begin, finish, type DeliveryState } from './delivery.js';
 import { ATTEMPT_STARTED } from './deliveryEvents.js';
-import { isVerified } from './endpoint.js';
+import { isVerified, type Endpoint } from './endpoint.js';
 import { egressFor } from './egress.js';
 import { MAX_RESPONSE_BYTES, type TransportResult } from './retryPolicy.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
@@ -26,8 +26,14 @@ interface StartedAttempt {
   job: DeliveryState;
   attempt: number;
   url: string;
-  /** Undefined when the body or a secret cannot be opened: the attempt fails signing_unavailable. */
-  request: { body: string; secrets: SigningSecret[] } | undefined;
+  /** Undefined when the body or the secrets cannot be opened: the attempt fails signing_unavailable. */
+  body: string | undefined;
+  secrets: SigningSecret[] | undefined;
+}
+
+interface Receiver {
+  endpoint: Endpoint | undefined;
+  secrets: SigningSecret[] | undefined;
 }
 
 export interface DispatcherOptions {
@@ -99,61 +105,85 @@ export class DeliveryDispatcher {
   }
 
   private async fill(): Promise<void> {
-    while (this.inFlight.size < this.concurrency) {
-      const claimed = await this.claimNext();
-      if (claimed === undefined) break;
-      if (claimed === 'ended') continue;
-      const running = this.run(claimed)
-        .catch((error: unknown) => this.ctx.log.warn({ err: error, delivery: claimed.job.id }, 'webhook attempt could not be recorded'))
-        .finally(() => {
-          this.inFlight.delete(running);
-          if (!this.stopped) this.wake();
-        });
-      this.inFlight.add(running);
+    for (;;) {
+      const free = this.concurrency - this.inFlight.size;
+      if (free <= 0) break;
+      const { claimed, started } = await this.claimDue(free);
+      for (const attempt of started) this.launch(attempt);
+      if (claimed < free) break;
     }
     if (!this.stopped) await this.scheduleNext();
   }
 
-  /** The next wake-up: the earliest due job, or the poll interval, whichever is sooner. */
+  private launch(started: StartedAttempt): void {
+    const running = this.run(started)
+      .catch((error: unknown) => this.ctx.log.warn({ err: error, delivery: started.job.id }, 'webhook attempt could not be recorded'))
+      .finally(() => {
+        this.inFlight.delete(running);
+        if (!this.stopped) this.wake();
+      });
+    this.inFlight.add(running);
+  }
+
+  /**
+   * The next wake-up: the earliest due job, or the poll interval, whichever is sooner. While
+   * attempts are in flight, each one's end wakes the loop anyway.
+   */
   private async scheduleNext(): Promise<void> {
-    const { rows } = await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE);
-    const due = rows[0]?.next_due;
-    const wait = due ? Math.min(this.pollMs, Math.max(0, due.getTime() - this.ctx.clock.now().getTime())) : this.pollMs;
+    let wait = this.pollMs;
+    if (this.inFlight.size === 0) {
+      const due = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
+      if (due) wait = Math.min(wait, Math.max(0, due.getTime() - this.ctx.clock.now().getTime()));
+    }
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(), wait);
   }
 
   /**
-   * Takes the next due job. It either starts an attempt (the start committed before any request)
-   * or ends without one: its endpoint may no longer receive, its Session was purged, or its budget
-   * is spent. Undefined when nothing is due.
+   * Takes up to `limit` due jobs in one transaction. Each either starts an attempt (committed
+   * before any request goes out) or ends without one: its endpoint may no longer receive, its
+   * Session was purged, or its budget is spent.
    */
-  private async claimNext(): Promise<StartedAttempt | 'ended' | undefined> {
+  private async claimDue(limit: number): Promise<{ claimed: number; started: StartedAttempt[] }> {
     return withTransaction(this.ctx.pool, async (tx) => {
       const now = this.ctx.clock.now();
-      const claimed = (await tx.query<{ delivery_id: string }>(sql.CLAIM_DUE, [now])).rows[0];
-      if (!claimed) return undefined;
-      const job = (await loadDelivery(tx, claimed.delivery_id))!;
-      const endpoint = await currentEndpoint(tx, job.workspaceId);
-      const receiving = endpoint?.id === job.endpointId && isVerified(endpoint, now);
-      const request = receiving ? await this.openRequest(tx, job, now) : undefined;
-      const events = begin(job, { now, endpointUsable: receiving && request !== 'erased' });
-      await appendDeliveryEvents(tx, this.ctx, job.id, job, events, { dispatcher: this.id });
-      const started = events[0];
-      if (request === 'erased' || started?.type !== ATTEMPT_STARTED) return 'ended';
-      return { job, attempt: started.attempt, url: endpoint!.url, request };
+      const { rows } = await tx.query<{ delivery_id: string }>(sql.CLAIM_DUE, [now, limit]);
+      const receivers = new Map<string, Promise<Receiver>>();
+      const started: StartedAttempt[] = [];
+      for (const { delivery_id: id } of rows) {
+        const job = (await loadDelivery(tx, id))!;
+        if (!receivers.has(job.workspaceId)) receivers.set(job.workspaceId, this.receiverOf(tx, job.workspaceId, now));
+        const { endpoint, secrets } = (await receivers.get(job.workspaceId))!;
+        const receiving = endpoint?.id === job.endpointId && isVerified(endpoint, now);
+        const body = receiving ? await this.openBody(tx, job) : undefined;
+        const events = begin(job, { now, endpointUsable: receiving && body !== 'erased' });
+        await appendDeliveryEvents(tx, this.ctx, job.id, job, events, { dispatcher: this.id });
+        const start = events[0];
+        if (body !== 'erased' && start?.type === ATTEMPT_STARTED) started.push({ job, attempt: start.attempt, url: endpoint!.url, body, secrets });
+      }
+      return { claimed: rows.length, started };
     });
   }
 
-  /** The body and the secrets in force, opened; `erased` once the Session is purged. */
-  private async openRequest(tx: Tx, job: DeliveryState, now: Date): Promise<StartedAttempt['request'] | 'erased'> {
+  /** The workspace's current endpoint and the secrets in force, opened (undefined when they cannot be). */
+  private async receiverOf(tx: Tx, workspaceId: string, now: Date): Promise<Receiver> {
+    const endpoint = await currentEndpoint(tx, workspaceId);
+    try {
+      const secrets = secretsInForce(await storedSecrets(tx, workspaceId), now).map((s) => openSecret(this.ctx.deploymentKey, s));
+      return { endpoint, secrets };
+    } catch (error) {
+      this.ctx.log.warn({ err: error, workspace: workspaceId }, 'webhook signing secrets cannot be opened');
+      return { endpoint, secrets: undefined };
+    }
+  }
+
+  /** The body fixed at queue time; `erased` once its Session is purged; undefined when it cannot be opened. */
+  private async openBody(tx: Tx, job: DeliveryState): Promise<string | 'erased' | undefined> {
     try {
       const body = (await this.ctx.streamKeys.opener(tx, job.sessionId))(job.sealedBody);
-      if (body === ERASED) return 'erased';
-      const secrets = secretsInForce(await storedSecrets(tx, job.workspaceId), now).map((s) => openSecret(this.ctx.deploymentKey, s));
-      return { body: body as string, secrets };
+      return body === ERASED ? 'erased' : (body as string);
     } catch (error) {
-      this.ctx.log.warn({ err: error, delivery: job.id }, 'webhook delivery cannot be signed');
+      this.ctx.log.warn({ err: error, delivery: job.id }, 'webhook delivery body cannot be opened');
       return undefined;
     }
   }
@@ -169,9 +199,8 @@ export class DeliveryDispatcher {
   }
 
   private async send(started: StartedAttempt): Promise<TransportResult> {
-    if (!started.request) return { kind: 'failure', outcome: 'signing_unavailable' };
-    const { body, secrets } = started.request;
-    if (secrets.length === 0) return { kind: 'failure', outcome: 'signing_unavailable' };
+    const { body, secrets } = started;
+    if (body === undefined || !secrets?.length) return { kind: 'failure', outcome: 'signing_unavailable' };
     // webhook-id is the Event's ID: the same on every attempt and redelivery, for deduplication.
     const headers = signatureHeaders({ messageId: started.job.eventId, timestamp: this.ctx.clock.now(), body, secrets });
     return postWebhook(this.egress, { url: started.url, headers, body, maxBytes: MAX_RESPONSE_BYTES });

@@ -55,7 +55,7 @@ export const CLAIM_DUE = `
 SELECT delivery_id FROM webhook_deliveries
  WHERE status = 'pending' AND next_attempt_at <= $1
  ORDER BY next_attempt_at
- LIMIT 1
+ LIMIT $2
    FOR UPDATE SKIP LOCKED`;
 
 export const NEXT_DUE = `SELECT min(next_attempt_at) AS next_due FROM webhook_deliveries WHERE status = 'pending'`;
