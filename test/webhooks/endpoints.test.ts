@@ -209,3 +209,20 @@ describe('POST /v1/webhook/secrets/rotate', () => {
     expect((await get()).json().signing_secrets[1]).toEqual({ kid: first.kid, active: false, retire_at: retireAt });
   });
 });
+
+describe('the served contract', () => {
+  it('lists every webhook and delivery route with its statuses', async () => {
+    w = await startWebhookTest();
+    const { paths, components } = (await w.t.app.inject({ url: '/openapi.json' })).json();
+    const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
+    expect(statuses('/v1/webhook', 'put')).toEqual(['201', '400', '401', '503']);
+    expect(statuses('/v1/webhook', 'get')).toEqual(['200', '401']);
+    expect(statuses('/v1/webhook/verify', 'post')).toEqual(['200', '401', '409', '422', '503']);
+    expect(statuses('/v1/webhook/secrets/rotate', 'post')).toEqual(['201', '401', '409', '503']);
+    expect(statuses('/v1/sessions/{id}/deliveries', 'get')).toEqual(['200', '401', '404', '500']);
+    expect(statuses('/v1/sessions/{id}/events/{event_id}/redeliver', 'post')).toEqual(['202', '401', '403', '404', '409', '500']);
+    expect(paths['/v1/webhook'].put.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookRegisterResponse');
+    expect(components.schemas.WebhookRegisterResponse.required).toEqual(['endpoint', 'signing_secret']);
+    expect(components.schemas.DeliveriesResponse.properties.deliveries.items.properties.last_outcome).toBeDefined();
+  });
+});
