@@ -110,6 +110,22 @@ async function foldInto(tx: Tx, projection: Projection, events: RecordedEvent[])
   await applyAll([projection], tx, events);
 }
 
+/** Replaces the live table by its rebuilt copy, whose indexes take back their original names. */
+async function swapIn(tx: Tx, table: string): Promise<void> {
+  const shapes = async (schema: string) =>
+    (await tx.query<{ name: string; shape: string }>(sql.INDEX_SHAPES, [`${schema}.${sql.quoteIdent(table)}`])).rows;
+  const originals = await shapes('public');
+  const copies = await shapes(sql.REBUILD_SCHEMA);
+  await tx.query(sql.dropLiveTable(table));
+  await tx.query(sql.promoteTable(table));
+  for (const copy of copies) {
+    const original = originals.findIndex((o) => o.shape === copy.shape);
+    if (original < 0) continue;
+    const [{ name }] = originals.splice(original, 1) as [{ name: string }];
+    if (name !== copy.name) await tx.query(sql.renameIndex(copy.name, name));
+  }
+}
+
 /**
  * Replays the whole log into fresh copies of the projection's tables, then swaps them in. The
  * bulk of the replay runs beside live traffic; the last stretch runs with the live tables locked,
@@ -154,10 +170,7 @@ export async function rebuild(pool: pg.Pool, projection: Projection, options: { 
       at = checkpointOf(events.at(-1)!);
     }
     await tx.query('RESET search_path');
-    for (const table of projection.tables) {
-      await tx.query(sql.dropLiveTable(table));
-      await tx.query(sql.promoteTable(table));
-    }
+    for (const table of projection.tables) await swapIn(tx, table);
     await tx.query(sql.dropRebuildSchema);
     if (options.async) await saveCheckpoint(tx, projection.name, at);
     return replayed;

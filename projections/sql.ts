@@ -26,3 +26,15 @@ export const useRebuildTables = `SET LOCAL search_path TO ${REBUILD_SCHEMA}, pub
 export const lockLiveTable = (table: string): string => `LOCK TABLE public.${quoteIdent(table)} IN ACCESS EXCLUSIVE MODE`;
 export const dropLiveTable = (table: string): string => `DROP TABLE public.${quoteIdent(table)}`;
 export const promoteTable = (table: string): string => `ALTER TABLE ${REBUILD_SCHEMA}.${quoteIdent(table)} SET SCHEMA public`;
+
+/**
+ * The indexes of a table, each with its definition minus its own and its table's name. The copy
+ * of a table gets generated index names; matching shapes lets a rebuild restore the originals.
+ */
+export const INDEX_SHAPES = `
+SELECT index.relname AS name,
+       regexp_replace(pg_get_indexdef(index.oid), '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ', 'CREATE \\1INDEX ON ') AS shape
+  FROM pg_index JOIN pg_class index ON index.oid = pg_index.indexrelid
+ WHERE pg_index.indrelid = $1::regclass
+ ORDER BY index.relname`;
+export const renameIndex = (from: string, to: string): string => `ALTER INDEX public.${quoteIdent(from)} RENAME TO ${quoteIdent(to)}`;

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { START, Wakeups, append, checkpointOf, withTransaction, type RecordedEvent } from '../../eventstore/index.js';
+import { AsyncProjector, catchUpOnce } from '../../projections/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { checkpointOfProjection, createEffectsTable, effectsProjection } from './fixtures.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+const counted = (n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ type: 'counted', data: { i, ...extra } }));
+
+async function effects(table: string): Promise<string[]> {
+  const { rows } = await db.pool.query<{ event_id: string }>(`SELECT event_id FROM ${table} ORDER BY event_id`);
+  return rows.map((r) => r.event_id);
+}
+
+const ids = (events: RecordedEvent[]) => events.map((e) => e.eventId).sort();
+
+/** Catches up until the projection has applied `wanted` events (the horizon may hold some back briefly). */
+async function catchUpTo(projection: ReturnType<typeof effectsProjection>, wanted: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await catchUpOnce(db.pool, projection);
+      expect(await effects(projection.name)).toHaveLength(wanted);
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+describe('catchUpOnce', () => {
+  it('resumes after a failure mid-batch without losing or repeating an effect', async () => {
+    const table = 'resume_effects';
+    await createEffectsTable(db.pool, table);
+    let poisoned: string | undefined;
+    const projection = effectsProjection(table, (event) => event.eventId === poisoned);
+
+    const first = await withTransaction(db.pool, (tx) => append(tx, 'resume', 0, counted(5)));
+    await catchUpTo(projection, 5);
+    expect(await checkpointOfProjection(db.pool, table)).toEqual(checkpointOf(first.at(-1)!));
+
+    const second = await withTransaction(db.pool, (tx) => append(tx, 'resume', 5, counted(5)));
+    poisoned = second[2]!.eventId; // the eighth event fails, after two of the batch were applied
+    await vi.waitFor(async () => expect(catchUpOnce(db.pool, projection)).rejects.toThrow(/injected failure/), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    // The batch's first writes rolled back with the checkpoint: nothing half-done remains.
+    expect(await effects(table)).toEqual(ids(first));
+    expect(await checkpointOfProjection(db.pool, table)).toEqual(checkpointOf(first.at(-1)!));
+
+    poisoned = undefined;
+    await catchUpTo(projection, 10);
+    expect(await effects(table)).toEqual(ids([...first, ...second]));
+    expect(await checkpointOfProjection(db.pool, table)).toEqual(checkpointOf(second.at(-1)!));
+    expect(await catchUpOnce(db.pool, projection)).toBe(0);
+  });
+
+  it('starts a new projection from the beginning of the log', async () => {
+    const table = 'late_effects';
+    await createEffectsTable(db.pool, table);
+    const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'counted'`);
+    await catchUpTo(effectsProjection(table), rows[0]!.n);
+    expect(await checkpointOfProjection(db.pool, table)).not.toEqual(START);
+  });
+
+  it('lets only one runner hold a projection at a time', async () => {
+    const table = 'claimed_effects';
+    await createEffectsTable(db.pool, table);
+    const projection = effectsProjection(table);
+    await catchUpTo(projection, (await effects('resume_effects')).length);
+    await withTransaction(db.pool, (tx) => append(tx, 'claimed', 0, counted(3)));
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [table]);
+      expect(await catchUpOnce(db.pool, projection)).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+  });
+});
+
+describe('AsyncProjector', () => {
+  const log = { warnings: [] as string[], warn(_obj: object, msg?: string) { this.warnings.push(msg ?? ''); }, info() {} };
+  let nudges = 0;
+
+  /**
+   * Waits for `check` to pass. An event committed while another database's transaction holds the
+   * cluster's horizon back is not readable at the wake-up it caused; each retry appends an event
+   * of a type the projection ignores, whose NOTIFY wakes the projector again.
+   */
+  async function untilWoken(check: () => Promise<void>): Promise<void> {
+    await vi.waitFor(
+      async () => {
+        try {
+          await check();
+        } catch (error) {
+          await withTransaction(db.pool, (tx) => append(tx, `nudge-${nudges++}`, 0, [{ type: 'nudge', data: {} }]));
+          throw error;
+        }
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  }
+
+  it('is woken by NOTIFY, not only by its timer', async () => {
+    const table = 'notified_effects';
+    await createEffectsTable(db.pool, table);
+    const wakeups = new Wakeups(db.url, log);
+    // An hour between polls: within this test only a notification can wake it.
+    const projector = new AsyncProjector(db.pool, [effectsProjection(table)], wakeups, log, 3_600_000);
+    projector.start();
+    await wakeups.start();
+    try {
+      await vi.waitFor(async () => expect(wakeups.listening).toBe(true));
+      await projector.wake(); // the initial catch-up has run; now it waits for a wake-up
+      const before = (await effects(table)).length;
+
+      const [event] = await withTransaction(db.pool, (tx) => append(tx, 'notified', 0, counted(1)));
+      await untilWoken(async () => expect(await effects(table)).toContain(event!.eventId));
+      expect((await effects(table)).length).toBe(before + 1);
+    } finally {
+      await projector.stop();
+      await wakeups.close();
+    }
+  });
+
+  it('logs a failed batch, keeps running, and applies it once the failure clears', async () => {
+    const table = 'retried_effects';
+    await createEffectsTable(db.pool, table);
+    let failing = true;
+    const wakeups = new Wakeups(db.url, log);
+    const projector = new AsyncProjector(db.pool, [effectsProjection(table, () => failing)], wakeups, log, 3_600_000);
+    projector.start();
+    await wakeups.start();
+    try {
+      await vi.waitFor(async () => expect(wakeups.listening).toBe(true));
+      await projector.wake();
+      expect(log.warnings).toContain('projection batch failed; will retry');
+      expect(await effects(table)).toEqual([]);
+
+      failing = false;
+      const [event] = await withTransaction(db.pool, (tx) => append(tx, 'retried', 0, counted(1)));
+      await untilWoken(async () => expect(await effects(table)).toContain(event!.eventId));
+      const all = await effects(table);
+      expect(new Set(all).size).toBe(all.length);
+    } finally {
+      await projector.stop();
+      await wakeups.close();
+    }
+  });
+});
