@@ -31,7 +31,7 @@ interface StartedAttempt {
   secrets: SigningSecret[] | undefined;
 }
 
-interface Receiver {
+interface Destination {
   endpoint: Endpoint | undefined;
   secrets: SigningSecret[] | undefined;
 }
@@ -148,12 +148,12 @@ export class DeliveryDispatcher {
     return withTransaction(this.ctx.pool, async (tx) => {
       const now = this.ctx.clock.now();
       const { rows } = await tx.query<{ delivery_id: string }>(sql.CLAIM_DUE, [now, limit]);
-      const receivers = new Map<string, Promise<Receiver>>();
+      const destinations = new Map<string, Promise<Destination>>();
       const started: StartedAttempt[] = [];
       for (const { delivery_id: id } of rows) {
         const job = (await loadDelivery(tx, id))!;
-        if (!receivers.has(job.workspaceId)) receivers.set(job.workspaceId, this.receiverOf(tx, job.workspaceId, now));
-        const { endpoint, secrets } = (await receivers.get(job.workspaceId))!;
+        if (!destinations.has(job.workspaceId)) destinations.set(job.workspaceId, this.destinationOf(tx, job.workspaceId, now));
+        const { endpoint, secrets } = (await destinations.get(job.workspaceId))!;
         const receiving = endpoint?.id === job.endpointId && isVerified(endpoint, now);
         const body = receiving ? await this.openBody(tx, job) : undefined;
         const events = begin(job, { now, endpointUsable: receiving && body !== 'erased' });
@@ -166,7 +166,7 @@ export class DeliveryDispatcher {
   }
 
   /** The workspace's current endpoint and the secrets in force, opened (undefined when they cannot be). */
-  private async receiverOf(tx: Tx, workspaceId: string, now: Date): Promise<Receiver> {
+  private async destinationOf(tx: Tx, workspaceId: string, now: Date): Promise<Destination> {
     const endpoint = await currentEndpoint(tx, workspaceId);
     try {
       const secrets = secretsInForce(await storedSecrets(tx, workspaceId), now).map((s) => openSecret(this.ctx.deploymentKey, s));

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withTransaction } from '../../eventstore/index.js';
 import { DAY } from '../../src/clock.js';
 import { rebuild } from '../../projections/index.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
@@ -76,6 +77,16 @@ describe('the endpoint behind the jobs', () => {
     w.clock.advance(90_000);
     await answeredSession(w.t);
     expect((await overview()).deliveries).toEqual({ pending: 2, failed: 0, delivered: 0, oldest_pending_age_seconds: 90 });
+  });
+
+  it('cancels a pending delivery of a purged Session: its body is erased with the Session\'s key, nothing goes out', async () => {
+    await registerVerified(w.t, receiver);
+    const { sessionId, deliveryId } = await answeredSession(w.t);
+    await withTransaction(w.db.pool, (tx) => w.t.ctx.streamKeys.destroy(tx, sessionId)); // what purge does
+    await dispatcher.drain();
+    const { rows } = await w.db.pool.query('SELECT status, last_outcome, attempts FROM webhook_deliveries WHERE delivery_id = $1', [deliveryId]);
+    expect(rows).toEqual([{ status: 'failed', last_outcome: 'endpoint_unavailable', attempts: [] }]);
+    expect(deliveriesTo(receiver)).toHaveLength(0);
   });
 
   it('refuses at connect time a registered name that now resolves to a private address (DNS rebinding)', async () => {
