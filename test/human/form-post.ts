@@ -1,0 +1,31 @@
+import { formStrings } from '../../src/human/form.js';
+import { own } from '../../src/human/own.js';
+import { fieldsOf, type FieldValue, type InteractiveInteraction } from '../../src/sessions/interaction.js';
+
+/** The headers Chromium sends with a form that the human page itself posts (SPEC 4.2). */
+export const PAGE_FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' } as const;
+
+export interface FormAnswer {
+  clientEventId: string;
+  revision: number;
+  actionId: string;
+  data: Readonly<Record<string, FieldValue>>;
+}
+
+/**
+ * The body the rendered form (src/human/render/surface.ts) posts for typed answers, in a browser's
+ * order: the two hidden inputs, each field's strings in component order (a list repeats its name;
+ * an unticked box or an unanswered field sends nothing), then the pressed button's action_id.
+ */
+export function formBody(interaction: InteractiveInteraction, answer: FormAnswer): string {
+  const body = new URLSearchParams([
+    ['client_event_id', answer.clientEventId],
+    ['surface_revision', String(answer.revision)],
+  ]);
+  for (const field of fieldsOf(interaction)) {
+    const value = own(answer.data, field.name);
+    if (value !== undefined) for (const text of formStrings(value)) body.append(`data.${field.name}`, text);
+  }
+  body.append('action_id', answer.actionId);
+  return body.toString();
+}
