@@ -27,6 +27,9 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
           '*.ownerKey',
           '*.dataKey',
           '*.receiptKeys',
+          // URLs that may carry a password.
+          '*.smtpUrl',
+          '*.databaseUrl',
         ],
         censor: '[redacted]',
       },
