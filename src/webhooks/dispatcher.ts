@@ -37,7 +37,7 @@ interface Destination {
 }
 
 export interface DispatcherOptions {
-  /** Where requests go; the context's egress unless a test brings its own. */
+  /** Where requests go; the context's egress (looked up per attempt) unless a test brings its own. */
   egress?: Transport;
   /** The safety-net poll when no wake-up arrives and nothing is scheduled sooner. */
   pollMs?: number;
@@ -48,7 +48,7 @@ export interface DispatcherOptions {
 export class DeliveryDispatcher {
   /** Recorded with every attempt start, so the log says which process made each attempt. */
   readonly id = `dsp_${ulid()}`;
-  private readonly egress: Transport;
+  private readonly egress: Transport | undefined;
   private readonly pollMs: number;
   private readonly concurrency: number;
   private readonly inFlight = new Set<Promise<void>>();
@@ -59,7 +59,7 @@ export class DeliveryDispatcher {
   private stopped = true;
 
   constructor(private readonly ctx: ServiceContext, options: DispatcherOptions = {}) {
-    this.egress = options.egress ?? egressFor(ctx);
+    this.egress = options.egress;
     this.pollMs = options.pollMs ?? 5_000;
     this.concurrency = options.concurrency ?? 16;
   }
@@ -203,7 +203,7 @@ export class DeliveryDispatcher {
     if (body === undefined || !secrets?.length) return { kind: 'failure', outcome: 'signing_unavailable' };
     // webhook-id is the Event's ID: the same on every attempt and redelivery, for deduplication.
     const headers = signatureHeaders({ messageId: started.job.eventId, timestamp: this.ctx.clock.now(), body, secrets });
-    return postWebhook(this.egress, { url: started.url, headers, body, maxBytes: MAX_RESPONSE_BYTES });
+    return postWebhook(this.egress ?? egressFor(this.ctx), { url: started.url, headers, body, maxBytes: MAX_RESPONSE_BYTES });
   }
 }
 
