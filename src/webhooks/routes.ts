@@ -21,7 +21,7 @@ import {
 import { ownedAcceptedResponses } from './sessionAccess.js';
 import * as sql from './sql.js';
 import { checkWebhookUrl } from './url.js';
-import { deliveryBody, type DeliveryRow } from './views.js';
+import { deliveryItem, type DeliveryRow } from './views.js';
 
 const URL_MESSAGES = {
   not_https: 'The webhook URL must use https.',
@@ -116,7 +116,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const { id } = request.params;
       await withTransaction(ctx.pool, (tx) => ownedAcceptedResponses(tx, ctx, principal, id));
       const { rows } = await ctx.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
-      return { id, deliveries: rows.map(deliveryBody) };
+      return { id, deliveries: rows.map(deliveryItem) };
     },
   );
 

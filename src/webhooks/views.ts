@@ -61,7 +61,7 @@ export interface DeliveryRow {
   attempts: object[];
 }
 
-export const deliveryBody = (row: DeliveryRow): object => ({
+export const deliveryItem = (row: DeliveryRow): object => ({
   delivery_id: row.delivery_id,
   event_id: row.event_id,
   kind: row.kind,
