@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { append, withTransaction } from '../eventstore/index.js';
+import { EVENT_DATA as data, EVENT_METADATA as metadata, plainInsert } from './support/baseline.js';
 import { benchDatabase } from './support/database.js';
 import { printResult, timedLoop } from './support/measure.js';
 
@@ -14,24 +14,9 @@ const WRITERS = 8;
 const options = { concurrency: WRITERS, durationMs: 5_000, warmupMs: 1_000 };
 const TARGET = 0.6;
 
-// About the size of a Session event: a sealed Surface and some plain fields.
-const data = { session_id: `ses_${'0'.repeat(26)}`, revision: 1, sealed: randomBytes(384).toString('base64url') };
-const metadata = { actor: 'owner', request_id: `req_${'0'.repeat(26)}` };
-
 const db = await benchDatabase({ poolSize: WRITERS });
 try {
-  await db.pool.query(`CREATE TABLE plain_rows (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, metadata jsonb NOT NULL)`);
-
-  const baseline = await timedLoop('plain INSERT', options, async (worker) => {
-    await db.pool.query('INSERT INTO plain_rows (stream_id, type, data, metadata) VALUES ($1, $2, $3, $4)', [
-      `bench-${worker}`,
-      'answered',
-      data,
-      metadata,
-    ]);
-  });
+  const baseline = await plainInsert(db, options);
 
   // The same INSERT with the NOTIFY every append sends, committed the same way: the share of the
   // gap that PostgreSQL's commit-ordered notification queue costs (notifying commits serialize).
