@@ -119,10 +119,9 @@ async function swapIn(tx: Tx, table: string): Promise<void> {
   await tx.query(sql.dropLiveTable(table));
   await tx.query(sql.promoteTable(table));
   for (const copy of copies) {
-    const original = originals.findIndex((o) => o.shape === copy.shape);
-    if (original < 0) continue;
-    const [{ name }] = originals.splice(original, 1) as [{ name: string }];
-    if (name !== copy.name) await tx.query(sql.renameIndex(copy.name, name));
+    const at = originals.findIndex((o) => o.shape === copy.shape);
+    const original = at < 0 ? undefined : originals.splice(at, 1)[0];
+    if (original && original.name !== copy.name) await tx.query(sql.renameIndex(copy.name, original.name));
   }
 }
 
