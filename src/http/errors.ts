@@ -83,3 +83,7 @@ export const errorEnvelopeSchema = {
     },
   },
 } as const;
+
+/** Route schema entries: each listed status answers with the envelope. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, { $ref: 'ErrorEnvelope#' }]));

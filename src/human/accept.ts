@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newEventId, type Tx } from '../../eventstore/index.js';
+import { newEventId, withCommandTransaction } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import type { ErrorCode } from '../http/errors.js';
@@ -10,16 +10,13 @@ import {
   appendSessionEvents,
   currentRevision,
   decideAcceptance,
-  inSessionTransaction,
   loadSession,
   revisionInteraction,
   type AcceptedResponse,
   type SessionState,
 } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';
-import { isVerified } from '../webhooks/endpoint.js';
-import { queueDelivery } from '../webhooks/queue.js';
-import { currentEndpoint } from '../webhooks/reads.js';
+import { queueDelivery, receivingEndpoint } from '../webhooks/queue.js';
 import { convertSubmission, safeDraft, type FieldErrors, type Submission, type TypedData } from './form.js';
 import type { AcceptedView } from './render/accepted.js';
 
@@ -56,7 +53,7 @@ const requestDigest = (submission: Submission): string =>
     .digest('hex');
 
 export async function submitAnswer(ctx: ServiceContext, sessionId: string, submission: Submission): Promise<SubmitOutcome> {
-  return inSessionTransaction(ctx, async (tx) => {
+  return withCommandTransaction(ctx.pool, async (tx) => {
     const state = await loadSession(tx, ctx, sessionId);
     const now = ctx.clock.now();
     // The link may have lapsed (or the Session been purged) since the page looked it up.
@@ -92,7 +89,7 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
 
     const eventId = newEventId();
     const event = decision.event;
-    const channel = await returnChannel(tx, state, now);
+    const channel = (await receivingEndpoint(tx, state.workspaceId, now)) ? 'webhook' : 'poll';
     const receipt = signReceipt(
       ctx.receiptKeys,
       buildReceiptClaims({
@@ -130,9 +127,3 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
 }
 
 export const linkLive = (state: Pick<SessionState, 'linkExpiresAt'>, now: Date): boolean => now < new Date(state.linkExpiresAt);
-
-/** `webhook` when the workspace's endpoint will receive this response, else `poll`. */
-async function returnChannel(tx: Tx, state: SessionState, now: Date): Promise<'poll' | 'webhook'> {
-  const endpoint = await currentEndpoint(tx, state.workspaceId, 'share');
-  return endpoint && isVerified(endpoint, now) ? 'webhook' : 'poll';
-}

@@ -8,9 +8,9 @@ import type { IdempotencyMark } from './events.js';
 import { humanLinkHash, newHumanLinkToken, newSessionId } from './ids.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { etagOf, evolve, type SessionState } from './state.js';
-import { appendSessionEvents, inSessionTransaction, loadSession } from './store.js';
+import { appendSessionEvents, loadSession } from './store.js';
 import { sessionBody } from './view.js';
-import type { Tx } from '../../eventstore/index.js';
+import { withCommandTransaction, type Tx } from '../../eventstore/index.js';
 
 /** The owner side of a Session: each command is one transaction over the Session's stream. */
 
@@ -47,7 +47,7 @@ export async function createSession(ctx: ServiceContext, principal: OwnerPrincip
     retentionHours: principal.linkLifetimeHours,
     now: ctx.clock.now(),
   });
-  await inSessionTransaction(ctx, (tx) => appendSessionEvents(tx, ctx, id, 0, events.map((event) => ({ event }))));
+  await withCommandTransaction(ctx.pool, (tx) => appendSessionEvents(tx, ctx, id, 0, events.map((event) => ({ event }))));
   return { id, revision: 1, humanUrl: `${ctx.config.publicOrigin}/s/${token}`, etag: '"1.0"' };
 }
 
@@ -86,7 +86,7 @@ async function runOwnerCommand(
   decide: Decide,
 ): Promise<OwnerResult> {
   const mark = idempotency && idempotencyMark(principal, sessionId, idempotency);
-  return inSessionTransaction(ctx, async (tx) => {
+  return withCommandTransaction(ctx.pool, async (tx) => {
     const state = await loadOwnedSession(tx, ctx, principal, sessionId);
     const replayed = findReplay(state, mark);
     if (replayed) {

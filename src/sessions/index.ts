@@ -2,7 +2,7 @@
  * What other capabilities (the human page, webhooks, trials) may use of Sessions. Accepting a
  * person's answer is one transaction:
  *
- *   inSessionTransaction(ctx, async (tx) => {
+ *   withCommandTransaction(ctx.pool, async (tx) => {
  *     const state = await loadSession(tx, ctx, sessionId);        // fold of the stream
  *     const decision = decideAcceptance(state, submission);         // pure: accept, replay or refuse
  *     // accept: sign the receipt for decision.event (eventId chosen up front with newEventId()),
@@ -11,7 +11,7 @@
  *     // ...and queue its webhook delivery in the same transaction.
  *   })
  */
-export { findSessionByLink, inSessionTransaction, loadSession, appendSessionEvents, type LinkedSession, type PendingSessionEvent } from './store.js';
+export { findSessionByLink, loadSession, appendSessionEvents, type LinkedSession, type PendingSessionEvent } from './store.js';
 export { decideAcceptance, type AcceptanceDecision, type Submission } from './decide.js';
 export { loadOwnedSession, sessionNotFound } from './commands.js';
 export {

@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateOwner, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import { ApiError, invalid } from '../http/errors.js';
+import { ApiError, errorResponses, invalid } from '../http/errors.js';
 import { completeSession, createSession, publishRevision, sessionNotFound, type IdempotencyKey, type OwnerResult } from './commands.js';
 import { requireIfMatch } from './decide.js';
 import { isSessionId } from './ids.js';
 import {
   createSessionResponseSchema,
-  errorResponses,
   interactionRequestSchema,
   interactionSchema,
   sessionEventsResponseSchema,

@@ -121,6 +121,3 @@ export const sessionIdParams = {
   required: ['id'],
   properties: { id: { type: 'string' } },
 } as const;
-
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { $ref: 'ErrorEnvelope#' }]));

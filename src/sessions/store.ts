@@ -1,8 +1,6 @@
 import {
-  StreamVersionConflict,
   append,
   readStream,
-  withTransaction,
   type JsonObject,
   type NewEvent,
   type RecordedEvent,
@@ -82,23 +80,6 @@ export async function appendSessionEvents(
   await applyAll(inlineProjections(ctx), tx, recorded);
   return recorded;
 }
-
-const ATTEMPTS = 5;
-
-/**
- * Runs one command against a Session in its own transaction. A lost race with another writer
- * re-runs the whole command on the new state, so its decision is always made on what it appends to.
- */
-export async function inSessionTransaction<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await withTransaction(ctx.pool, work);
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflict) || attempt >= ATTEMPTS) throw error;
-    }
-  }
-}
-
 
 export interface LinkedSession {
   sessionId: string;

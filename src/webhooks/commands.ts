@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { StreamVersionConflict, withTransaction, type Tx } from '../../eventstore/index.js';
+import { withCommandTransaction } from '../../eventstore/index.js';
 import type { ServiceContext } from '../context.js';
 import { egressFor } from './egress.js';
 import { afterEvents, recordVerification, register, rotate, type WebhookState } from './endpoint.js';
@@ -14,19 +14,6 @@ import { endpointBody, type EndpointBody } from './views.js';
 
 /** The owner's webhook operations on a workspace, each deciding on the stream it appends to. */
 
-const ATTEMPTS = 5;
-
-/** One command in its own transaction; a lost race re-runs it on the new state. */
-export async function inTransaction<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await withTransaction(ctx.pool, work);
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflict) || attempt >= ATTEMPTS) throw error;
-    }
-  }
-}
-
 const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => endpointBody(state.endpoint!, now);
 
 /**
@@ -40,7 +27,7 @@ export async function registerEndpoint(
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null }> {
   const secret = newSigningSecret();
   const sealed = sealSecret(ctx.deploymentKey, secret);
-  return inTransaction(ctx, async (tx) => {
+  return withCommandTransaction(ctx.pool, async (tx) => {
     const now = ctx.clock.now();
     const state = await loadWebhook(tx, workspaceId);
     const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
@@ -58,7 +45,7 @@ export async function rotateSecret(
 ): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | undefined> {
   const secret = newSigningSecret();
   const sealed = sealSecret(ctx.deploymentKey, secret);
-  return inTransaction(ctx, async (tx) => {
+  return withCommandTransaction(ctx.pool, async (tx) => {
     const state = await loadWebhook(tx, workspaceId);
     if (!state.endpoint) return undefined;
     const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
@@ -82,7 +69,7 @@ export async function verifyEndpoint(
   const secrets = secretsInForce(state.secrets, ctx.clock.now()).map((s) => openSecret(ctx.deploymentKey, s));
   const sent = await sendChallenge(egressFor(ctx), { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
-  return inTransaction(ctx, async (tx) => {
+  return withCommandTransaction(ctx.pool, async (tx) => {
     const now = ctx.clock.now();
     const current = await loadWebhook(tx, workspaceId);
     const events = recordVerification(current, { endpointId, at: now });

@@ -39,8 +39,11 @@ export function webhookDeliveryBody(accepted: AcceptedDelivery): string {
   });
 }
 
-/** The workspace's endpoint if it may receive now: current, verified, not lapsed. */
-async function receivingEndpoint(tx: Tx, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
+/**
+ * The workspace's endpoint if it may receive now: current, verified, not lapsed. Its row is
+ * share-locked, so inside the caller's transaction the answer holds until commit.
+ */
+export async function receivingEndpoint(tx: Tx, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
   const endpoint = await currentEndpoint(tx, workspaceId, 'share');
   return endpoint && isVerified(endpoint, now) ? endpoint : undefined;
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { withTransaction } from '../../eventstore/index.js';
+import { withCommandTransaction, withTransaction } from '../../eventstore/index.js';
 import { authenticateOwner } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
-import { errorResponses } from '../sessions/schemas.js';
-import { inTransaction, registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
+import { ApiError, errorResponses } from '../http/errors.js';
+import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { redeliver } from './queue.js';
 import {
@@ -133,7 +132,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: EventRequest, reply) => {
       const principal = await authenticateOwner(request, ctx);
       const { id, event_id: eventId } = request.params;
-      const result = await inTransaction(ctx, async (tx) => {
+      const result = await withCommandTransaction(ctx.pool, async (tx) => {
         const accepted = (await ownedAcceptedResponses(tx, ctx, principal, id)).find((a) => a.eventId === eventId);
         if (!accepted) throw new ApiError(404, 'NOT_FOUND', 'The Session has no accepted response with this event_id.');
         return redeliver(tx, ctx, accepted);

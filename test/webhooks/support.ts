@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { newEventId } from '../../eventstore/index.js';
-import { appendSessionEvents, decideAcceptance, inSessionTransaction, loadSession } from '../../src/sessions/index.js';
+import { newEventId, withCommandTransaction } from '../../eventstore/index.js';
+import { appendSessionEvents, decideAcceptance, loadSession } from '../../src/sessions/index.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { queueDelivery } from '../../src/webhooks/queue.js';
@@ -122,7 +122,7 @@ let answered = 0;
 export async function acceptAnswer(t: TestApp, sessionId: string, data: Record<string, unknown> = { amount: 12.5 }): Promise<{ eventId: string; deliveryId: string | undefined }> {
   const eventId = newEventId();
   const receipt = `eyJhbGciOiJFZERTQSJ9.receipt-${++answered}.c2lnbmF0dXJl`;
-  const deliveryId = await inSessionTransaction(t.ctx, async (tx) => {
+  const deliveryId = await withCommandTransaction(t.ctx.pool, async (tx) => {
     const state = (await loadSession(tx, t.ctx, sessionId))!;
     const decision = decideAcceptance(state, {
       revision: state.revisions.length,
