@@ -1,0 +1,20 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Flat config: ESLint's and typescript-eslint's recommended rules over every file of the repository. */
+export default tseslint.config(
+  { ignores: ['node_modules/', '.data/', 'test-output/'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    rules: {
+      // `_name` marks a parameter or binding that is deliberately unused (a signature to honour, a key to drop).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Tests build sparse arrays on purpose, to prove that holes are refused.
+    files: ['test/**', 'property-tests/**'],
+    rules: { 'no-sparse-arrays': 'off' },
+  },
+);
