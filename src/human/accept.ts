@@ -64,7 +64,7 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
     const decision = decideAcceptance(state, {
       revision: submission.surfaceRevision,
       actionId: submission.actionId,
-      data: conversion?.ok ? conversion.data : {},
+      data: conversion?.data ?? {},
       clientEventId: submission.clientEventId,
       requestDigest: requestDigest(submission),
       now,
@@ -72,10 +72,18 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
 
     if (decision.kind === 'replay') return { kind: 'accepted', view: acceptedView(state, decision.response) };
     // The decider's checks come first (closed, stale, unknown action, answered); only when it would
-    // accept or judge the values do the person's unconvertible strings decide the answer.
-    const typingFailed = conversion !== undefined && !conversion.ok;
-    if (typingFailed && (decision.kind === 'accept' || decision.code === 'VALIDATION_FAILED')) {
-      return { kind: 'invalid', interaction: current!, revision: currentRevision(state), fieldErrors: conversion.fieldErrors, formErrors: conversion.formErrors };
+    // accept or judge the values do the person's unconvertible strings decide the answer. The page
+    // then names everything to fix at once: what could not be typed, and what the revision's checks
+    // refuse of the rest.
+    if (conversion && !conversion.ok && (decision.kind === 'accept' || decision.code === 'VALIDATION_FAILED')) {
+      const checked = decision.kind === 'refuse' ? decision : undefined;
+      return {
+        kind: 'invalid',
+        interaction: current!,
+        revision: currentRevision(state),
+        fieldErrors: { ...checked?.fieldErrors, ...conversion.fieldErrors },
+        formErrors: [...conversion.formErrors, ...(checked?.formErrors ?? [])],
+      };
     }
     if (decision.kind === 'refuse') {
       if (decision.code === 'SESSION_REVISION_CONFLICT' && current) {

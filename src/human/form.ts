@@ -132,7 +132,8 @@ function convertField(schema: FieldSchema, raw: string[]): Converted {
 
 export type Conversion =
   | { ok: true; data: TypedData }
-  | { ok: false; fieldErrors: FieldErrors; formErrors: string[] };
+  /** `data` holds the fields that did convert, so the revision's own checks can judge them too. */
+  | { ok: false; data: TypedData; fieldErrors: FieldErrors; formErrors: string[] };
 
 /**
  * The person's strings as the typed data of the revision's response schema, or the reasons they
@@ -152,7 +153,7 @@ export function convertSubmission(interaction: InteractiveInteraction, values: F
     else if (converted.value !== undefined) data[field.name] = converted.value;
     else if (field.required) fieldErrors[field.name] = 'This field is required.';
   }
-  if (formErrors.length > 0 || Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors, formErrors };
+  if (formErrors.length > 0 || Object.keys(fieldErrors).length > 0) return { ok: false, data, fieldErrors, formErrors };
   return { ok: true, data };
 }
 

@@ -140,6 +140,7 @@ describe('convertSubmission', () => {
     );
     expect(convertSubmission(required, { a: [''] })).toEqual({
       ok: false,
+      data: {},
       fieldErrors: { a: 'This field is required.', c: 'This field is required.' },
       formErrors: [],
     });
@@ -158,6 +159,7 @@ describe('convertSubmission', () => {
   it('refuses values for fields the revision does not have', () => {
     expect(convertSubmission(one({ type: 'string' }), { x: ['a'], y: ['b'] })).toEqual({
       ok: false,
+      data: { x: 'a' },
       fieldErrors: {},
       formErrors: ['This page has no field named y.'],
     });

@@ -224,6 +224,15 @@ describe('POST /s/{token}', () => {
     expect((await sessionBody(session.id)).responses).toHaveLength(0);
   });
 
+  it('names every fault at once: values that are no number, and text the revision cannot store', async () => {
+    const session = await createSession(t);
+    const res = await post(session.token, answer({}, [['data.amount', 'abc'], ['data.reason', 'a\u0000b']]));
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain('<p class="field-error" id="e-amount">Enter a number.</p>');
+    expect(res.body).toMatch(/<p class="field-error" id="e-reason">Contains the character U\+0000/);
+    expect((await sessionBody(session.id)).responses).toHaveLength(0);
+  });
+
   it('shows the current revision with the safe draft when the answer names an older one (409)', async () => {
     const session = await createSession(t);
     const next = interactive({
