@@ -62,6 +62,13 @@ describe('POST /v1/sessions', () => {
     expectError(res, 400, 'INVALID_SCHEMA');
   });
 
+  it('refuses a __proto__ key anywhere in the body with 400 INVALID_SCHEMA that says so', async () => {
+    const payload = JSON.stringify({ interaction: interactive() }).replace('"order":1042', '"__proto__":{"x":1},"order":1042');
+    const res = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t, { 'content-type': 'application/json' }), payload });
+    expectError(res, 400, 'INVALID_SCHEMA');
+    expect(res.json().error.message).toContain('__proto__');
+  });
+
   it('answers 400 UNKNOWN_COMPONENT, 401, 413', async () => {
     const unknown = interactive({ source: { kind: 'svc_surface', components: [{ type: 'video', url: 'x' }] } });
     expectError(await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction: unknown } }), 400, 'UNKNOWN_COMPONENT');
