@@ -32,11 +32,6 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
     const where = first?.instancePath ? `${fastifyError.validationContext ?? 'body'}${first.instancePath}` : (fastifyError.validationContext ?? 'body');
     return invalid(`${where} ${first?.message ?? 'is invalid'}`);
   }
-  if (/forbidden prototype property/.test(error.message)) {
-    // JSON keys `__proto__` and `constructor.prototype` are refused outright: they would reach
-    // prototypes in any code that assigns by key, and no Session needs them.
-    return invalid('The request body uses a key (__proto__ or constructor.prototype) this API does not accept.');
-  }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     // Malformed JSON, an empty JSON body, a bad header: all refusals of the request's shape.
@@ -52,6 +47,10 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     genReqId: nextRequestId,
     // Error bodies are ours alone; fastify's own defaults would leak its shape.
     return503OnClosing: false,
+    // Record keys and data keys are shown verbatim (SPEC 2.3), `__proto__` included: JSON.parse
+    // makes it an own property, and validation reads only own properties.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: false } },
   });
 
