@@ -18,6 +18,7 @@ const LOCAL_NAME = /(^|\.)localhost\.?$/;
 export function checkWebhookUrl(raw: string, policy: EgressPolicy): { url: string } | { refusal: UrlRefusal } {
   if (raw.length > MAX_URL_LENGTH) return { refusal: 'too_long' };
   // WHATWG quietly strips surrounding blanks and inner tabs and newlines; a registered URL has none.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (raw.length === 0 || /[\s\x00-\x1f\x7f]/.test(raw)) return { refusal: 'malformed' };
   let url: URL;
   try {

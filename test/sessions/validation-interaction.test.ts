@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_INTENTS } from '../../src/sessions/interaction.js';
 import { surfaceMeasure } from '../../src/sessions/surfaceMeasure.js';
-import { parseCreateInteraction, parsePublishInteraction } from '../../src/sessions/validation/interaction.js';
+import { parseCreateInteraction } from '../../src/sessions/validation/interaction.js';
 import { chars, create, display, expectRefused, interactive, measuring, publish, refusal, surface, withField } from './validationFixtures.js';
 
 describe('the request body', () => {

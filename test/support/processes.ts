@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { Config } from '../../src/config.js';
+import { freePort } from '../../src/database/embedded.js';
+
+export { freePort };
 
 /** Real service processes (`node --import tsx src/main.ts <role>`), as an operator runs them. */
 
@@ -12,17 +14,6 @@ export interface ServiceProcess {
   /** SIGKILL: no shutdown hook runs, as in a crash. */
   kill(): Promise<void>;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The environment that makes a process run with exactly this test configuration. */
