@@ -74,7 +74,7 @@ function toRecorded(row: EventRow): RecordedEvent {
 
 const UNIQUE_VIOLATION = '23505';
 // Raised by the chain trigger when the predecessor is missing, or was appended by a transaction
-// newer than this one (see migrations/0002_stream_order.sql).
+// newer than this one (see the chain trigger in migrations/0001_events.sql).
 const SERIALIZATION_FAILURE = '40001';
 
 /**
