@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Tx } from './transaction.js';
+import { transactionMemo, type Tx } from './transaction.js';
 import * as sql from './sql.js';
 
 /**
@@ -86,14 +86,24 @@ export class StreamKeys {
   constructor(private readonly deploymentKey: DeploymentKey) {}
 
   private async keyFor(db: Tx | pg.Pool, streamId: string, create: boolean): Promise<Buffer | Erased | undefined> {
+    const memo = transactionMemo(db);
+    const memoKey = `stream-key:${streamId}`;
+    const known = memo?.get(memoKey) as Buffer | Erased | undefined;
+    if (known) return known;
+    const key = await this.fetchKey(db, streamId, create);
+    if (key) memo?.set(memoKey, key);
+    return key;
+  }
+
+  private async fetchKey(db: Tx | pg.Pool, streamId: string, create: boolean): Promise<Buffer | Erased | undefined> {
     const found = await db.query<{ wrapped_key: Buffer | null }>(sql.KEY_GET, [streamId]);
     const row = found.rows[0];
     if (row) return row.wrapped_key ? this.deploymentKey.unwrap(row.wrapped_key, streamId) : ERASED;
     if (!create) return undefined;
     const fresh = randomBytes(32);
-    await db.query(sql.KEY_INSERT, [streamId, this.deploymentKey.wrap(fresh, streamId)]);
-    // A concurrent first write may have won the insert: read back whichever key is stored.
-    return this.keyFor(db, streamId, false);
+    const inserted = await db.query(sql.KEY_INSERT, [streamId, this.deploymentKey.wrap(fresh, streamId)]);
+    // A concurrent first write may have won the insert: then read back whichever key is stored.
+    return inserted.rowCount === 1 ? fresh : this.fetchKey(db, streamId, false);
   }
 
   /** Seals a JSON value for the stream; refuses a stream whose key was destroyed. */
@@ -116,5 +126,6 @@ export class StreamKeys {
   /** Destroys the stream's key for good; its sealed content can never be read again. */
   async destroy(tx: Tx | pg.Pool, streamId: string): Promise<void> {
     await tx.query(sql.KEY_DESTROY, [streamId]);
+    transactionMemo(tx)?.set(`stream-key:${streamId}`, ERASED);
   }
 }

@@ -68,7 +68,8 @@ SELECT (SELECT max(transaction_id) FROM events)::text AS newest_stored,
 export const KEY_GET = `SELECT wrapped_key, destroyed_at FROM stream_keys WHERE stream_id = $1`;
 export const KEY_INSERT = `
 INSERT INTO stream_keys (stream_id, wrapped_key) VALUES ($1, $2)
-ON CONFLICT (stream_id) DO NOTHING`;
+ON CONFLICT (stream_id) DO NOTHING
+RETURNING wrapped_key`;
 export const KEY_DESTROY = `
 INSERT INTO stream_keys (stream_id, wrapped_key, destroyed_at) VALUES ($1, NULL, now())
 ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;

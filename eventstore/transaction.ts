@@ -4,11 +4,24 @@ import { StreamVersionConflict } from './store.js';
 /** A client inside an open transaction. Everything that must commit together takes one. */
 export type Tx = pg.PoolClient;
 
+/** Facts read once in a transaction and used by several of its steps; gone when it ends. */
+const scopes = new WeakMap<Tx, Map<string, unknown>>();
+
+/**
+ * The memo of the transaction `tx` is in, or undefined outside withTransaction. Only what cannot
+ * change under the transaction belongs here (a stream's events up to a version, its data key):
+ * nothing in it outlives the transaction, so a destroyed key is never used by a later one.
+ */
+export function transactionMemo(tx: Tx | pg.Pool): Map<string, unknown> | undefined {
+  return scopes.get(tx as Tx);
+}
+
 export async function withTransaction<T>(pool: pg.Pool, work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
+    scopes.set(client, new Map());
     const result = await work(client);
     await client.query('COMMIT');
     return result;
@@ -17,6 +30,7 @@ export async function withTransaction<T>(pool: pg.Pool, work: (tx: Tx) => Promis
     await client.query('ROLLBACK').catch((e: Error) => (broken = e));
     throw error;
   } finally {
+    scopes.delete(client);
     client.release(broken);
   }
 }

@@ -35,8 +35,8 @@ export function sessionViewProjection(ctx: ServiceContext): Projection {
         state.linkExpiresAt,
         state.createdAt,
         event.data.at,
+        revisionBody(state, revision),
       ]);
-      await tx.query(sql.INSERT_REVISION, [state.id, revision, revisionBody(state, revision)]);
     },
   };
 }

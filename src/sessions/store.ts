@@ -1,6 +1,7 @@
 import {
   append,
   readStream,
+  transactionMemo,
   type JsonObject,
   type NewEvent,
   type RecordedEvent,
@@ -39,12 +40,22 @@ async function toStored(tx: Tx, ctx: ServiceContext, sessionId: string, pending:
   };
 }
 
+const memoKey = (sessionId: string): string => `session-records:${sessionId}`;
+
+/**
+ * The Session's records, opened. Within a transaction the stream is read once: the command, the
+ * view projection after its append, and the append itself share what was read and written.
+ */
 export async function loadRecords(db: Tx, ctx: ServiceContext, sessionId: string, uptoVersion?: number): Promise<SessionRecord[]> {
-  const stored = await readStream(db, sessionId);
-  const relevant = uptoVersion === undefined ? stored : stored.filter((e) => e.streamVersion <= uptoVersion);
-  if (relevant.length === 0) return [];
-  const open = await ctx.streamKeys.opener(db, sessionId);
-  return relevant.map((recorded) => toRecord(recorded, open));
+  const memo = transactionMemo(db);
+  let records = memo?.get(memoKey(sessionId)) as SessionRecord[] | undefined;
+  if (!records) {
+    const stored = await readStream(db, sessionId);
+    const open = stored.length === 0 ? undefined : await ctx.streamKeys.opener(db, sessionId);
+    records = open ? stored.map((recorded) => toRecord(recorded, open)) : [];
+    memo?.set(memoKey(sessionId), records);
+  }
+  return uptoVersion === undefined ? records : records.filter((r) => r.streamVersion <= uptoVersion);
 }
 
 function toRecord(recorded: RecordedEvent, open: (sealed: string) => unknown): SessionRecord {
@@ -77,6 +88,18 @@ export async function appendSessionEvents(
   const events: NewEvent[] = [];
   for (const p of pending) events.push(await toStored(tx, ctx, sessionId, p));
   const recorded = await append(tx, sessionId, expectedVersion, events);
+  const memo = transactionMemo(tx);
+  const known = expectedVersion === 0 ? [] : (memo?.get(memoKey(sessionId)) as SessionRecord[] | undefined);
+  if (known) {
+    const appended = recorded.map((r, i): SessionRecord => ({
+      sessionId,
+      eventId: r.eventId,
+      streamVersion: r.streamVersion,
+      event: pending[i]!.event,
+      metadata: pending[i]!.idempotency ? { idempotency: pending[i]!.idempotency } : {},
+    }));
+    memo?.set(memoKey(sessionId), [...known, ...appended]);
+  }
   await applyAll(inlineProjections(ctx), tx, recorded);
   return recorded;
 }
