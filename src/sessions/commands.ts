@@ -7,7 +7,7 @@ import { decideComplete, decideCreate, decidePublish, findReplay, type OwnerComm
 import type { IdempotencyMark } from './events.js';
 import { humanLinkHash, newHumanLinkToken, newSessionId } from './ids.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
-import { etagOf, evolve, type SessionState } from './state.js';
+import { etagOf, type SessionState } from './state.js';
 import { appendSessionEvents, loadSession } from './store.js';
 import { sessionBody } from './view.js';
 import { withCommandTransaction, type Tx } from '../../eventstore/index.js';
@@ -94,14 +94,10 @@ async function runOwnerCommand(
       const then = (await loadSession(tx, ctx, sessionId, replayed.sequence + 1))!;
       return { status: 200, etag: etagOf(then), body: sessionBody(then) };
     }
-    const events = decide(state, { ifMatch, now: ctx.clock.now(), ...(mark ? { idempotency: mark } : {}) });
+    const events = decide(state, { ifMatch, now: ctx.clock.now() });
     const pending = events.map((event) => ({ event, ...(mark ? { idempotency: mark } : {}) }));
-    const recorded = await appendSessionEvents(tx, ctx, sessionId, state.version, pending);
-    const after = recorded.reduce(
-      (folded, r, i) =>
-        evolve(folded, { sessionId, eventId: r.eventId, streamVersion: r.streamVersion, event: events[i]!, metadata: mark ? { idempotency: mark } : {} }),
-      state,
-    );
+    await appendSessionEvents(tx, ctx, sessionId, state.version, pending);
+    const after = (await loadSession(tx, ctx, sessionId))!;
     return { status: 200, etag: etagOf(after), body: sessionBody(after) };
   });
 }

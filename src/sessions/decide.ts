@@ -79,7 +79,6 @@ function requireOpenInteractive(state: SessionState, operation: string): void {
 export interface OwnerCommand {
   ifMatch: string;
   now: Date;
-  idempotency?: IdempotencyMark;
 }
 
 /** The earlier event an Idempotency-Key replays, or a conflict when the key was used otherwise. */
