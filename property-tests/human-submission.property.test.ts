@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { newClientEventId } from '../src/human/form.js';
 import { own } from '../src/human/own.js';
 import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../src/sessions/interaction.js';
 import { formBody, PAGE_FORM_HEADERS } from '../test/human/form-post.js';
-import { startTestApp, type TestApp } from '../test/support/app.js';
-import { createTestDatabase, type TestDatabase } from '../test/support/database.js';
+import { useTestApp } from '../test/support/lifecycle.js';
 import { createSession, owner } from '../test/support/sessions.js';
 import { arbInteractiveInteraction, arbInvalidAnswer, arbValidAnswer, type InvalidAnswer } from './arbitraries/interaction.js';
 
@@ -15,17 +14,7 @@ import { arbInteractiveInteraction, arbInvalidAnswer, arbValidAnswer, type Inval
  * comes back as the form with what to fix (422) and appends nothing.
  */
 
-let db: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
-});
-afterAll(async () => {
-  await t?.close();
-  await db?.drop();
-});
+const { db, t } = useTestApp();
 
 type Answer = Record<string, FieldValue>;
 

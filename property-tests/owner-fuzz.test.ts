@@ -1,24 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/http/errors.js';
-import { startTestApp, type TestApp } from '../test/support/app.js';
-import { createTestDatabase, type TestDatabase } from '../test/support/database.js';
+import { useTestApp } from '../test/support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../test/support/sessions.js';
 
 /** Arbitrary and mutated bodies on every owner route: never a 500, never a body outside the envelope. */
 
-let db: TestDatabase;
-let t: TestApp;
+const { t } = useTestApp();
 let sessionId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
   sessionId = (await createSession(t)).id;
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
 });
 
 type Path = string[];

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test/support/app.js';
-import { createTestDatabase, type TestDatabase } from '../test/support/database.js';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../test/support/app.js';
+import { expectError } from '../test/support/envelope.js';
+import { useTestApp } from '../test/support/lifecycle.js';
 import { display, interactive, owner } from '../test/support/sessions.js';
 
 /**
@@ -47,11 +48,6 @@ function ifMatchFor(s: ModelSession, choice: IfMatchChoice): string | undefined 
     case 'missing':
       return undefined;
   }
-}
-
-function expectCode(res: { statusCode: number; body: string }, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(JSON.parse(res.body).error.code).toBe(code);
 }
 
 class Create implements fc.AsyncCommand<Model, Real> {
@@ -109,20 +105,20 @@ class Change implements fc.AsyncCommand<Model, Real> {
         ? await t.app.inject({ method: 'PATCH', url: `/v1/sessions/${s.id}`, headers, payload: { interaction: interactive({ title: this.title }) } })
         : await t.app.inject({ method: 'POST', url: `/v1/sessions/${s.id}/complete`, headers });
 
-    if (ifMatch === undefined || ifMatch === '*') return expectCode(res, 428, 'PRECONDITION_REQUIRED');
+    if (ifMatch === undefined || ifMatch === '*') return expectError(res, 428, 'PRECONDITION_REQUIRED');
     const request = `${this.operation === 'publish' ? this.title : ''}|${ifMatch}`;
     const scope = `${this.operation} ${this.key}`;
     const earlier = this.key === undefined ? undefined : s.keys.get(scope);
     if (earlier) {
-      if (earlier.request !== request) return expectCode(res, 409, 'IDEMPOTENCY_CONFLICT');
+      if (earlier.request !== request) return expectError(res, 409, 'IDEMPOTENCY_CONFLICT');
       expect(res.statusCode).toBe(200);
       expect(res.headers.etag).toBe(earlier.etag);
       expect(res.body).toBe(earlier.body);
       return;
     }
-    if (s.mode === 'display') return expectCode(res, 409, 'ACTION_NOT_ALLOWED');
-    if (s.status === 'completed') return expectCode(res, 409, 'SESSION_COMPLETED');
-    if (ifMatch !== etag(s)) return expectCode(res, 412, 'SESSION_REVISION_CONFLICT');
+    if (s.mode === 'display') return expectError(res, 409, 'ACTION_NOT_ALLOWED');
+    if (s.status === 'completed') return expectError(res, 409, 'SESSION_COMPLETED');
+    if (ifMatch !== etag(s)) return expectError(res, 412, 'SESSION_REVISION_CONFLICT');
 
     expect(res.statusCode, res.body).toBe(200);
     if (this.operation === 'publish') {
@@ -139,17 +135,7 @@ class Change implements fc.AsyncCommand<Model, Real> {
   toString = () => `${this.operation}(${this.pick}, ${this.ifMatch}, ${this.key}, ${this.title})`;
 }
 
-let db: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
-});
+const { t } = useTestApp();
 
 it('the owner API follows the model of SPEC 3.1 and 4.1', async () => {
   const commands = [

@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { committedContract, contractDocument } from '../../src/openapi.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestApp } from '../support/lifecycle.js';
 
-let db: TestDatabase;
-let t: TestApp;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
-});
+const { t } = useTestApp();
 
 it('serves the OpenAPI 3.1.0 contract of the Owner API, version 0.1.0', async () => {
   const res = await t.app.inject({ url: '/openapi.json' });

@@ -1,33 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { describe, expect, it } from 'vitest';
+import { expectError } from '../support/envelope.js';
+import { useTestApp } from '../support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
 
-let db: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
-});
+const { db, t } = useTestApp();
 
 const patch = (id: string, headers: Record<string, string>, interaction: object = interactive({ title: 'Second revision' })) =>
   t.app.inject({ method: 'PATCH', url: `/v1/sessions/${id}`, headers: owner(t, headers), payload: { interaction } });
 const complete = (id: string, headers: Record<string, string>) =>
   t.app.inject({ method: 'POST', url: `/v1/sessions/${id}/complete`, headers: owner(t, headers) });
 const get = (path: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: path, headers: owner(t, headers) });
-
-function expectError(res: { statusCode: number; json: () => unknown; headers: Record<string, unknown> }, status: number, code: string) {
-  expect(res.statusCode).toBe(status);
-  const body = res.json() as { error: { code: string; message: string; request_id: string } };
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toBe(res.headers['x-request-id']);
-  expect(body.error.message.length).toBeGreaterThan(0);
-}
 
 describe('POST /v1/sessions', () => {
   it('creates an interactive Session: 201, ETag "1.0", Location, human_url on the public origin', async () => {

@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../../src/http/errors.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { responseSchemaOf } from '../../src/sessions/responseSchema.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { expectError } from '../support/envelope.js';
+import { useTestApp } from '../support/lifecycle.js';
+import { owner } from '../support/sessions.js';
 import { chars, display, interactive, measuring, surface, withField } from './validationFixtures.js';
 
 /** The validation rules reach callers through the real routes: status, code, a message naming the path. */
 
-let db: TestDatabase;
-let t: TestApp;
+const { t } = useTestApp();
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
-});
-
-const owner = () => ({ authorization: `Bearer ${t.ctx.config.ownerKey}` });
-const post = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(), payload: payload as object });
+const post = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: payload as object });
 const create = (interaction: unknown) => post({ interaction });
 
 async function created(interaction: unknown): Promise<{ id: string; etag: string }> {
@@ -29,19 +20,18 @@ async function created(interaction: unknown): Promise<{ id: string; etag: string
   return { id: res.json().id, etag: res.headers.etag as string };
 }
 
-function expectRefusal(res: Awaited<ReturnType<typeof post>>, status: number, code: string, path?: string): void {
-  expect(res.statusCode, res.body).toBe(status);
-  const { error } = res.json() as { error: { code: string; message: string; request_id: string } };
-  expect(error.code).toBe(code);
-  expect(error.request_id).toBe(res.headers['x-request-id']);
-  if (path !== undefined) expect(error.message.startsWith(`${path} `), error.message).toBe(true);
+/** The error envelope, its message starting with the path of what was refused. */
+function expectRefusal(res: Awaited<ReturnType<typeof post>>, status: number, code: ErrorCode, path?: string): void {
+  expectError(res, status, code);
+  const { message } = res.json().error;
+  if (path !== undefined) expect(message.startsWith(`${path} `), message).toBe(true);
 }
 
 describe('POST /v1/sessions', () => {
   it('stores the interaction as sent, response_policy filled in, and derives its response schema', async () => {
     const sent = withField({ schema: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } }, required: true });
     const { id } = await created(sent);
-    const res = await t.app.inject({ method: 'GET', url: `/v1/sessions/${id}`, headers: owner() });
+    const res = await t.app.inject({ method: 'GET', url: `/v1/sessions/${id}`, headers: owner(t) });
     const body = res.json();
     expect(body.interaction).toEqual({ ...sent, response_policy: 'first' });
     expect(body.response_schema).toEqual(responseSchemaOf(body.interaction as InteractiveInteraction));
@@ -84,7 +74,7 @@ describe('POST /v1/sessions', () => {
 
   it('a Surface measuring 131072 bytes is stored; 131073 bytes are 413 PAYLOAD_TOO_LARGE', async () => {
     const { id } = await created(measuring(131072));
-    const res = await t.app.inject({ method: 'GET', url: `/v1/sessions/${id}`, headers: owner() });
+    const res = await t.app.inject({ method: 'GET', url: `/v1/sessions/${id}`, headers: owner(t) });
     expect(res.json().interaction).toEqual(measuring(131072));
     expectRefusal(await create(measuring(131073)), 413, 'PAYLOAD_TOO_LARGE', 'interaction');
   });
@@ -94,7 +84,7 @@ describe('POST /v1/sessions', () => {
     const poisoned = await t.app.inject({
       method: 'POST',
       url: '/v1/sessions',
-      headers: { ...owner(), 'content-type': 'application/json' },
+      headers: owner(t, { 'content-type': 'application/json' }),
       payload: `{"interaction":${JSON.stringify(interactive())},"__proto__":{"admin":true}}`,
     });
     expectRefusal(poisoned, 400, 'INVALID_SCHEMA');
@@ -103,7 +93,7 @@ describe('POST /v1/sessions', () => {
 
 describe('PATCH /v1/sessions/{id}', () => {
   const patch = (id: string, etag: string, interaction: unknown) =>
-    t.app.inject({ method: 'PATCH', url: `/v1/sessions/${id}`, headers: { ...owner(), 'if-match': etag }, payload: { interaction } as object });
+    t.app.inject({ method: 'PATCH', url: `/v1/sessions/${id}`, headers: owner(t, { 'if-match': etag }), payload: { interaction } as object });
 
   it('takes the interactive shape only, with the same rules and codes', async () => {
     const { id, etag } = await created(interactive());

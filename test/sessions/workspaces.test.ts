@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { credentialResolvers } from '../../src/auth/owner.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createSession, interactive } from '../support/sessions.js';
+import { useTestApp } from '../support/lifecycle.js';
+import { createSession, interactive, owner } from '../support/sessions.js';
 
 /**
  * Every Session belongs to a workspace; a credential of another workspace finds nothing. A second
@@ -10,21 +9,17 @@ import { createSession, interactive } from '../support/sessions.js';
  */
 
 const OTHER_KEY = 'svc_sk_test_other_workspace_key_0123456789';
-let db: TestDatabase;
-let t: TestApp;
 
-beforeAll(async () => {
+beforeAll(() => {
   credentialResolvers.push(async (token) =>
     token === OTHER_KEY ? { workspaceId: 'wks_other', credentialId: 'key_other', kind: 'developer_key', linkLifetimeHours: 168 } : undefined,
   );
-  db = await createTestDatabase();
-  t = await startTestApp(db);
 });
-afterAll(async () => {
+afterAll(() => {
   credentialResolvers.pop();
-  await t.close();
-  await db.drop();
 });
+
+const { db, t } = useTestApp();
 
 it("answers 404 SESSION_NOT_FOUND on every route for another workspace's Session", async () => {
   const created = await createSession(t);
@@ -41,7 +36,7 @@ it("answers 404 SESSION_NOT_FOUND on every route for another workspace's Session
     expect(res.json().error.code).toBe('SESSION_NOT_FOUND');
   }
   // The owner still sees it unchanged.
-  const mine = await t.app.inject({ url: `/v1/sessions/${created.id}`, headers: { authorization: `Bearer ${t.ctx.config.ownerKey}` } });
+  const mine = await t.app.inject({ url: `/v1/sessions/${created.id}`, headers: owner(t) });
   expect(mine.headers.etag).toBe('"1.0"');
 });
 

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { Wakeups } from '../../eventstore/index.js';
 import { capabilities } from '../../src/capabilities.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createContext, type ServiceContext } from '../../src/context.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type Capability } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { TestDatabase } from './database.js';
 import { testConfig } from './config.js';
@@ -16,21 +17,28 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  clock?: Clock;
+  listen?: boolean;
+  /** Where the service logs; silent unless TEST_LOG_LEVEL asks. */
+  log?: Logger;
+  /** Routes that exist only in a test, beside every capability. */
+  extraCapabilities?: Capability[];
+}
+
 /**
  * The real service app over a real database, driven through fastify's inject (the same routing,
  * hooks and serialization as a socket) unless `listen` asks for a port: config.port, or any free one.
  */
-export async function startTestApp(
-  db: TestDatabase,
-  options: { config?: Partial<Config>; clock?: Clock; listen?: boolean } = {},
-): Promise<TestApp> {
+export async function startTestApp(db: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
-  const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const log = options.log ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const wakeups = new Wakeups(db.url, log);
   await wakeups.start();
   const clock = options.clock ?? new ManualClock(new Date());
   const ctx = createContext({ config, pool: db.pool, clock, log, wakeups });
-  const app = await buildApp(ctx, capabilities);
+  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? [])]);
   if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();
   return {
