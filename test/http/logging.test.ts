@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Capability } from '../../src/http/app.js';
 import { loggablePath } from '../../src/http/logging.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startHarness, type Harness } from './harness.js';
+import { useHarness } from './harness.js';
 
 const token = 'humanLinkToken_0123456789abcdefghijklmnopqrstu';
 const signInToken = 'signInToken_0123456789abcdefghijklmnopqrstuvw';
@@ -18,32 +17,23 @@ const careless: Capability = (app, ctx) => {
   });
 };
 
-let db: TestDatabase;
-let h: Harness;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  h = await startHarness(db, [careless], {
-    smtpUrl: 'smtp://mailer:smtp-password-secret@127.0.0.1:2525',
-    databaseUrl: 'postgres://svc:database-password-secret@127.0.0.1:5432/svc',
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await db.drop();
+const { t, logLines } = useHarness([careless], {
+  smtpUrl: 'smtp://mailer:smtp-password-secret@127.0.0.1:2525',
+  databaseUrl: 'postgres://svc:database-password-secret@127.0.0.1:5432/svc',
 });
 
 it('never writes a credential, a capability token or a configured secret to the log', async () => {
-  const config = h.ctx.config;
+  const config = t.ctx.config;
   const bearer = { authorization: `Bearer ${config.ownerKey}` };
-  await h.app.inject({ url: '/v1/sessions/ses_00000000000000000000000000', headers: bearer });
-  await h.app.inject({ method: 'POST', url: '/v1/sessions', headers: { authorization: `Bearer ${developerKey}`, 'content-type': 'application/json' }, payload: '{}' });
-  await h.app.inject({ url: `/s/${token}` });
-  await h.app.inject({ url: `/s/${token}?x=1` });
-  await h.app.inject({ method: 'POST', url: `/s/${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
-  await h.app.inject({ url: `/app/confirm/${signInToken}` });
-  await h.app.inject({ url: '/probe/careless', headers: { ...bearer, cookie: `svc_account=${signInToken}` } });
+  await t.app.inject({ url: '/v1/sessions/ses_00000000000000000000000000', headers: bearer });
+  await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: { authorization: `Bearer ${developerKey}`, 'content-type': 'application/json' }, payload: '{}' });
+  await t.app.inject({ url: `/s/${token}` });
+  await t.app.inject({ url: `/s/${token}?x=1` });
+  await t.app.inject({ method: 'POST', url: `/s/${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
+  await t.app.inject({ url: `/app/confirm/${signInToken}` });
+  await t.app.inject({ url: '/probe/careless', headers: { ...bearer, cookie: `svc_account=${signInToken}` } });
 
-  const log = h.logLines.join('');
+  const log = logLines.join('');
   // The requests were logged (so the checks below have something to look at).
   expect(log).toContain('/s/[redacted]');
   expect(log).toContain('/app/confirm/[redacted]');
