@@ -11,7 +11,7 @@ import {
   type Checkpoint,
   type RecordedEvent,
 } from '../eventstore/index.js';
-import { createTestDatabase, type TestDatabase } from '../test/support/database.js';
+import { useTestDatabase } from '../test/support/lifecycle.js';
 import { pageAll, pageUntil } from '../test/eventstore/paging.js';
 
 /**
@@ -53,7 +53,7 @@ interface OpenTransaction {
   versions: Map<string, number>;
 }
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let connections: pg.PoolClient[];
 /** Where the previous run's subscriber ended: every event behind it belongs to an earlier run. */
 let runStart: Checkpoint = START;
@@ -62,12 +62,10 @@ let runs = 0;
 let conflicts = 0;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   connections = await Promise.all(Array.from({ length: CLIENTS }, () => db.pool.connect()));
 });
 afterAll(async () => {
   for (const c of connections) c.release();
-  await db.drop();
 });
 
 async function run(ops: Op[]): Promise<void> {

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { StreamVersionConflict, append, readStream, verify, withTransaction } from '../../eventstore/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 describe('append', () => {
   it('numbers a batch from the expected version and chains it', async () => {

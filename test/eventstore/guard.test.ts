@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { START, append, assertTransactionIdsAhead, readAll, withTransaction } from '../../eventstore/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 import { pageUntil } from './paging.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 it('lets a cluster whose transaction ids are ahead of the log start', async () => {
   await assertTransactionIdsAhead(db.pool);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DeploymentKey,
   ERASED,
@@ -11,17 +11,10 @@ import {
   verify,
   withTransaction,
 } from '../../eventstore/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
-let db: TestDatabase;
+const db = useTestDatabase();
 const keys = new StreamKeys(new DeploymentKey(randomBytes(32)));
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
 
 /** Appends one event whose content is sealed with the stream's key, as Sessions store content. */
 async function appendSealed(streamId: string, expectedVersion: number, content: unknown): Promise<void> {

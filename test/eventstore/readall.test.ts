@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type pg from 'pg';
 import { START, append, checkpointOf, withTransaction, type RecordedEvent } from '../../eventstore/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 import { pageAll, pageUntil } from './paging.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 async function openTransaction(): Promise<pg.PoolClient> {
   const client = await db.pool.connect();

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { append, verify, withTransaction } from '../../eventstore/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
-let db: TestDatabase;
+const db = useTestDatabase();
 beforeAll(async () => {
-  db = await createTestDatabase();
   await withTransaction(db.pool, (tx) => append(tx, 'bystander', 0, [{ type: 'a', data: { n: 1 } }, { type: 'b', data: {} }]));
-});
-afterAll(async () => {
-  await db.drop();
 });
 
 async function streamOfThree(streamId: string): Promise<void> {

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { START, Wakeups, append, checkpointOf, withTransaction, type RecordedEvent } from '../../eventstore/index.js';
 import { AsyncProjector, catchUpOnce } from '../../projections/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 import { checkpointOfProjection, createEffectsTable, effectsProjection } from './fixtures.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 const counted = (n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ type: 'counted', data: { i, ...extra } }));
 

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { StreamVersionConflict, append, readStream, withTransaction, type NewEvent } from '../../eventstore/index.js';
 import { applyAll, catchUpOnce, rebuild, type Projection } from '../../projections/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 import { checkpointOfProjection, createTotalsTable, dump, endOfLog, expectedTotals, totalsProjection } from './fixtures.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 /** Every fifth event of a stream renames it. */
 function eventFor(version: number): NewEvent {

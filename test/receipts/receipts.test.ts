@@ -1,15 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/clock.js';
 import { ApiError } from '../../src/http/errors.js';
 import { buildReceiptClaims, responderSubject, type AcceptedDecision } from '../../src/receipts/claims.js';
 import { parseReceiptKeys } from '../../src/receipts/keys.js';
 import { signReceipt } from '../../src/receipts/sign.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
 const ORIGIN = 'https://handoff.example';
 const KEYS_PATH = '/.well-known/svc-receipt-keys.json';
@@ -54,7 +54,7 @@ function decision(overrides: Partial<AcceptedDecision> = {}): AcceptedDecision {
   };
 }
 
-let db: TestDatabase;
+const db = useTestDatabase();
 const apps: TestApp[] = [];
 
 async function appWith(receiptKeys: string | undefined): Promise<TestApp> {
@@ -69,12 +69,8 @@ async function servedKeys(t: TestApp): Promise<JSONWebKeySet> {
   return res.json() as JSONWebKeySet;
 }
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
 afterAll(async () => {
   for (const t of apps) await t.close();
-  await db.drop();
 });
 
 describe('the receipt key route', () => {

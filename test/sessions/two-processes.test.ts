@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testConfig } from '../support/config.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { interactive } from '../support/sessions.js';
 
 /** Two API processes over one database: a change through one is seen through the other at once. */
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let a: ServiceProcess;
 let b: ServiceProcess;
 const config = testConfig();
 const auth = { authorization: `Bearer ${config.ownerKey}`, 'content-type': 'application/json' };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   [a, b] = await Promise.all([
     freePort().then((port) => startServiceProcess('api', serviceEnv(config, db.url, port))),
     freePort().then((port) => startServiceProcess('api', serviceEnv(config, db.url, port))),
@@ -21,7 +20,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
-  await db.drop();
 });
 
 it('a PATCH through one process is seen through the other on the next GET', async () => {
