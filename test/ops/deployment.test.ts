@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Config } from '../../src/config.js';
 import { resolveBuildIdentity, versionAt } from '../../src/ops/version.js';
-import { startTestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { withTestApp } from '../support/app.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
 /**
  * No container engine runs here, so the deployment files are checked for what can be checked
@@ -29,14 +29,10 @@ interface Service {
 
 let compose: { services: Record<string, Service> };
 let dockerfile: string;
-let db: TestDatabase;
+const db = useTestDatabase();
 beforeAll(async () => {
   compose = parse(await text('docker-compose.yml'));
   dockerfile = await text('Dockerfile');
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
 });
 
 describe('docker-compose.yml', () => {
@@ -65,18 +61,16 @@ describe('docker-compose.yml', () => {
     expect([kind, command, flag]).toEqual(['CMD', 'node', '-e']);
     expect(script).toContain("'http://127.0.0.1:8080/health/ready'");
 
-    const probe = async (config: Partial<Config>) => {
-      const t = await startTestApp(db, { config: { ...config, port: 0 }, listen: true });
-      try {
+    const probe = (config: Partial<Config>) =>
+      withTestApp(db, { config: { ...config, port: 0 }, listen: true }, async (t) => {
         const port = (t.app.server.address() as { port: number }).port;
-        await run(process.execPath, ['-e', script!.replace(':8080/', `:${port}/`)]);
-        return 'healthy';
-      } catch {
-        return 'unhealthy';
-      } finally {
-        await t.close();
-      }
-    };
+        try {
+          await run(process.execPath, ['-e', script!.replace(':8080/', `:${port}/`)]);
+          return 'healthy';
+        } catch {
+          return 'unhealthy';
+        }
+      });
     expect(await probe({})).toBe('healthy');
     expect(await probe({ ownerKey: undefined })).toBe('unhealthy');
   });

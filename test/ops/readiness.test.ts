@@ -1,34 +1,24 @@
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createPool } from '../../src/service.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { withTestApp, type TestApp } from '../support/app.js';
 import { receiptKeySet, testConfig } from '../support/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
 const NOT_READY = JSON.stringify({ status: 'unavailable' });
 const NOW = '2026-03-01T12:00:00.000Z';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 async function withApp<T>(
   options: { config?: Partial<Config>; database?: TestDatabase },
   work: (t: TestApp) => Promise<T>,
 ): Promise<T> {
-  const t = await startTestApp(options.database ?? db, { config: options.config, clock: new ManualClock(NOW) });
-  try {
-    return await work(t);
-  } finally {
-    await t.close();
-  }
+  return withTestApp(options.database ?? db, { config: options.config, clock: new ManualClock(NOW) }, work);
 }
 
 async function readiness(options: { config?: Partial<Config>; database?: TestDatabase } = {}) {

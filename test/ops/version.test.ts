@@ -5,21 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type BuildSources } from '../../src/config.js';
 import { resolveBuildIdentity, versionAt } from '../../src/ops/version.js';
-import { startTestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { withTestApp } from '../support/app.js';
+import { useTestDatabase } from '../support/lifecycle.js';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const BUILT = '2026-03-01T12:00:00.000Z';
 const now = new Date(BUILT);
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let dir: string;
 beforeAll(async () => {
-  db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'svc-build-'));
 });
 afterAll(async () => {
-  await db.drop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -52,8 +50,7 @@ describe('VersionResponse rules', () => {
 
   it('shows build_time null while it is more than 5 s in the future, per request', async () => {
     const clock = new ManualClock('2026-03-01T11:59:54.000Z');
-    const t = await startTestApp(db, { clock, config: { build: { gitSha: SHA, buildId: 'b', buildTime: BUILT, root: dir } } });
-    try {
+    await withTestApp(db, { clock, config: { build: { gitSha: SHA, buildId: 'b', buildTime: BUILT, root: dir } } }, async (t) => {
       const buildTime = async () => (await t.app.inject({ url: '/version' })).json().build_time;
       expect(await buildTime()).toBeNull(); // 6 s ahead
       clock.advance(999);
@@ -62,9 +59,7 @@ describe('VersionResponse rules', () => {
       expect(await buildTime()).toBe(BUILT); // exactly 5 s ahead
       clock.advance(60_000);
       expect(await buildTime()).toBe(BUILT);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('always gives the running node version', () => {
@@ -115,18 +110,16 @@ describe('GET /version', () => {
   it('answers 200 with no-store even when the service is not ready', async () => {
     await writeFile(join(dir, 'BUILD_ID'), 'image-43\n');
     await writeFile(join(dir, 'BUILD_TIME'), `${BUILT}\n`);
-    const t = await startTestApp(db, {
+    const options = {
       clock: new ManualClock('2026-03-02T00:00:00.000Z'),
       config: { ownerKey: undefined, build: { gitSha: 'not-a-sha', buildId: undefined, buildTime: undefined, root: dir } },
-    });
-    try {
+    };
+    await withTestApp(db, options, async (t) => {
       expect((await t.app.inject({ url: '/health/ready' })).statusCode).toBe(503);
       const res = await t.app.inject({ url: '/version' });
       expect(res.statusCode).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store, no-transform');
       expect(res.json()).toEqual({ git_sha: null, build_id: 'image-43', build_time: BUILT, node_version: process.version });
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

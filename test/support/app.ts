@@ -51,3 +51,13 @@ export async function startTestApp(db: TestDatabase, options: TestAppOptions = {
     },
   };
 }
+
+/** Runs `work` against an app started for it over `db`, and stops the app however the work ends. */
+export async function withTestApp<T>(db: TestDatabase, options: TestAppOptions, work: (t: TestApp) => Promise<T>): Promise<T> {
+  const t = await startTestApp(db, options);
+  try {
+    return await work(t);
+  } finally {
+    await t.close();
+  }
+}
