@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { convertSubmission, formValuesOf, parseSubmission } from '../../src/human/form.js';
 import { HUMAN_PAGE_HEADERS } from '../../src/human/headers.js';
 import { formPage } from '../../src/human/render/pages.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { launchBrowser } from '../support/browser.js';
+import { useBrowser } from '../support/browser.js';
 import { policyViolations } from './browser-page.js';
 import { everyField, hostileInteractive } from './fixtures.js';
 
@@ -20,7 +20,7 @@ import { everyField, hostileInteractive } from './fixtures.js';
 const CLIENT_EVENT_ID = 'cev_0123456789abcdef';
 const css = await readFile(new URL('../../src/human/assets/human.css', import.meta.url), 'utf8');
 
-let browser: Browser;
+const browser = useBrowser();
 let server: Server;
 let origin: string;
 let shown: InteractiveInteraction = everyField;
@@ -45,10 +45,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
 });
 

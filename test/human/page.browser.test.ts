@@ -1,30 +1,20 @@
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { launchBrowser } from '../support/browser.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useBrowser } from '../support/browser.js';
+import { useTestApp } from '../support/lifecycle.js';
 import { createSession, owner } from '../support/sessions.js';
 import { errorCode, policyViolations } from './browser-page.js';
 
 /** The human page as a person uses it: real Chromium against the listening service. */
 
-let db: TestDatabase;
-let t: TestApp;
-let browser: Browser;
+const { t } = useTestApp({ listen: true });
+const browser = useBrowser();
 let base: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db, { listen: true });
+beforeAll(() => {
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await db?.drop();
 });
 
 async function openLink(token: string): Promise<{ page: Page; violations: string[] }> {

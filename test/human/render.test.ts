@@ -1,20 +1,15 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/http/errors.js';
 import { formValuesOf, safeDraft } from '../../src/human/form.js';
 import type { AcceptedView } from '../../src/human/render/accepted.js';
 import { escapeHtml, html } from '../../src/human/render/html.js';
 import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from '../../src/human/render/pages.js';
-import { launchBrowser } from '../support/browser.js';
+import { useBrowser } from '../support/browser.js';
+import { errorCode } from './browser-page.js';
 import { everyField, HOSTILE, hostileDisplay, hostileInteractive } from './fixtures.js';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 const CLIENT_EVENT_ID = 'cev_0123456789abcdef';
 
@@ -168,7 +163,7 @@ describe('the form', () => {
       ['approve', 'Approve', 'submit'],
       ['reject', 'Reject', 'submit'],
     ]);
-    expect(await page.locator('main').getAttribute('data-error-code')).toBeNull();
+    expect(await errorCode(page)).toBeNull();
     expect(await page.locator('.description').first().textContent()).toBe('Line one\nLine two');
     await page.close();
   });
@@ -192,7 +187,7 @@ describe('the form', () => {
         problem: { code: 'VALIDATION_FAILED', formErrors: ['This page has no field named extra.'] },
       }),
     );
-    expect(await page.locator('main').getAttribute('data-error-code')).toBe('VALIDATION_FAILED');
+    expect(await errorCode(page)).toBe('VALIDATION_FAILED');
     expect(await page.locator('[name="data.name"]').inputValue()).toBe('Annabelle');
     expect(await page.locator('[name="data.name"]').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('[name="data.name"]').getAttribute('aria-describedby')).toBe('e-name');
@@ -210,7 +205,7 @@ describe('the form', () => {
     const page = await open(
       formPage({ interaction: everyField, revision: 2, clientEventId: CLIENT_EVENT_ID, values: formValuesOf(everyField, draft), problem: { code: 'SESSION_REVISION_CONFLICT' } }),
     );
-    expect(await page.locator('main').getAttribute('data-error-code')).toBe('SESSION_REVISION_CONFLICT');
+    expect(await errorCode(page)).toBe('SESSION_REVISION_CONFLICT');
     expect(await page.locator('.notice').textContent()).toContain('This page changed while you were answering.');
     expect(await page.locator('[name="surface_revision"]').inputValue()).toBe('2');
     expect(await page.locator('[name="data.name"]').inputValue()).toBe('Bo');
@@ -273,7 +268,7 @@ describe('the other pages', () => {
     const page = await open('');
     for (const code of ERROR_CODES) {
       await page.setContent(errorPage(code, 409, 'req_1'));
-      expect(await page.locator('main').getAttribute('data-error-code')).toBe(code);
+      expect(await errorCode(page)).toBe(code);
       expect(await page.locator('h1').textContent()).not.toBe('');
       expect(await page.locator('a').getAttribute('href')).toBe('');
       expect(await page.locator('.reference code').textContent()).toBe('req_1');
@@ -285,7 +280,7 @@ describe('the other pages', () => {
 
   it('has one not-found page, with no detail that could tell links apart', async () => {
     const page = await open(NOT_FOUND_PAGE);
-    expect(await page.locator('main').getAttribute('data-error-code')).toBe('NOT_FOUND');
+    expect(await errorCode(page)).toBe('NOT_FOUND');
     expect(await activeContent(page)).toEqual([]);
     await page.close();
     expect(NOT_FOUND_PAGE).not.toMatch(/req_|ses_|evt_/);

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page, Response } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page, Response } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { launchBrowser } from '../support/browser.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useBrowser } from '../support/browser.js';
+import { useTestApp } from '../support/lifecycle.js';
 import { freePort } from '../support/processes.js';
 import { createSession, display, owner } from '../support/sessions.js';
 import { errorCode, keepScreenshot, policyViolations, press } from './browser-page.js';
@@ -20,22 +19,15 @@ import { everyField } from './fixtures.js';
  * A picture of each state is kept under test-output/screenshots/.
  */
 
-let db: TestDatabase;
-let t: TestApp;
-let browser: Browser;
+const { t } = useTestApp(async () => {
+  const port = await freePort();
+  return { listen: true, config: { port, publicOrigin: `http://127.0.0.1:${port}` } };
+});
+const browser = useBrowser();
 let base: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await startTestApp(db, { listen: true, config: { port, publicOrigin: base } });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await db?.drop();
+beforeAll(() => {
+  base = t.ctx.config.publicOrigin;
 });
 
 /** A page in a browser context of its own, as another device would open it. */

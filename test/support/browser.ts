@@ -1,13 +1,25 @@
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { made } from './lifecycle.js';
 
 /**
- * Real headless Chromium (Debian's `chromium`), as ARCHITECTURE.md asks for HTML pages. Each test
- * file launches one and closes it in afterAll. CHROMIUM_PATH overrides the binary's location.
+ * Real headless Chromium (Debian's `chromium`), as ARCHITECTURE.md asks for HTML pages: one for the
+ * test file, launched before its tests and closed after them. CHROMIUM_PATH overrides the binary's location.
  */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    // The sandbox needs user namespaces, which containers (and root) usually lack.
-    args: ['--no-sandbox'],
+export function useBrowser(): Pick<Browser, 'newPage' | 'newContext'> {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      // The sandbox needs user namespaces, which containers (and root) usually lack.
+      args: ['--no-sandbox'],
+    });
   });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    newPage: (options) => made(browser).newPage(options),
+    newContext: (options) => made(browser).newContext(options),
+  };
 }

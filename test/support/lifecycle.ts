@@ -34,7 +34,8 @@ export async function openTestApp(options: TestAppOptions = {}): Promise<OpenedT
   }
 }
 
-function made<T>(value: T | undefined): T {
+/** What a hook made, once it has; read too early, a clear error rather than undefined. */
+export function made<T>(value: T | undefined): T {
   if (value === undefined) throw new Error('made by a beforeAll or beforeEach hook: read it inside a test or a later hook');
   return value;
 }
