@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { newClientEventId } from '../src/human/form.js';
 import { own } from '../src/human/own.js';
 import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../src/sessions/interaction.js';
-import { formBody, PAGE_FORM_HEADERS } from '../test/human/form-post.js';
+import { errorCodeOf, formBody, postForm } from '../test/human/form-post.js';
 import { useTestApp } from '../test/support/lifecycle.js';
 import { createSession, owner } from '../test/support/sessions.js';
 import { arbInteractiveInteraction, arbInvalidAnswer, arbValidAnswer, type InvalidAnswer } from './arbitraries/interaction.js';
@@ -71,10 +71,6 @@ function formSendsFault(interaction: InteractiveInteraction, invalid: InvalidAns
   return ofItsKind(field.schema, value);
 }
 
-const post = (token: string, body: string) => t.app.inject({ method: 'POST', url: `/s/${token}`, headers: PAGE_FORM_HEADERS, payload: body });
-
-const errorCode = (page: string): string | undefined => /<main data-error-code="([A-Z_]+)"/.exec(page)?.[1];
-
 async function eventCount(sessionId: string): Promise<number> {
   const { rows } = await db.pool.query<{ count: string }>('SELECT count(*) FROM events WHERE stream_id = $1', [sessionId]);
   return Number(rows[0]!.count);
@@ -94,7 +90,7 @@ it('accepts a valid answer posted as the form posts it, and the owner reads the 
   await fc.assert(
     fc.asyncProperty(validCase, async ([interaction, answer, actionId]) => {
       const session = await createSession(t, interaction);
-      const res = await post(session.token, formBody(interaction, { clientEventId: newClientEventId(), revision: 1, actionId, data: answer }));
+      const res = await postForm(t, session.token, formBody(interaction, { clientEventId: newClientEventId(), revision: 1, actionId, data: answer }));
       expect(res.statusCode, res.body).toBe(200);
       const view = await t.app.inject({ url: `/v1/sessions/${session.id}`, headers: owner(t) });
       const { responses } = view.json<{ responses: Array<{ action_id: string; data: object }> }>();
@@ -112,9 +108,9 @@ it('shows an invalid answer back with what to fix (422), and appends nothing', a
       const session = await createSession(t, interaction);
       const before = await eventCount(session.id);
       const data = invalid.data as Answer;
-      const res = await post(session.token, formBody(interaction, { clientEventId: newClientEventId(), revision: 1, actionId, data }));
+      const res = await postForm(t, session.token, formBody(interaction, { clientEventId: newClientEventId(), revision: 1, actionId, data }));
       expect(res.statusCode, invalid.fault).toBe(422);
-      expect(errorCode(res.body)).toBe('VALIDATION_FAILED');
+      expect(errorCodeOf(res.body)).toBe('VALIDATION_FAILED');
       expect(res.body, invalid.fault).toContain(`id="e-${invalid.field}"`);
       expect(await eventCount(session.id)).toBe(before);
     }),

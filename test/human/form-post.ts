@@ -1,9 +1,23 @@
 import { formStrings } from '../../src/human/form.js';
 import { own } from '../../src/human/own.js';
 import { fieldsOf, type FieldValue, type InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { TestApp } from '../support/app.js';
 
-/** The headers Chromium sends with a form that the human page itself posts (SPEC 4.2). */
-export const PAGE_FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' } as const;
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' } as const;
+
+/** The Fetch Metadata Chromium sends with a form that the human page itself posts (SPEC 4.2). */
+export const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
+
+/** The headers Chromium sends with a form that the human page itself posts. */
+export const PAGE_FORM_HEADERS = { ...FORM, ...SAME_ORIGIN } as const;
+
+/** Posts a form body to the human link as a browser does, with these Fetch Metadata or Origin headers. */
+export function postForm(t: TestApp, token: string, body: string, headers: Record<string, string> = SAME_ORIGIN) {
+  return t.app.inject({ method: 'POST', url: `/s/${token}`, headers: { ...FORM, ...headers }, payload: body });
+}
+
+/** The error code a human page carries (SPEC 7), undefined on a page that is no error. */
+export const errorCodeOf = (page: string): string | undefined => /<main data-error-code="([A-Z_]+)"/.exec(page)?.[1];
 
 export interface FormAnswer {
   clientEventId: string;

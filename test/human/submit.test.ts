@@ -1,41 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
 import { NOT_FOUND_PAGE } from '../../src/human/render/pages.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { withTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/lifecycle.js';
+import { errorCodeOf, postForm, SAME_ORIGIN } from './form-post.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
 
-let db: TestDatabase;
-let t: TestApp;
 const clock = new ManualClock(new Date());
 const ORIGIN = 'http://127.0.0.1:8080';
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db, { clock, config: { publicOrigin: ORIGIN } });
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
-});
+const { db, t } = useTestApp({ clock, config: { publicOrigin: ORIGIN } });
 
 type Fields = [string, string][];
-const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' };
 let counter = 0;
 const clientEventId = (): string => `cev_${(++counter).toString().padStart(16, '0')}`;
 
-function post(token: string, fields: Fields, headers: Record<string, string> = SAME_ORIGIN, app: TestApp = t) {
-  return app.app.inject({
-    method: 'POST',
-    url: `/s/${token}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    payload: new URLSearchParams(fields).toString(),
-  });
-}
+const post = (token: string, fields: Fields, headers: Record<string, string> = SAME_ORIGIN, app: TestApp = t) =>
+  postForm(app, token, new URLSearchParams(fields).toString(), headers);
 
 const answer = (overrides: Record<string, string> = {}, data: Fields = [['data.amount', '42.5'], ['data.reason', 'Box\r\ncrushed']]): Fields => [
   ['client_event_id', overrides.client_event_id ?? clientEventId()],
@@ -43,8 +27,6 @@ const answer = (overrides: Record<string, string> = {}, data: Fields = [['data.a
   ['action_id', overrides.action_id ?? 'approve'],
   ...data,
 ];
-
-const errorCode = (body: string): string | undefined => /<main data-error-code="([A-Z_]+)"/.exec(body)?.[1];
 
 async function sessionBody(id: string) {
   const res = await t.app.inject({ url: `/v1/sessions/${id}`, headers: owner(t) });
@@ -67,7 +49,7 @@ describe('GET /s/{token}', () => {
     const second = await t.app.inject({ url: `/s/${session.token}` });
     expect(first.statusCode).toBe(200);
     expectHumanPageHeaders(first.headers);
-    expect(errorCode(first.body)).toBeUndefined();
+    expect(errorCodeOf(first.body)).toBeUndefined();
     expect(first.body).toContain('<input type="hidden" name="surface_revision" value="1">');
     const ids = [first.body, second.body].map((body) => /name="client_event_id" value="([A-Za-z0-9_-]{16,64})"/.exec(body)?.[1]);
     expect(ids[0]).toBeDefined();
@@ -83,7 +65,7 @@ describe('GET /s/{token}', () => {
     expect(page.body).not.toContain('<form');
     const res = await post(session.token, answer());
     expect(res.statusCode).toBe(405);
-    expect(errorCode(res.body)).toBe('ACTION_NOT_ALLOWED');
+    expect(errorCodeOf(res.body)).toBe('ACTION_NOT_ALLOWED');
     expectHumanPageHeaders(res.headers);
   });
 
@@ -98,26 +80,26 @@ describe('GET /s/{token}', () => {
 describe('wrong, malformed and expired links', () => {
   it('all get the same not-found page, byte for byte, on GET and POST', async () => {
     const local = new ManualClock(new Date());
-    const app = await startTestApp(db, { clock: local, config: { publicOrigin: ORIGIN } });
-    const expired = await createSession(app);
-    local.advance(720 * HOUR);
-    const tokens = [randomBytes(32).toString('base64url'), 'short', `${expired.token.slice(0, 42)}x`, expired.token, '%3Cscript%3E'];
-    const bodies: string[] = [];
-    for (const token of tokens) {
-      const got = await app.app.inject({ url: `/s/${token}` });
-      const posted = await post(token, answer(), SAME_ORIGIN, app);
-      for (const res of [got, posted]) {
-        expect(res.statusCode).toBe(404);
-        expectHumanPageHeaders(res.headers);
-        bodies.push(res.body);
+    await withTestApp(db, { clock: local, config: { publicOrigin: ORIGIN } }, async (app) => {
+      const expired = await createSession(app);
+      local.advance(720 * HOUR);
+      const tokens = [randomBytes(32).toString('base64url'), 'short', `${expired.token.slice(0, 42)}x`, expired.token, '%3Cscript%3E'];
+      const bodies: string[] = [];
+      for (const token of tokens) {
+        const got = await app.app.inject({ url: `/s/${token}` });
+        const posted = await post(token, answer(), SAME_ORIGIN, app);
+        for (const res of [got, posted]) {
+          expect(res.statusCode).toBe(404);
+          expectHumanPageHeaders(res.headers);
+          bodies.push(res.body);
+        }
       }
-    }
-    expect(new Set(bodies)).toEqual(new Set([NOT_FOUND_PAGE]));
-    expect(errorCode(NOT_FOUND_PAGE)).toBe('NOT_FOUND');
-    // One millisecond earlier the same link still opened.
-    local.advance(-1);
-    expect((await app.app.inject({ url: `/s/${expired.token}` })).statusCode).toBe(200);
-    await app.close();
+      expect(new Set(bodies)).toEqual(new Set([NOT_FOUND_PAGE]));
+      expect(errorCodeOf(NOT_FOUND_PAGE)).toBe('NOT_FOUND');
+      // One millisecond earlier the same link still opened.
+      local.advance(-1);
+      expect((await app.app.inject({ url: `/s/${expired.token}` })).statusCode).toBe(200);
+    });
   });
 });
 
@@ -129,7 +111,7 @@ describe('POST /s/{token}', () => {
     expect(res.statusCode, res.body).toBe(200);
     expectHumanPageHeaders(res.headers);
     expect(res.body).toContain('your answer was recorded');
-    expect(errorCode(res.body)).toBeUndefined();
+    expect(errorCodeOf(res.body)).toBeUndefined();
 
     const body = await sessionBody(session.id);
     expect(body.status).toBe('responded');
@@ -183,7 +165,7 @@ describe('POST /s/{token}', () => {
     const changed = fields.map(([name, value]): [string, string] => [name, name === 'data.amount' ? '43' : value]);
     const conflict = await post(session.token, changed);
     expect(conflict.statusCode).toBe(409);
-    expect(errorCode(conflict.body)).toBe('IDEMPOTENCY_CONFLICT');
+    expect(errorCodeOf(conflict.body)).toBe('IDEMPOTENCY_CONFLICT');
     expect((await sessionBody(session.id)).responses).toHaveLength(1);
   });
 
@@ -192,7 +174,7 @@ describe('POST /s/{token}', () => {
     expect((await post(session.token, answer())).statusCode).toBe(200);
     const second = await post(session.token, answer({ action_id: 'reject' }));
     expect(second.statusCode).toBe(409);
-    expect(errorCode(second.body)).toBe('RESPONSE_LIMIT_REACHED');
+    expect(errorCodeOf(second.body)).toBe('RESPONSE_LIMIT_REACHED');
     const body = await sessionBody(session.id);
     expect(body.responses.map((r) => r.event_id)).toHaveLength(1);
     // The page now shows what was accepted.
@@ -205,7 +187,7 @@ describe('POST /s/{token}', () => {
     const session = await createSession(t);
     const results = await Promise.all([post(session.token, answer()), post(session.token, answer({ action_id: 'reject' }))]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expect(errorCode(results.find((r) => r.statusCode === 409)!.body)).toBe('RESPONSE_LIMIT_REACHED');
+    expect(errorCodeOf(results.find((r) => r.statusCode === 409)!.body)).toBe('RESPONSE_LIMIT_REACHED');
     expect((await sessionBody(session.id)).responses).toHaveLength(1);
   });
 
@@ -214,7 +196,7 @@ describe('POST /s/{token}', () => {
     const res = await post(session.token, answer({}, [['data.amount', '500'], ['data.reason', 'too <b>much</b>']]));
     expect(res.statusCode).toBe(422);
     expectHumanPageHeaders(res.headers);
-    expect(errorCode(res.body)).toBe('VALIDATION_FAILED');
+    expect(errorCodeOf(res.body)).toBe('VALIDATION_FAILED');
     expect(res.body).toContain('<p class="field-error" id="e-amount">Enter 100 or less.</p>');
     expect(res.body).toContain('value="500"');
     expect(res.body).toContain('too &lt;b&gt;much&lt;/b&gt;</textarea>');
@@ -250,7 +232,7 @@ describe('POST /s/{token}', () => {
 
     const res = await post(session.token, answer({ surface_revision: '1' }, [['data.amount', '80'], ['data.reason', 'keep me']]));
     expect(res.statusCode).toBe(409);
-    expect(errorCode(res.body)).toBe('SESSION_REVISION_CONFLICT');
+    expect(errorCodeOf(res.body)).toBe('SESSION_REVISION_CONFLICT');
     expect(res.body).toContain('Approve the refund, revised');
     expect(res.body).toContain('<input type="hidden" name="surface_revision" value="2">');
     // 80 is above the new maximum: the new proposal stands; the reason carries over.
@@ -269,7 +251,7 @@ describe('POST /s/{token}', () => {
     expect(done.statusCode, done.body).toBe(200);
     const res = await post(session.token, answer());
     expect(res.statusCode).toBe(409);
-    expect(errorCode(res.body)).toBe('SESSION_COMPLETED');
+    expect(errorCodeOf(res.body)).toBe('SESSION_COMPLETED');
     const page = await t.app.inject({ url: `/s/${session.token}` });
     expect(page.body).toContain('This request is closed');
   });
@@ -278,10 +260,10 @@ describe('POST /s/{token}', () => {
     const session = await createSession(t);
     const unknown = await post(session.token, answer({ action_id: 'escalate' }));
     expect(unknown.statusCode).toBe(400);
-    expect(errorCode(unknown.body)).toBe('ACTION_NOT_FOUND');
+    expect(errorCodeOf(unknown.body)).toBe('ACTION_NOT_FOUND');
     const malformed = await post(session.token, [...answer(), ['csrf', 'x']]);
     expect(malformed.statusCode).toBe(400);
-    expect(errorCode(malformed.body)).toBe('INVALID_SCHEMA');
+    expect(errorCodeOf(malformed.body)).toBe('INVALID_SCHEMA');
     expectHumanPageHeaders(malformed.headers);
     expect((await sessionBody(session.id)).responses).toHaveLength(0);
   });
@@ -290,13 +272,13 @@ describe('POST /s/{token}', () => {
     const session = await createSession(t);
     const json = await t.app.inject({ method: 'POST', url: `/s/${session.token}`, headers: { ...SAME_ORIGIN, 'content-type': 'application/json' }, payload: '{}' });
     expect(json.statusCode).toBe(415);
-    expect(errorCode(json.body)).toBe('INVALID_SCHEMA');
+    expect(errorCodeOf(json.body)).toBe('INVALID_SCHEMA');
     expectHumanPageHeaders(json.headers);
     const none = await t.app.inject({ method: 'POST', url: `/s/${session.token}`, headers: SAME_ORIGIN });
     expect(none.statusCode).toBe(415);
     const huge = await post(session.token, answer({}, [['data.reason', 'x'.repeat(300 * 1024)]]));
     expect(huge.statusCode).toBe(413);
-    expect(errorCode(huge.body)).toBe('PAYLOAD_TOO_LARGE');
+    expect(errorCodeOf(huge.body)).toBe('PAYLOAD_TOO_LARGE');
     expectHumanPageHeaders(huge.headers);
   });
 
@@ -313,7 +295,7 @@ describe('POST /s/{token}', () => {
     for (const headers of refused) {
       const res = await post(session.token, answer(), headers);
       expect(res.statusCode).toBe(403);
-      expect(errorCode(res.body)).toBe('ACTION_NOT_ALLOWED');
+      expect(errorCodeOf(res.body)).toBe('ACTION_NOT_ALLOWED');
     }
     expect((await sessionBody(session.id)).responses).toHaveLength(0);
     // Without Fetch Metadata, the public origin as Origin is the page itself.
@@ -324,16 +306,17 @@ describe('POST /s/{token}', () => {
 describe('without receipt keys', () => {
   it('accepts nothing (503) but still shows the page; the same answer is accepted once keys are back', async () => {
     // The same deployment but for its receipt keys: both apps open what the other sealed.
-    const keyless = await startTestApp(db, { clock, config: { ...t.ctx.config, receiptKeys: undefined } });
-    const session = await createSession(keyless);
-    expect((await keyless.app.inject({ url: `/s/${session.token}` })).statusCode).toBe(200);
     const fields = answer();
-    const res = await post(session.token, fields, SAME_ORIGIN, keyless);
-    expect(res.statusCode).toBe(503);
-    expect(errorCode(res.body)).toBe('SERVICE_UNAVAILABLE');
-    expectHumanPageHeaders(res.headers);
-    expect((await sessionBody(session.id)).responses).toHaveLength(0);
-    await keyless.close();
+    const session = await withTestApp(db, { clock, config: { ...t.ctx.config, receiptKeys: undefined } }, async (keyless) => {
+      const created = await createSession(keyless);
+      expect((await keyless.app.inject({ url: `/s/${created.token}` })).statusCode).toBe(200);
+      const res = await post(created.token, fields, SAME_ORIGIN, keyless);
+      expect(res.statusCode).toBe(503);
+      expect(errorCodeOf(res.body)).toBe('SERVICE_UNAVAILABLE');
+      expectHumanPageHeaders(res.headers);
+      expect((await sessionBody(created.id)).responses).toHaveLength(0);
+      return created;
+    });
 
     expect((await post(session.token, fields)).statusCode).toBe(200);
     expect((await sessionBody(session.id)).responses).toHaveLength(1);
