@@ -1,43 +1,27 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
-import { createTestAuthority, startReceiver, verifyWebhook, type Receiver, type TestAuthority } from '../support/https-receiver.js';
+import { verifyWebhook } from '../support/https-receiver.js';
+import { useTestApp } from '../support/lifecycle.js';
 import { createSession, owner } from '../support/sessions.js';
-import { deliveriesOf, deliveriesTo, registerVerified, startWebhookTest, type WebhookTest } from '../webhooks/support.js';
+import { deliveriesOf, deliveriesTo, registerVerified, useReceiver, webhookTestOptions } from '../webhooks/support.js';
+import { postForm } from './form-post.js';
 
 /** An answer on the human page of a workspace with a verified endpoint returns to the agent by webhook. */
 
-let authority: TestAuthority;
-let receiver: Receiver;
-let w: WebhookTest;
-
-beforeAll(async () => {
-  authority = createTestAuthority();
-  process.env.NODE_EXTRA_CA_CERTS = authority.caFile;
-  receiver = await startReceiver(authority);
-  w = await startWebhookTest();
-});
-afterAll(async () => {
-  await w?.close();
-  await receiver?.close();
-  authority?.remove();
-});
+const receiver = useReceiver();
+const { t } = useTestApp(() => webhookTestOptions());
 
 it('queues the delivery in the accepting transaction and binds the receipt to the webhook channel', async () => {
-  const { t } = w;
   const secret = await registerVerified(t, receiver);
   const session = await createSession(t);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/s/${session.token}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-    payload: new URLSearchParams([
-      ['client_event_id', 'cev_webhook_return_1'],
-      ['surface_revision', '1'],
-      ['action_id', 'approve'],
-      ['data.amount', '7'],
-    ]).toString(),
-  });
+  const answer = new URLSearchParams([
+    ['client_event_id', 'cev_webhook_return_1'],
+    ['surface_revision', '1'],
+    ['action_id', 'approve'],
+    ['data.amount', '7'],
+  ]);
+  const res = await postForm(t, session.token, answer.toString());
   expect(res.statusCode, res.body).toBe(200);
 
   const read = await t.app.inject({ url: `/v1/sessions/${session.id}`, headers: owner(t) });

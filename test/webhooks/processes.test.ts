@@ -3,9 +3,8 @@ import { ulid } from 'ulid';
 import { newEventId, withTransaction } from '../../eventstore/index.js';
 import { systemClock } from '../../src/clock.js';
 import { queueDelivery } from '../../src/webhooks/queue.js';
-import { startTestApp, type TestApp } from '../support/app.js';
 import { testConfig } from '../support/config.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestApp } from '../support/lifecycle.js';
 import { serviceEnv, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { createSession, owner } from '../support/sessions.js';
 import { deliveriesOf, registerVerified, useReceiver } from './support.js';
@@ -18,20 +17,15 @@ import { deliveriesOf, registerVerified, useReceiver } from './support.js';
 const receiver = useReceiver();
 const config = testConfig({ webhookTestEgress: 'loopback' });
 
-let db: TestDatabase;
-let t: TestApp;
+const { db, t } = useTestApp({ config, clock: systemClock }, 'each test');
 const children: ServiceProcess[] = [];
 
 beforeEach(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db, { config, clock: systemClock });
   await registerVerified(t, receiver);
 });
 
 afterEach(async () => {
   for (const child of children.splice(0)) await child.kill();
-  await t.close();
-  await db.drop();
 });
 
 async function startDispatcher(): Promise<ServiceProcess> {

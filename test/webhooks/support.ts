@@ -4,8 +4,8 @@ import { appendSessionEvents, decideAcceptance, loadSession } from '../../src/se
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { queueDelivery } from '../../src/webhooks/queue.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { openTestApp, type OpenedTestApp } from '../support/lifecycle.js';
 import { answer, createTestAuthority, startReceiver, type Receiver, type ReceivedRequest, type Responder } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
 
@@ -66,31 +66,25 @@ export function useReceiver(): Receiver {
   };
 }
 
-export interface WebhookTest {
-  t: TestApp;
-  db: TestDatabase;
+/**
+ * The app's options for webhook tests: a clock at the real now, because the receiver's Standard
+ * Webhooks check compares timestamps with the real clock.
+ */
+export function webhookTestOptions(config: Partial<Config> = { webhookTestEgress: 'loopback' }): { clock: ManualClock; config: Partial<Config> } {
+  return { clock: new ManualClock(new Date()), config };
+}
+
+export interface WebhookTest extends OpenedTestApp {
   clock: ManualClock;
-  close(): Promise<void>;
 }
 
 /**
  * The app over a database of its own (owner-key calls all act in one workspace, so a test that
- * needs a clean workspace needs its own database), with a clock at the real now: the receiver's
- * Standard Webhooks check compares timestamps with the real clock.
+ * needs a clean workspace needs its own database), with webhookTestOptions.
  */
-export async function startWebhookTest(config: Partial<Config> = { webhookTestEgress: 'loopback' }): Promise<WebhookTest> {
-  const db = await createTestDatabase();
-  const clock = new ManualClock(new Date());
-  const t = await startTestApp(db, { clock, config });
-  return {
-    t,
-    db,
-    clock,
-    async close() {
-      await t.close();
-      await db.drop();
-    },
-  };
+export async function startWebhookTest(config?: Partial<Config>): Promise<WebhookTest> {
+  const options = webhookTestOptions(config);
+  return { ...(await openTestApp(options)), clock: options.clock };
 }
 
 /** Answers a verification challenge as a receiver that holds the endpoint would. */
