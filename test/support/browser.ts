@@ -1,6 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { made } from './lifecycle.js';
+import { made, readThrough } from './lifecycle.js';
 
 /**
  * Real headless Chromium (Debian's `chromium`), as ARCHITECTURE.md asks for HTML pages: one for the
@@ -18,8 +18,5 @@ export function useBrowser(): Pick<Browser, 'newPage' | 'newContext'> {
   afterAll(async () => {
     await browser?.close();
   });
-  return {
-    newPage: (options) => made(browser).newPage(options),
-    newContext: (options) => made(browser).newContext(options),
-  };
+  return readThrough<Pick<Browser, 'newPage' | 'newContext'>>(() => made(browser), { newPage: true, newContext: true });
 }

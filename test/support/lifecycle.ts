@@ -40,21 +40,28 @@ export function made<T>(value: T | undefined): T {
   return value;
 }
 
-/** The database that `read` gives when asked, member by member. */
-function late(read: () => TestDatabase): TestDatabase {
-  return {
-    get url() {
-      return read().url;
-    },
-    get pool() {
-      return read().pool;
-    },
-    get adminUrl() {
-      return read().adminUrl;
-    },
-    drop: () => read().drop(),
-  };
+/**
+ * An object whose members are those of `read()` at the moment each is read, so that it can be held
+ * from the top of a file while a hook makes the real one. `members` names every member; the type
+ * checks that none is missing.
+ */
+export function readThrough<T extends object>(read: () => T, members: Record<keyof T, true>): T {
+  const view = {};
+  for (const key of Object.keys(members) as Array<keyof T>) {
+    Object.defineProperty(view, key, {
+      enumerable: true,
+      get: () => {
+        const target = read();
+        const value = target[key];
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+  return view as T;
 }
+
+const DATABASE: Record<keyof TestDatabase, true> = { url: true, pool: true, adminUrl: true, drop: true };
+const APP: Record<keyof TestApp, true> = { app: true, ctx: true, clock: true, close: true };
 
 /** The database of a file that needs no app: made before its tests, dropped after them. */
 export function useTestDatabase(): TestDatabase {
@@ -65,7 +72,7 @@ export function useTestDatabase(): TestDatabase {
   afterAll(async () => {
     await db?.drop();
   });
-  return late(() => made(db));
+  return readThrough(() => made(db), DATABASE);
 }
 
 /**
@@ -85,20 +92,5 @@ export function useTestApp(
     await opened?.close();
     opened = undefined;
   });
-  const t = (): TestApp => made(opened).t;
-  return {
-    db: late(() => made(opened).db),
-    t: {
-      get app() {
-        return t().app;
-      },
-      get ctx() {
-        return t().ctx;
-      },
-      get clock() {
-        return t().clock;
-      },
-      close: () => t().close(),
-    },
-  };
+  return { db: readThrough(() => made(opened).db, DATABASE), t: readThrough(() => made(opened).t, APP) };
 }
