@@ -9,6 +9,7 @@ import { parseReceiptKeys } from '../../src/receipts/keys.js';
 import { signReceipt } from '../../src/receipts/sign.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/envelope.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 
 const ORIGIN = 'https://handoff.example';
@@ -87,9 +88,8 @@ describe('the receipt key route', () => {
   it('answers 503 SERVICE_UNAVAILABLE while receipt keys are not configured', async () => {
     const t = await appWith(undefined);
     const res = await t.app.inject({ url: KEYS_PATH });
-    expect(res.statusCode).toBe(503);
+    expectError(res, 503, 'SERVICE_UNAVAILABLE');
     expect(res.headers['cache-control']).toBe('no-store, no-transform');
-    expect(res.json().error.code).toBe('SERVICE_UNAVAILABLE');
   });
 
   it('is in the served contract', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { credentialResolvers } from '../../src/auth/owner.js';
+import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, interactive, owner } from '../support/sessions.js';
 
@@ -31,10 +32,7 @@ it("answers 404 SESSION_NOT_FOUND on every route for another workspace's Session
     t.app.inject({ method: 'PATCH', url: `/v1/sessions/${created.id}`, headers: { ...other, 'if-match': '"1.0"' }, payload: { interaction: interactive() } }),
     t.app.inject({ method: 'POST', url: `/v1/sessions/${created.id}/complete`, headers: { ...other, 'if-match': '"1.0"' } }),
   ];
-  for (const res of await Promise.all(calls)) {
-    expect(res.statusCode).toBe(404);
-    expect(res.json().error.code).toBe('SESSION_NOT_FOUND');
-  }
+  for (const res of await Promise.all(calls)) expectError(res, 404, 'SESSION_NOT_FOUND');
   // The owner still sees it unchanged.
   const mine = await t.app.inject({ url: `/v1/sessions/${created.id}`, headers: owner(t) });
   expect(mine.headers.etag).toBe('"1.0"');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
 import { useEgress } from '../../src/webhooks/egress.js';
+import { expectError } from '../support/envelope.js';
 import { answer, verifyWebhook, type Receiver } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
 import { echoChallenge, NON_PUBLIC_HOSTS, registerVerified, startWebhookTest, useReceiver, type WebhookTest } from './support.js';
@@ -88,10 +89,7 @@ describe('PUT /v1/webhook', () => {
 
   it('answers 503 while the data-encryption key is not configured', async () => {
     w = await startWebhookTest({ webhookTestEgress: 'loopback', dataKey: undefined });
-    for (const res of [await put(receiver.url), await rotate(), await verify()]) {
-      expect(res.statusCode).toBe(503);
-      expect(res.json().error.code).toBe('SERVICE_UNAVAILABLE');
-    }
+    for (const res of [await put(receiver.url), await rotate(), await verify()]) expectError(res, 503, 'SERVICE_UNAVAILABLE');
   });
 });
 
@@ -152,9 +150,7 @@ describe('POST /v1/webhook/verify', () => {
 
   it('answers 409 WEBHOOK_NOT_CONFIGURED without an endpoint', async () => {
     w = await startWebhookTest();
-    const res = await verify();
-    expect(res.statusCode).toBe(409);
-    expect(res.json().error.code).toBe('WEBHOOK_NOT_CONFIGURED');
+    expectError(await verify(), 409, 'WEBHOOK_NOT_CONFIGURED');
   });
 
   it('goes through the egress policy: a registered name that resolves to a private address is refused', async () => {
@@ -186,9 +182,7 @@ describe('POST /v1/webhook/verify', () => {
 describe('POST /v1/webhook/secrets/rotate', () => {
   it('answers 409 WEBHOOK_NOT_CONFIGURED without a webhook', async () => {
     w = await startWebhookTest();
-    const res = await rotate();
-    expect(res.statusCode).toBe(409);
-    expect(res.json().error.code).toBe('WEBHOOK_NOT_CONFIGURED');
+    expectError(await rotate(), 409, 'WEBHOOK_NOT_CONFIGURED');
   });
 
   it('shows the new secret once; the previous one keeps signing for 24 hours', async () => {
