@@ -2,15 +2,14 @@ import { decodeJwt } from 'jose';
 import { expect, it } from 'vitest';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
 import { verifyWebhook } from '../support/https-receiver.js';
-import { useTestApp } from '../support/lifecycle.js';
 import { createSession, owner } from '../support/sessions.js';
-import { deliveriesOf, deliveriesTo, registerVerified, useReceiver, webhookTestOptions } from '../webhooks/support.js';
+import { deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from '../webhooks/support.js';
 import { postForm } from './form-post.js';
 
 /** An answer on the human page of a workspace with a verified endpoint returns to the agent by webhook. */
 
 const receiver = useReceiver();
-const { t } = useTestApp(() => webhookTestOptions());
+const { t } = useWebhookTest();
 
 it('queues the delivery in the accepting transaction and binds the receipt to the webhook channel', async () => {
   const secret = await registerVerified(t, receiver);

@@ -1,30 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DeploymentKey, StreamKeys } from '../../eventstore/index.js';
-import { DAY, HOUR, type ManualClock } from '../../src/clock.js';
+import { DAY, HOUR } from '../../src/clock.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
-import type { TestApp } from '../support/app.js';
 import { answer, verifyWebhook } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
-import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, startWebhookTest, useReceiver, type WebhookTest } from './support.js';
+import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from './support.js';
 
 const receiver = useReceiver();
 
 /** Each test: its own database and app, a clock at the real now, a verified endpoint, a dispatcher. */
-let w: WebhookTest;
-let t: TestApp;
-let clock: ManualClock;
+const { t, clock } = useWebhookTest();
 let dispatcher: DeliveryDispatcher;
 let secret: { kid: string; secret: string };
 
 beforeEach(async () => {
-  w = await startWebhookTest();
-  ({ t, clock } = w);
   dispatcher = new DeliveryDispatcher(t.ctx);
   secret = await registerVerified(t, receiver);
-});
-
-afterEach(async () => {
-  await w.close();
 });
 
 describe('first delivery', () => {

@@ -14,98 +14,95 @@ import {
   deliveriesOf,
   deliveriesTo,
   registerVerified,
-  startWebhookTest,
   useReceiver,
-  type WebhookTest,
+  useWebhookTest,
 } from './support.js';
 
 /** Jobs across the endpoint's life (SPEC 3.2, 3.3), redelivery (rule 10), and what the log guarantees. */
 
 const receiver = useReceiver();
 
-let w: WebhookTest;
+const { db, t, clock } = useWebhookTest();
 let dispatcher: DeliveryDispatcher;
 
-beforeEach(async () => {
-  w = await startWebhookTest();
-  dispatcher = new DeliveryDispatcher(w.t.ctx);
+beforeEach(() => {
+  dispatcher = new DeliveryDispatcher(t.ctx);
 });
 
 afterEach(async () => {
   await dispatcher.stop();
-  await w.close();
 });
 
-const overview = async () => (await w.t.app.inject({ url: '/v1/webhook', headers: owner(w.t) })).json();
-const redeliver = (sessionId: string, eventId: string, headers = owner(w.t)) =>
-  w.t.app.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/events/${eventId}/redeliver`, headers });
+const overview = async () => (await t.app.inject({ url: '/v1/webhook', headers: owner(t) })).json();
+const redeliver = (sessionId: string, eventId: string, headers = owner(t)) =>
+  t.app.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/events/${eventId}/redeliver`, headers });
 
 describe('the endpoint behind the jobs', () => {
   it('after its 30 days lapse, queues nothing new and fails what is queued as endpoint_unavailable', async () => {
-    await registerVerified(w.t, receiver);
-    const { sessionId } = await answeredSession(w.t);
-    w.clock.advance(30 * DAY);
+    await registerVerified(t, receiver);
+    const { sessionId } = await answeredSession(t);
+    clock.advance(30 * DAY);
     await dispatcher.drain();
-    expect((await deliveriesOf(w.t, sessionId))[0]).toMatchObject({ status: 'failed', last_outcome: 'endpoint_unavailable', attempts: [] });
+    expect((await deliveriesOf(t, sessionId))[0]).toMatchObject({ status: 'failed', last_outcome: 'endpoint_unavailable', attempts: [] });
 
-    const later = await answeredSession(w.t);
+    const later = await answeredSession(t);
     expect(later.deliveryId).toBeUndefined();
-    expect(await deliveriesOf(w.t, later.sessionId)).toEqual([]);
+    expect(await deliveriesOf(t, later.sessionId)).toEqual([]);
     expect(deliveriesTo(receiver)).toHaveLength(0);
   });
 
   it('a new URL ends the old endpoint\'s pending jobs at once; they are not redirected', async () => {
-    await registerVerified(w.t, receiver);
+    await registerVerified(t, receiver);
     receiver.respond(answer(500));
-    const { sessionId } = await answeredSession(w.t);
+    const { sessionId } = await answeredSession(t);
     await dispatcher.drain();
-    const put = await w.t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(w.t), payload: { url: `${receiver.url}/new` } });
+    const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(t), payload: { url: `${receiver.url}/new` } });
     expect(put.statusCode).toBe(201);
-    const [ended] = await deliveriesOf(w.t, sessionId);
+    const [ended] = await deliveriesOf(t, sessionId);
     expect(ended).toMatchObject({ status: 'failed', last_outcome: 'endpoint_unavailable', next_attempt_at: null });
     expect(ended!.attempts).toHaveLength(1);
-    w.clock.advance(DAY);
+    clock.advance(DAY);
     await dispatcher.drain();
     expect(deliveriesTo(receiver).map((r) => r.path)).toEqual(['/hook']);
     expect((await overview()).deliveries).toMatchObject({ pending: 0, failed: 1 });
   });
 
   it('counts pending, failed and delivered jobs and the age of the oldest pending one', async () => {
-    await registerVerified(w.t, receiver);
+    await registerVerified(t, receiver);
     receiver.respond(answer(500));
-    await answeredSession(w.t);
-    w.clock.advance(90_000);
-    await answeredSession(w.t);
+    await answeredSession(t);
+    clock.advance(90_000);
+    await answeredSession(t);
     expect((await overview()).deliveries).toEqual({ pending: 2, failed: 0, delivered: 0, oldest_pending_age_seconds: 90 });
   });
 
   it('cancels a pending delivery of a purged Session: its body is erased with the Session\'s key, nothing goes out', async () => {
-    await registerVerified(w.t, receiver);
-    const { sessionId, deliveryId } = await answeredSession(w.t);
-    await withTransaction(w.db.pool, (tx) => w.t.ctx.streamKeys.destroy(tx, sessionId)); // what purge does
+    await registerVerified(t, receiver);
+    const { sessionId, deliveryId } = await answeredSession(t);
+    await withTransaction(db.pool, (tx) => t.ctx.streamKeys.destroy(tx, sessionId)); // what purge does
     await dispatcher.drain();
-    const { rows } = await w.db.pool.query('SELECT status, last_outcome, attempts FROM webhook_deliveries WHERE delivery_id = $1', [deliveryId]);
+    const { rows } = await db.pool.query('SELECT status, last_outcome, attempts FROM webhook_deliveries WHERE delivery_id = $1', [deliveryId]);
     expect(rows).toEqual([{ status: 'failed', last_outcome: 'endpoint_unavailable', attempts: [] }]);
     expect(deliveriesTo(receiver)).toHaveLength(0);
   });
 
   it('refuses at connect time a registered name that now resolves to a private address (DNS rebinding)', async () => {
-    useEgress(w.t.ctx, { resolve: async () => ['127.0.0.1'] });
-    await registerVerified(w.t, receiver, `https://${RECEIVER_HOSTNAME}:${receiver.port}/hook`);
-    const { sessionId } = await answeredSession(w.t);
-    const rebound = new DeliveryDispatcher(w.t.ctx, { egress: createEgress({ policy: 'loopback', resolve: async () => ['10.0.0.1'] }) });
+    useEgress(t.ctx, { resolve: async () => ['127.0.0.1'] });
+    await registerVerified(t, receiver, `https://${RECEIVER_HOSTNAME}:${receiver.port}/hook`);
+    const { sessionId } = await answeredSession(t);
+    const rebound = new DeliveryDispatcher(t.ctx, { egress: createEgress({ policy: 'loopback', resolve: async () => ['10.0.0.1'] }) });
     await rebound.drain();
-    expect((await deliveriesOf(w.t, sessionId))[0]).toMatchObject({ status: 'failed', last_outcome: 'egress_refused' });
+    expect((await deliveriesOf(t, sessionId))[0]).toMatchObject({ status: 'failed', last_outcome: 'egress_refused' });
     expect(deliveriesTo(receiver)).toHaveLength(0);
   });
 });
 
 describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
   it('queues the Event again with a fresh budget and the same bytes and webhook-id', async () => {
-    const secret = await registerVerified(w.t, receiver);
-    const { sessionId, eventId } = await answeredSession(w.t);
+    const secret = await registerVerified(t, receiver);
+    const { sessionId, eventId } = await answeredSession(t);
     await dispatcher.drain();
-    w.clock.advance(2 * DAY);
+    clock.advance(2 * DAY);
     const res = await redeliver(sessionId, eventId);
     expect(res.statusCode).toBe(202);
     expect(res.body).toBe('');
@@ -114,24 +111,24 @@ describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
     const [first, again] = deliveriesTo(receiver);
     expect(again!.body).toBe(first!.body);
     expect(again!.headers['webhook-id']).toBe(eventId);
-    expect(verifyWebhook(secret.secret, again!, w.clock.now())).toMatchObject({ event_id: eventId });
-    const jobs = await deliveriesOf(w.t, sessionId);
+    expect(verifyWebhook(secret.secret, again!, clock.now())).toMatchObject({ event_id: eventId });
+    const jobs = await deliveriesOf(t, sessionId);
     expect(jobs.map((j) => [j.kind, j.status])).toEqual([['accepted', 'delivered'], ['redelivery', 'delivered']]);
-    expect(jobs[1]!.deadline_at).toBe(new Date(w.clock.now().getTime() + DAY).toISOString());
+    expect(jobs[1]!.deadline_at).toBe(new Date(clock.now().getTime() + DAY).toISOString());
   });
 
   it('answers 202 without a second job while one is pending to the current endpoint', async () => {
-    await registerVerified(w.t, receiver);
-    const { sessionId, eventId } = await answeredSession(w.t);
+    await registerVerified(t, receiver);
+    const { sessionId, eventId } = await answeredSession(t);
     expect((await redeliver(sessionId, eventId)).statusCode).toBe(202);
-    expect(await deliveriesOf(w.t, sessionId)).toHaveLength(1);
+    expect(await deliveriesOf(t, sessionId)).toHaveLength(1);
   });
 
   it('delivers an Event accepted before the endpoint existed, as queueing would have built it', async () => {
-    const session = await createSession(w.t);
-    const { eventId, deliveryId } = await acceptAnswer(w.t, session.id, { amount: 3 });
+    const session = await createSession(t);
+    const { eventId, deliveryId } = await acceptAnswer(t, session.id, { amount: 3 });
     expect(deliveryId).toBeUndefined();
-    const secret = await registerVerified(w.t, receiver);
+    const secret = await registerVerified(t, receiver);
     expect((await redeliver(session.id, eventId)).statusCode).toBe(202);
     await dispatcher.drain();
     const [request] = deliveriesTo(receiver);
@@ -139,7 +136,7 @@ describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
   });
 
   it('answers 404 SESSION_NOT_FOUND, 404 NOT_FOUND, 409 WEBHOOK_NOT_CONFIGURED and 401 as SPEC 4.1 says', async () => {
-    const { sessionId, eventId } = await answeredSession(w.t);
+    const { sessionId, eventId } = await answeredSession(t);
     const codes = async (res: Awaited<ReturnType<typeof redeliver>>) => [res.statusCode, res.json().error.code];
     expect(await codes(await redeliver(sessionId, eventId))).toEqual([409, 'WEBHOOK_NOT_CONFIGURED']);
     expect(await codes(await redeliver(sessionId, 'evt_01J00000000000000000000000'))).toEqual([404, 'NOT_FOUND']);
@@ -151,22 +148,22 @@ describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
 
 describe('GET /v1/sessions/{id}/deliveries', () => {
   it('answers 404 SESSION_NOT_FOUND for an unknown Session and 401 without a credential', async () => {
-    const missing = await w.t.app.inject({ url: '/v1/sessions/ses_01J00000000000000000000000/deliveries', headers: owner(w.t) });
+    const missing = await t.app.inject({ url: '/v1/sessions/ses_01J00000000000000000000000/deliveries', headers: owner(t) });
     expect([missing.statusCode, missing.json().error.code]).toEqual([404, 'SESSION_NOT_FOUND']);
-    const { sessionId } = await answeredSession(w.t);
-    expect((await w.t.app.inject({ url: `/v1/sessions/${sessionId}/deliveries` })).statusCode).toBe(401);
-    expect(await deliveriesOf(w.t, sessionId)).toEqual([]);
+    const { sessionId } = await answeredSession(t);
+    expect((await t.app.inject({ url: `/v1/sessions/${sessionId}/deliveries` })).statusCode).toBe(401);
+    expect(await deliveriesOf(t, sessionId)).toEqual([]);
   });
 });
 
 describe('the dispatcher process loop', () => {
   it('is woken by NOTIFY when a job is queued, not by its poll', async () => {
-    await registerVerified(w.t, receiver);
-    const idle = new DeliveryDispatcher(w.t.ctx, { pollMs: 3_600_000 });
+    await registerVerified(t, receiver);
+    const idle = new DeliveryDispatcher(t.ctx, { pollMs: 3_600_000 });
     idle.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 100)); // its first, empty round is over
-      const { eventId } = await answeredSession(w.t);
+      const { eventId } = await answeredSession(t);
       await receiver.received(1);
       expect(receiver.requests[0]!.headers['webhook-id']).toBe(eventId);
     } finally {
@@ -177,27 +174,27 @@ describe('the dispatcher process loop', () => {
 
 describe('the log is the truth', () => {
   it('rebuilds the endpoint view and the job rows byte for byte, without sending anything again', async () => {
-    await registerVerified(w.t, receiver);
-    await w.t.app.inject({ method: 'POST', url: '/v1/webhook/secrets/rotate', headers: owner(w.t) });
-    await answeredSession(w.t);
+    await registerVerified(t, receiver);
+    await t.app.inject({ method: 'POST', url: '/v1/webhook/secrets/rotate', headers: owner(t) });
+    await answeredSession(t);
     receiver.respond(answer(503));
-    await answeredSession(w.t);
+    await answeredSession(t);
     receiver.respond(answer(410));
-    await answeredSession(w.t);
+    await answeredSession(t);
     receiver.respond(answer(200));
     await dispatcher.drain();
-    await answeredSession(w.t);
+    await answeredSession(t);
     const sent = receiver.requests.length;
 
     const snapshot = async () =>
-      (await w.db.pool.query(`SELECT
+      (await db.pool.query(`SELECT
         (SELECT json_agg(e ORDER BY endpoint_id)::text FROM webhook_endpoints e) AS endpoints,
         (SELECT json_agg(s ORDER BY kid)::text FROM webhook_secrets s) AS secrets,
         (SELECT json_agg(d ORDER BY delivery_id)::text FROM webhook_deliveries d) AS deliveries`)).rows[0];
     const live = await snapshot();
     expect(live.deliveries).toContain('"pending"');
-    await rebuild(w.db.pool, webhookEndpointsProjection, { async: false });
-    await rebuild(w.db.pool, deliveriesProjection, { async: false });
+    await rebuild(db.pool, webhookEndpointsProjection, { async: false });
+    await rebuild(db.pool, deliveriesProjection, { async: false });
     expect(await snapshot()).toEqual(live);
     expect(receiver.requests).toHaveLength(sent);
   });

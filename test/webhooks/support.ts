@@ -5,7 +5,8 @@ import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { queueDelivery } from '../../src/webhooks/queue.js';
 import type { TestApp } from '../support/app.js';
-import { openTestApp, type OpenedTestApp } from '../support/lifecycle.js';
+import type { TestDatabase } from '../support/database.js';
+import { openTestApp, useTestApp, type OpenedTestApp } from '../support/lifecycle.js';
 import { answer, createTestAuthority, startReceiver, type Receiver, type ReceivedRequest, type Responder } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
 
@@ -66,13 +67,7 @@ export function useReceiver(): Receiver {
   };
 }
 
-/**
- * The app's options for webhook tests: a clock at the real now, because the receiver's Standard
- * Webhooks check compares timestamps with the real clock.
- */
-export function webhookTestOptions(config: Partial<Config> = { webhookTestEgress: 'loopback' }): { clock: ManualClock; config: Partial<Config> } {
-  return { clock: new ManualClock(new Date()), config };
-}
+const LOOPBACK: Partial<Config> = { webhookTestEgress: 'loopback' };
 
 export interface WebhookTest extends OpenedTestApp {
   clock: ManualClock;
@@ -80,11 +75,22 @@ export interface WebhookTest extends OpenedTestApp {
 
 /**
  * The app over a database of its own (owner-key calls all act in one workspace, so a test that
- * needs a clean workspace needs its own database), with webhookTestOptions.
+ * needs a clean workspace needs its own database), with a clock at the real now: the receiver's
+ * Standard Webhooks check compares timestamps with the real clock.
  */
-export async function startWebhookTest(config?: Partial<Config>): Promise<WebhookTest> {
-  const options = webhookTestOptions(config);
-  return { ...(await openTestApp(options)), clock: options.clock };
+export async function startWebhookTest(config: Partial<Config> = LOOPBACK): Promise<WebhookTest> {
+  const clock = new ManualClock(new Date());
+  return { ...(await openTestApp({ clock, config })), clock };
+}
+
+/** startWebhookTest's app anew for each test of the file, its clock set to the real now as the test starts. */
+export function useWebhookTest(): { db: TestDatabase; t: TestApp; clock: ManualClock } {
+  const clock = new ManualClock();
+  const { db, t } = useTestApp(() => {
+    clock.set(new Date());
+    return { clock, config: LOOPBACK };
+  }, 'each test');
+  return { db, t, clock };
 }
 
 /** Answers a verification challenge as a receiver that holds the endpoint would. */
