@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { rebuild } from '../../projections/index.js';
 import { sessionViewProjection } from '../../src/sessions/projection.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestApp } from '../support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
 
 /** The Session view dropped and rebuilt from the log is the live view, byte for byte. */
 
-let db: TestDatabase;
-let t: TestApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  t = await startTestApp(db);
-});
-afterAll(async () => {
-  await t.close();
-  await db.drop();
-});
+const { db, t } = useTestApp();
 
 const dump = async () => ({
   views: (await db.pool.query(`SELECT row_to_json(v)::text AS row FROM session_views v ORDER BY session_id`)).rows,
