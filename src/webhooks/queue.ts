@@ -1,5 +1,6 @@
 import { ulid } from 'ulid';
-import type { JsonObject, Tx } from '../../eventstore/index.js';
+import type { Tx } from '../../eventstore/index.js';
+import type { AcceptedResponse } from '../sessions/index.js';
 import type { ServiceContext } from '../context.js';
 import { endUnavailable } from './delivery.js';
 import { DELIVERY_QUEUED, type DeliveryKind } from './deliveryEvents.js';
@@ -12,17 +13,7 @@ import { currentEndpoint } from './reads.js';
 /** Putting delivery jobs on the queue, and taking pending ones off when they may not go out. */
 
 /** What an accepted response hands to the queue: whose it is and the WebhookDelivery fields. */
-export interface AcceptedDelivery {
-  workspaceId: string;
-  sessionId: string;
-  eventId: string;
-  sequence: number;
-  revision: number;
-  actionId: string;
-  data: JsonObject;
-  acceptedAt: string;
-  receipt: string | null;
-}
+export type AcceptedDelivery = Omit<AcceptedResponse, 'clientEventId' | 'requestDigest'> & { workspaceId: string; sessionId: string };
 
 /** The WebhookDelivery body (SPEC 2.7). Its key order is fixed: one response, one byte string. */
 export function webhookDeliveryBody(accepted: AcceptedDelivery): string {

@@ -16,15 +16,5 @@ import type { AcceptedDelivery } from './queue.js';
 export async function ownedAcceptedResponses(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<AcceptedDelivery[]> {
   if (!isSessionId(sessionId)) throw sessionNotFound();
   const state = await loadOwnedSession(tx, ctx, principal, sessionId);
-  return state.responses.map((r) => ({
-    workspaceId: state.workspaceId,
-    sessionId: state.id,
-    eventId: r.eventId,
-    sequence: r.sequence,
-    revision: r.revision,
-    actionId: r.actionId,
-    data: r.data,
-    acceptedAt: r.acceptedAt,
-    receipt: r.receipt,
-  }));
+  return state.responses.map((response) => ({ ...response, workspaceId: state.workspaceId, sessionId: state.id }));
 }
