@@ -31,7 +31,7 @@ const answer = (overrides: Record<string, string> = {}, data: Fields = [['data.a
 async function sessionBody(id: string) {
   const res = await t.app.inject({ url: `/v1/sessions/${id}`, headers: owner(t) });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json<{ status: string; revision: number; responses: Array<{ event_id: string; data: object; receipt: string; accepted_at: string; revision: number; sequence: number }> }>();
+  return res.json<{ status: string; revision: number; responses: Array<{ event_id: string; action_id: string; data: object; receipt: string; accepted_at: string; revision: number; sequence: number }> }>();
 }
 
 function expectHumanPageHeaders(headers: Record<string, unknown>): void {
@@ -119,6 +119,26 @@ describe('POST /s/{token}', () => {
     const [response] = body.responses;
     expect(response!.data).toEqual({ amount: 42.5, reason: 'Box\ncrushed' });
     expect(res.body).toContain(response!.receipt);
+
+    // The answer is an Event of the Session: the ETag counts it, the log lists it with the same receipt,
+    // and it stays listed after a later revision.
+    const view = await t.app.inject({ url: `/v1/sessions/${session.id}`, headers: owner(t) });
+    expect(view.headers.etag).toBe('"1.1"');
+    const accepted = {
+      event_id: response!.event_id,
+      sequence: 1,
+      type: 'response.accepted',
+      revision: 1,
+      actor: { assurance: 'link_holder' },
+      action_id: response!.action_id,
+      data: response!.data,
+      created_at: response!.accepted_at,
+      receipt: response!.receipt,
+    };
+    expect((await t.app.inject({ url: `/v1/sessions/${session.id}/events`, headers: owner(t) })).json().events).toEqual([accepted]);
+    const next = await t.app.inject({ method: 'PATCH', url: `/v1/sessions/${session.id}`, headers: owner(t, { 'if-match': '"1.1"' }), payload: { interaction: interactive({ title: 'Next' }) } });
+    expect(next.json()).toMatchObject({ status: 'active', revision: 2, responses: [{ event_id: response!.event_id, receipt: response!.receipt }] });
+    expect(next.headers.etag).toBe('"2.2"');
 
     const keys = (await t.app.inject({ url: '/.well-known/svc-receipt-keys.json' })).json<JSONWebKeySet>();
     const { payload, protectedHeader } = await jwtVerify(response!.receipt, createLocalJWKSet(keys), {
