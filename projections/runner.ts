@@ -18,7 +18,6 @@ const BATCH = 500;
 
 interface Log {
   warn(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
 }
 
 function toCheckpoint(row: { transaction_id: string; global_position: string } | undefined): Checkpoint | undefined {

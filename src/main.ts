@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { loadConfig } from './config.js';
 import { applyDevDefaults } from './devDefaults.js';
 import { ALL_ROLES, createPool, openDatabase, startService, type Role } from './service.js';
-import { migrate, verify } from '../eventstore/index.js';
+import { Wakeups, migrate, verify } from '../eventstore/index.js';
 import { rebuild } from '../projections/index.js';
 import { systemClock } from './clock.js';
 import { createContext } from './context.js';
 import { createLogger } from './http/logging.js';
-import { Wakeups } from '../eventstore/index.js';
 import { asyncProjections, inlineProjections } from './projections.js';
 import { contractDocument } from './openapi.js';
 

@@ -1,12 +1,9 @@
+import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
-import { Wakeups } from '../../eventstore/index.js';
-import { capabilities } from '../../src/capabilities.js';
 import { systemClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import { createContext, type ServiceContext } from '../../src/context.js';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/http/logging.js';
-import { testConfig } from '../../test/support/config.js';
+import type { ServiceContext } from '../../src/context.js';
+import { startTestApp } from '../../test/support/app.js';
 
 export interface BenchService {
   baseUrl: string;
@@ -16,22 +13,9 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-/** The real app on a loopback port, with logging off (the baseline logs nothing either). */
+/** The real app (as the tests start it) on a loopback port, on the real clock, logging off. */
 export async function startBenchService(databaseUrl: string, pool: pg.Pool, overrides: Partial<Config> = {}): Promise<BenchService> {
-  const config = testConfig(overrides);
-  const log = createLogger({ level: 'silent' });
-  const wakeups = new Wakeups(databaseUrl, log);
-  await wakeups.start();
-  const ctx = createContext({ config, pool, clock: systemClock, log, wakeups });
-  const app = await buildApp(ctx, capabilities);
-  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    baseUrl,
-    ownerKey: config.ownerKey!,
-    ctx,
-    async close() {
-      await app.close();
-      await wakeups.close();
-    },
-  };
+  const t = await startTestApp({ url: databaseUrl, pool }, { config: overrides, clock: systemClock, listen: true });
+  const { port } = t.app.server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}`, ownerKey: t.ctx.config.ownerKey!, ctx: t.ctx, close: () => t.close() };
 }

@@ -31,7 +31,7 @@ export interface TestAppOptions {
  * The real service app over a real database, driven through fastify's inject (the same routing,
  * hooks and serialization as a socket) unless `listen` asks for a port: config.port, or any free one.
  */
-export async function startTestApp(db: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
+export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
   const log = options.log ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const wakeups = new Wakeups(db.url, log);
