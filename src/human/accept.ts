@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { newEventId, withCommandTransaction } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import type { ErrorCode } from '../http/errors.js';
-import { canonicalJson } from '../receipts/canonical.js';
+import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import { buildReceiptClaims } from '../receipts/claims.js';
 import { signReceipt } from '../receipts/sign.js';
 import {
@@ -48,19 +47,18 @@ export function acceptedView(state: SessionState, response: AcceptedResponse): A
 
 /** The same request, byte for byte in meaning: what a repeated client_event_id must match. */
 const requestDigest = (submission: Submission): string =>
-  createHash('sha256')
-    .update(canonicalJson({ surface_revision: submission.surfaceRevision, action_id: submission.actionId, values: submission.values }), 'utf8')
-    .digest('hex');
+  sha256Hex(canonicalJson({ surface_revision: submission.surfaceRevision, action_id: submission.actionId, values: submission.values }));
 
 export async function submitAnswer(ctx: ServiceContext, sessionId: string, submission: Submission): Promise<SubmitOutcome> {
   return withCommandTransaction(ctx.pool, async (tx) => {
     const state = await loadSession(tx, ctx, sessionId);
     const now = ctx.clock.now();
     // The link may have lapsed (or the Session been purged) since the page looked it up.
-    if (!state || !linkLive(state, now)) return { kind: 'refused', status: 404, code: 'NOT_FOUND' };
-    const current = revisionInteraction(state, currentRevision(state));
+    if (!state || !linkLive(state.linkExpiresAt, now)) return { kind: 'refused', status: 404, code: 'NOT_FOUND' };
+    const revision = currentRevision(state);
+    const current = revisionInteraction(state, revision);
     // The person's strings are typed against the revision they answered; only the current one can accept.
-    const conversion = current && submission.surfaceRevision === currentRevision(state) ? convertSubmission(current, submission.values) : undefined;
+    const conversion = current && submission.surfaceRevision === revision ? convertSubmission(current, submission.values) : undefined;
     const decision = decideAcceptance(state, {
       revision: submission.surfaceRevision,
       actionId: submission.actionId,
@@ -80,17 +78,17 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
       return {
         kind: 'invalid',
         interaction: current!,
-        revision: currentRevision(state),
+        revision,
         fieldErrors: { ...checked?.fieldErrors, ...conversion.fieldErrors },
         formErrors: [...conversion.formErrors, ...(checked?.formErrors ?? [])],
       };
     }
     if (decision.kind === 'refuse') {
       if (decision.code === 'SESSION_REVISION_CONFLICT' && current) {
-        return { kind: 'stale', interaction: current, revision: currentRevision(state), draft: safeDraft(current, submission.values) };
+        return { kind: 'stale', interaction: current, revision, draft: safeDraft(current, submission.values) };
       }
       if (decision.code === 'VALIDATION_FAILED' && current) {
-        return { kind: 'invalid', interaction: current, revision: currentRevision(state), fieldErrors: decision.fieldErrors ?? {}, formErrors: decision.formErrors ?? [] };
+        return { kind: 'invalid', interaction: current, revision, fieldErrors: decision.fieldErrors ?? {}, formErrors: decision.formErrors ?? [] };
       }
       return { kind: 'refused', status: decision.status, code: decision.code };
     }
@@ -134,4 +132,5 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
   });
 }
 
-export const linkLive = (state: Pick<SessionState, 'linkExpiresAt'>, now: Date): boolean => now < new Date(state.linkExpiresAt);
+/** Until its expiry the link opens its Session; the state keeps the expiry as text, the link lookup as a Date. */
+export const linkLive = (linkExpiresAt: string | Date, now: Date): boolean => now < new Date(linkExpiresAt);

@@ -36,7 +36,7 @@ function sameOrigin(request: FastifyRequest, publicOrigin: string): boolean {
 async function linkedSessionId(ctx: ServiceContext, token: string): Promise<string | undefined> {
   if (!TOKEN.test(token)) return undefined;
   const linked = await findSessionByLink(ctx.pool, token);
-  return linked && linkLive({ linkExpiresAt: linked.linkExpiresAt.toISOString() }, ctx.clock.now()) ? linked.sessionId : undefined;
+  return linked && linkLive(linked.linkExpiresAt, ctx.clock.now()) ? linked.sessionId : undefined;
 }
 
 /** What the link shows now: the data, the form, what was accepted, or that it is closed. */
