@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import { own } from './own.js';
 import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../sessions/interaction.js';
+import { charCount } from '../sessions/validation/read.js';
 
 /**
  * The human page's form (SPEC 4.2): parsing the urlencoded body, turning the person's strings into
@@ -66,32 +67,27 @@ const DECIMAL = /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
 /** Browsers submit textarea line breaks as CRLF; the typed result uses LF. */
 const normalizeText = (text: string): string => text.replace(/\r\n?/g, '\n');
 
-const codePoints = (text: string): number => [...text].length;
-
 type Converted = { value: FieldValue | undefined } | { error: string };
 
-/** A string the person sent for a one-value field, or undefined when they left it empty. */
-function oneValue(raw: string[]): { text: string | undefined } | { error: string } {
-  if (raw.length > 1) return { error: 'Give one value.' };
-  const text = raw[0];
-  return { text: text === undefined || text === '' ? undefined : normalizeText(text) };
+function stringValue(schema: Extract<FieldSchema, { type: 'string' }>, text: string): Converted {
+  if (schema.enum && !schema.enum.includes(text)) return { error: 'Choose one of the listed options.' };
+  const length = charCount(text);
+  if (schema.minLength !== undefined && length < schema.minLength) return { error: `Enter at least ${schema.minLength} characters.` };
+  if (schema.maxLength !== undefined && length > schema.maxLength) return { error: `Enter at most ${schema.maxLength} characters.` };
+  return { value: text };
 }
 
-function checkString(schema: Extract<FieldSchema, { type: 'string' }>, text: string): string | undefined {
-  if (schema.enum && !schema.enum.includes(text)) return 'Choose one of the listed options.';
-  const length = codePoints(text);
-  if (schema.minLength !== undefined && length < schema.minLength) return `Enter at least ${schema.minLength} characters.`;
-  if (schema.maxLength !== undefined && length > schema.maxLength) return `Enter at most ${schema.maxLength} characters.`;
-  return undefined;
-}
-
-function checkNumber(schema: Extract<FieldSchema, { type: 'number' | 'integer' }>, value: number): string | undefined {
-  if (schema.type === 'integer' && !Number.isInteger(value)) return 'Enter a whole number.';
-  if (schema.minimum !== undefined && value < schema.minimum) return `Enter ${schema.minimum} or more.`;
-  if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) return `Enter more than ${schema.exclusiveMinimum}.`;
-  if (schema.maximum !== undefined && value > schema.maximum) return `Enter ${schema.maximum} or less.`;
-  if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) return `Enter less than ${schema.exclusiveMaximum}.`;
-  return undefined;
+function numberValue(schema: Extract<FieldSchema, { type: 'number' | 'integer' }>, text: string): Converted {
+  const parsed = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(parsed)) return { error: schema.type === 'integer' ? 'Enter a whole number.' : 'Enter a number.' };
+  // -0 and 0 are one answer; JSON cannot tell them apart anyway.
+  const value = parsed === 0 ? 0 : parsed;
+  if (schema.type === 'integer' && !Number.isInteger(value)) return { error: 'Enter a whole number.' };
+  if (schema.minimum !== undefined && value < schema.minimum) return { error: `Enter ${schema.minimum} or more.` };
+  if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) return { error: `Enter more than ${schema.exclusiveMinimum}.` };
+  if (schema.maximum !== undefined && value > schema.maximum) return { error: `Enter ${schema.maximum} or less.` };
+  if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) return { error: `Enter less than ${schema.exclusiveMaximum}.` };
+  return { value };
 }
 
 function convertField(schema: FieldSchema, raw: string[]): Converted {
@@ -110,22 +106,12 @@ function convertField(schema: FieldSchema, raw: string[]): Converted {
       if (schema.maxItems !== undefined && raw.length > schema.maxItems) return { error: `Choose at most ${schema.maxItems}.` };
       return { value: [...raw] };
     }
-    case 'string': {
-      const one = oneValue(raw);
-      if ('error' in one || one.text === undefined) return 'error' in one ? one : { value: undefined };
-      const error = checkString(schema, one.text);
-      return error ? { error } : { value: one.text };
-    }
-    case 'number':
-    case 'integer': {
-      const one = oneValue(raw);
-      if ('error' in one || one.text === undefined) return 'error' in one ? one : { value: undefined };
-      const parsed = DECIMAL.test(one.text) ? Number(one.text) : Number.NaN;
-      if (!Number.isFinite(parsed)) return { error: schema.type === 'integer' ? 'Enter a whole number.' : 'Enter a number.' };
-      // -0 and 0 are one answer; JSON cannot tell them apart anyway.
-      const value = parsed === 0 ? 0 : parsed;
-      const error = checkNumber(schema, value);
-      return error ? { error } : { value };
+    default: {
+      // A text or number input sends one string; an empty one leaves the field unset.
+      if (raw.length > 1) return { error: 'Give one value.' };
+      const text = raw[0];
+      if (text === undefined || text === '') return { value: undefined };
+      return schema.type === 'string' ? stringValue(schema, normalizeText(text)) : numberValue(schema, text);
     }
   }
 }
