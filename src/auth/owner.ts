@@ -11,8 +11,10 @@ export interface OwnerPrincipal {
   /** Stable, non-secret id of the credential; idempotency records are scoped to it. */
   credentialId: string;
   kind: 'owner_key' | 'developer_key';
-  /** Owner keys hold links for 720 h; developer keys (free plan) for 168 h. */
+  /** Owner keys hold links for 720 h; developer keys (free plan) for 168 h (SPEC 8). */
   linkLifetimeHours: number;
+  /** How long a Session is kept after it ends before it is purged: 720 h or 168 h (SPEC 8). */
+  retentionHours: number;
 }
 
 /**
@@ -31,7 +33,7 @@ export const ownerKeyResolver: CredentialResolver = async (token, ctx) => {
   let expected = ownerKeyDigests.get(ctx);
   if (!expected) ownerKeyDigests.set(ctx, (expected = digest(ownerKey)));
   if (!timingSafeEqual(digest(token), expected)) return undefined;
-  return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720 };
+  return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720, retentionHours: 720 };
 };
 
 export const credentialResolvers: CredentialResolver[] = [ownerKeyResolver];

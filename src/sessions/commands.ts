@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { canonicalJson, NotPlainJson } from '../receipts/canonical.js';
 import { decideComplete, decideCreate, decidePublish, findReplay, type OwnerCommand } from './decide.js';
 import type { IdempotencyMark } from './events.js';
-import { humanLinkHash, newHumanLinkToken, newSessionId } from './ids.js';
+import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId } from './ids.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { etagOf, type SessionState } from './state.js';
 import { appendSessionEvents, loadSession } from './store.js';
@@ -14,10 +14,16 @@ import { withCommandTransaction, type Tx } from '../../eventstore/index.js';
 
 /** The owner side of a Session: each command is one transaction over the Session's stream. */
 
+/** What PATCH and complete answer (always 200): the Session's view and its ETag. */
 export interface OwnerResult {
-  status: number;
   etag: string;
   body: string;
+}
+
+/** The preconditions every owner change carries. */
+export interface OwnerChange {
+  ifMatch: string;
+  idempotency: IdempotencyKey | undefined;
 }
 
 export interface CreatedSession {
@@ -31,6 +37,7 @@ export const sessionNotFound = (): ApiError => new ApiError(404, 'SESSION_NOT_FO
 
 /** A Session the principal may act on, or 404: another workspace's Session does not exist for it. */
 export async function loadOwnedSession(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<SessionState> {
+  if (!isSessionId(sessionId)) throw sessionNotFound();
   const state = await loadSession(tx, ctx, sessionId);
   if (!state || state.workspaceId !== principal.workspaceId) throw sessionNotFound();
   return state;
@@ -44,11 +51,14 @@ export async function createSession(ctx: ServiceContext, principal: OwnerPrincip
     interaction,
     linkHash: humanLinkHash(token),
     linkLifetimeHours: principal.linkLifetimeHours,
-    retentionHours: principal.linkLifetimeHours,
+    retentionHours: principal.retentionHours,
     now: ctx.clock.now(),
   });
-  await withCommandTransaction(ctx.pool, (tx) => appendSessionEvents(tx, ctx, id, 0, events.map((event) => ({ event }))));
-  return { id, revision: 1, humanUrl: `${ctx.config.publicOrigin}/s/${token}`, etag: '"1.0"' };
+  const created = await withCommandTransaction(ctx.pool, async (tx) => {
+    await appendSessionEvents(tx, ctx, id, 0, events.map((event) => ({ event })));
+    return (await loadSession(tx, ctx, id))!;
+  });
+  return { id, revision: created.revisions.length, humanUrl: `${ctx.config.publicOrigin}/s/${token}`, etag: etagOf(created) };
 }
 
 export interface IdempotencyKey {
@@ -81,8 +91,7 @@ async function runOwnerCommand(
   ctx: ServiceContext,
   principal: OwnerPrincipal,
   sessionId: string,
-  ifMatch: string,
-  idempotency: IdempotencyKey | undefined,
+  { ifMatch, idempotency }: OwnerChange,
   decide: Decide,
 ): Promise<OwnerResult> {
   const mark = idempotency && idempotencyMark(principal, sessionId, idempotency);
@@ -92,13 +101,12 @@ async function runOwnerCommand(
     if (replayed) {
       // The original answer: the Session as it stood right after that event.
       const then = (await loadSession(tx, ctx, sessionId, replayed.sequence + 1))!;
-      return { status: 200, etag: etagOf(then), body: sessionBody(then) };
+      return { etag: etagOf(then), body: sessionBody(then) };
     }
     const events = decide(state, { ifMatch, now: ctx.clock.now() });
-    const pending = events.map((event) => ({ event, ...(mark ? { idempotency: mark } : {}) }));
-    await appendSessionEvents(tx, ctx, sessionId, state.version, pending);
+    await appendSessionEvents(tx, ctx, sessionId, state.version, events.map((event) => ({ event, idempotency: mark })));
     const after = (await loadSession(tx, ctx, sessionId))!;
-    return { status: 200, etag: etagOf(after), body: sessionBody(after) };
+    return { etag: etagOf(after), body: sessionBody(after) };
   });
 }
 
@@ -106,18 +114,12 @@ export function publishRevision(
   ctx: ServiceContext,
   principal: OwnerPrincipal,
   sessionId: string,
-  command: { interaction: InteractiveInteraction; ifMatch: string; idempotency?: IdempotencyKey },
+  change: OwnerChange,
+  interaction: InteractiveInteraction,
 ): Promise<OwnerResult> {
-  return runOwnerCommand(ctx, principal, sessionId, command.ifMatch, command.idempotency, (state, owner) =>
-    decidePublish(state, { ...owner, interaction: command.interaction }),
-  );
+  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decidePublish(state, { ...owner, interaction }));
 }
 
-export function completeSession(
-  ctx: ServiceContext,
-  principal: OwnerPrincipal,
-  sessionId: string,
-  command: { ifMatch: string; idempotency?: IdempotencyKey },
-): Promise<OwnerResult> {
-  return runOwnerCommand(ctx, principal, sessionId, command.ifMatch, command.idempotency, decideComplete);
+export function completeSession(ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerResult> {
+  return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
 }

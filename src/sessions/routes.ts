@@ -2,7 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateOwner, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
 import { ApiError, errorResponses, invalid } from '../http/errors.js';
-import { completeSession, createSession, publishRevision, sessionNotFound, type IdempotencyKey, type OwnerResult } from './commands.js';
+import {
+  completeSession,
+  createSession,
+  publishRevision,
+  sessionNotFound,
+  type IdempotencyKey,
+  type OwnerChange,
+  type OwnerResult,
+} from './commands.js';
 import { requireIfMatch } from './decide.js';
 import { isSessionId } from './ids.js';
 import {
@@ -35,9 +43,6 @@ function idempotencyKey(request: FastifyRequest, operation: IdempotencyKey['oper
   return { key, operation, request: { body: request.body ?? null, if_match: ifMatch } };
 }
 
-function sendResult(reply: FastifyReply, result: OwnerResult): FastifyReply {
-  return reply.code(result.status).header('etag', result.etag).type(JSON_TYPE).send(result.body);
-}
 
 /** Owner routes of SPEC 4.1 for Sessions (webhook and delivery routes live with webhooks). */
 export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
@@ -57,6 +62,24 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     const row = rows[0];
     if (!row || row.workspace_id !== principal.workspaceId) throw sessionNotFound();
     return row;
+  };
+
+  /**
+   * PATCH and complete: the owner credential, If-Match (428 without it), an optional
+   * Idempotency-Key, then the command; the answer is the Session's new view.
+   */
+  const change = async (
+    request: WithId,
+    reply: FastifyReply,
+    operation: IdempotencyKey['operation'],
+    run: (principal: OwnerPrincipal, owner: OwnerChange) => Promise<OwnerResult>,
+  ) => {
+    const principal = await authenticateOwner(request, ctx);
+    const ifMatch = requireIfMatch(header(request, 'if-match'));
+    const owner = { ifMatch, idempotency: idempotencyKey(request, operation, ifMatch) };
+    const result = await run(principal, owner);
+    cache.invalidate(request.params.id);
+    return reply.header('etag', result.etag).type(JSON_TYPE).send(result.body);
   };
 
   app.post(
@@ -122,17 +145,11 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500) },
       },
     },
-    async (request: WithId, reply) => {
-      const principal = await authenticateOwner(request, ctx);
-      const { id } = request.params;
-      const ifMatch = requireIfMatch(header(request, 'if-match'));
-      const idempotency = idempotencyKey(request, 'publish', ifMatch);
-      const interaction = parsePublishInteraction(request.body);
-      if (!isSessionId(id)) throw sessionNotFound();
-      const result = await publishRevision(ctx, principal, id, { interaction, ifMatch, ...(idempotency ? { idempotency } : {}) });
-      cache.invalidate(id);
-      return sendResult(reply, result);
-    },
+    (request: WithId, reply) =>
+      change(request, reply, 'publish', (principal, owner) => {
+        const interaction = parsePublishInteraction(request.body);
+        return publishRevision(ctx, principal, request.params.id, owner, interaction);
+      }),
   );
 
   app.post(
@@ -145,17 +162,11 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500) },
       },
     },
-    async (request: WithId, reply) => {
-      const principal = await authenticateOwner(request, ctx);
-      const { id } = request.params;
-      if (request.body !== undefined && request.body !== null) throw invalid('POST /v1/sessions/{id}/complete takes no body.');
-      const ifMatch = requireIfMatch(header(request, 'if-match'));
-      const idempotency = idempotencyKey(request, 'complete', ifMatch);
-      if (!isSessionId(id)) throw sessionNotFound();
-      const result = await completeSession(ctx, principal, id, { ifMatch, ...(idempotency ? { idempotency } : {}) });
-      cache.invalidate(id);
-      return sendResult(reply, result);
-    },
+    (request: WithId, reply) =>
+      change(request, reply, 'complete', (principal, owner) => {
+        if (request.body !== undefined && request.body !== null) throw invalid('POST /v1/sessions/{id}/complete takes no body.');
+        return completeSession(ctx, principal, request.params.id, owner);
+      }),
   );
 
   app.get(

@@ -22,7 +22,7 @@ export interface PendingSessionEvent {
   event: SessionEvent;
   /** Known in advance when something must name the event before it is stored (a receipt). */
   eventId?: string;
-  idempotency?: IdempotencyMark;
+  idempotency?: IdempotencyMark | undefined;
 }
 
 async function toStored(tx: Tx, ctx: ServiceContext, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent> {

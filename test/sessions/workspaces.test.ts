@@ -13,7 +13,7 @@ const OTHER_KEY = 'svc_sk_test_other_workspace_key_0123456789';
 
 beforeAll(() => {
   credentialResolvers.push(async (token) =>
-    token === OTHER_KEY ? { workspaceId: 'wks_other', credentialId: 'key_other', kind: 'developer_key', linkLifetimeHours: 168 } : undefined,
+    token === OTHER_KEY ? { workspaceId: 'wks_other', credentialId: 'key_other', kind: 'developer_key', linkLifetimeHours: 168, retentionHours: 168 } : undefined,
   );
 });
 afterAll(() => {
