@@ -4,7 +4,7 @@ import type { FieldValue, InteractiveInteraction } from '../sessions/interaction
 import { canonicalJson, sha256Hex } from './canonical.js';
 
 /** SPEC 2.6 and 8: a receipt stays verifiable for at least this long after acceptance. */
-export const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
+const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
 
 /** How an accepted result reaches the agent; trials have no return channel (null). */
 export interface ReturnBinding {
@@ -61,7 +61,7 @@ export interface AcceptedDecision {
 }
 
 /** A step is one revision of a Session, the unit a person answers once. */
-export function stepId(sessionId: string, revision: number): string {
+function stepId(sessionId: string, revision: number): string {
   return `${sessionId}/r${revision}`;
 }
 
@@ -76,7 +76,7 @@ export function responderSubject(linkHash: string, workspaceId: string): string 
 }
 
 /** One line a person can read: `<action label>: <Surface title> (revision <n>)`, whitespace collapsed. */
-export function decisionSummary(actionLabel: string, title: string, revision: number): string {
+function decisionSummary(actionLabel: string, title: string, revision: number): string {
   const line = (text: string): string => text.replace(/\s+/g, ' ').trim();
   return `${line(actionLabel)}: ${line(title)} (revision ${revision})`;
 }

@@ -4,7 +4,7 @@ import { canonicalJson } from './canonical.js';
 import type { ReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from './keys.js';
 
-export const RECEIPT_TYP = 'svc-receipt+jwt';
+const RECEIPT_TYP = 'svc-receipt+jwt';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
