@@ -20,8 +20,8 @@ export function componentList(value: unknown, path: string): JsonObject[] {
     throw invalid(`${path} must have 1 to ${COMPONENTS_MAX} components (it has ${items.length}).`);
   }
   return items.map((item, index) => {
-    const component = object(item, child(path, index));
     const at = child(path, index);
+    const component = object(item, at);
     text(requireKey(component, 'type', at), child(at, 'type'), { min: 1, max: COMPONENT_TYPE_MAX });
     return component;
   });
