@@ -1,4 +1,4 @@
-import { append, readStream, type JsonObject, type NewEvent, type RecordedEvent, type Tx } from '../../eventstore/index.js';
+import { append, readStream, transactionMemo, type JsonObject, type NewEvent, type RecordedEvent, type Tx } from '../../eventstore/index.js';
 import type pg from 'pg';
 import { applyAll } from '../../projections/index.js';
 import type { ServiceContext } from '../context.js';
@@ -28,21 +28,28 @@ export async function loadWebhook(db: Db, workspaceId: string): Promise<WebhookS
   return recorded.reduce((state, r) => evolveWebhook(state, asEvent<WebhookEvent>(r), r.streamVersion), EMPTY_WEBHOOK);
 }
 
-/** The job as of `uptoVersion` (its whole stream when omitted); undefined when there is no such job. */
+const jobMemoKey = (deliveryId: string): string => `delivery-events:${deliveryId}`;
+
+/**
+ * The job as of `uptoVersion` (its whole stream when omitted); undefined when there is no such job.
+ * Within a transaction the stream is read once: every writer holds the job's row lock, so the
+ * command, its append and the job-row projection after it share what was read and written.
+ */
 export async function loadDelivery(db: Db, deliveryId: string, uptoVersion = Infinity): Promise<DeliveryState | undefined> {
-  const recorded = await readStream(db, deliveryStreamId(deliveryId));
+  const memo = transactionMemo(db);
+  let recorded = memo?.get(jobMemoKey(deliveryId)) as RecordedEvent[] | undefined;
+  if (!recorded) {
+    recorded = await readStream(db, deliveryStreamId(deliveryId));
+    memo?.set(jobMemoKey(deliveryId), recorded);
+  }
   return recorded
     .filter((r) => r.streamVersion <= uptoVersion)
     .reduce<DeliveryState | undefined>((state, r) => evolveDelivery(state, asEvent<DeliveryEvent>(r), r.streamVersion), undefined);
 }
 
-async function appendProjected(tx: Tx, ctx: ServiceContext, streamId: string, version: number, events: NewEvent[]): Promise<void> {
-  const recorded = await append(tx, streamId, version, events);
-  await applyAll(inlineProjections(ctx), tx, recorded);
-}
-
 export async function appendWebhookEvents(tx: Tx, ctx: ServiceContext, workspaceId: string, state: WebhookState, events: WebhookEvent[]): Promise<void> {
-  await appendProjected(tx, ctx, webhookStreamId(workspaceId), state.version, events.map((e) => toNew(e)));
+  const recorded = await append(tx, webhookStreamId(workspaceId), state.version, events.map((e) => toNew(e)));
+  await applyAll(inlineProjections(ctx), tx, recorded);
 }
 
 /** `state` undefined: the job's first event. `metadata` says who acted (a dispatcher's id). */
@@ -54,5 +61,11 @@ export async function appendDeliveryEvents(
   events: DeliveryEvent[],
   metadata?: JsonObject,
 ): Promise<void> {
-  await appendProjected(tx, ctx, deliveryStreamId(deliveryId), state?.version ?? 0, events.map((e) => toNew(e, metadata)));
+  const version = state?.version ?? 0;
+  const recorded = await append(tx, deliveryStreamId(deliveryId), version, events.map((e) => toNew(e, metadata)));
+  // The appended events join what this transaction read, before the projection folds them.
+  const memo = transactionMemo(tx);
+  const known = version === 0 ? [] : (memo?.get(jobMemoKey(deliveryId)) as RecordedEvent[] | undefined);
+  if (known?.length === version) memo?.set(jobMemoKey(deliveryId), [...known, ...recorded]);
+  await applyAll(inlineProjections(ctx), tx, recorded);
 }
