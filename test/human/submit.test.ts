@@ -6,6 +6,7 @@ import { HOUR, ManualClock } from '../../src/clock.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
 import { NOT_FOUND_PAGE } from '../../src/human/render/pages.js';
 import { withTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { errorCodeOf, postForm, SAME_ORIGIN } from './form-post.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
@@ -262,7 +263,8 @@ describe('POST /s/{token}', () => {
 
     const accepted = await post(session.token, answer({ surface_revision: '2' }, [['data.amount', '10']]));
     expect(accepted.statusCode).toBe(200);
-    expect((await sessionBody(session.id)).responses[0]!.revision).toBe(2);
+    // Its sequence counts every Event of the Session, the revision published before it included.
+    expect((await sessionBody(session.id)).responses[0]).toMatchObject({ revision: 2, sequence: 2 });
   });
 
   it('refuses an answer to a completed Session and shows it closed', async () => {
@@ -320,6 +322,17 @@ describe('POST /s/{token}', () => {
     expect((await sessionBody(session.id)).responses).toHaveLength(0);
     // Without Fetch Metadata, the public origin as Origin is the page itself.
     expect((await post(session.token, answer(), { origin: ORIGIN })).statusCode).toBe(200);
+  });
+});
+
+describe('the link as a credential', () => {
+  it('opens its own page only: the owner API refuses it as a bearer credential', async () => {
+    const session = await createSession(t);
+    const headers = { authorization: `Bearer ${session.token}` };
+    expectError(await t.app.inject({ url: `/v1/sessions/${session.id}`, headers }), 401, 'UNAUTHORIZED');
+    expectError(await t.app.inject({ url: `/v1/sessions/${session.id}/events`, headers }), 401, 'UNAUTHORIZED');
+    expectError(await t.app.inject({ method: 'POST', url: `/v1/sessions/${session.id}/complete`, headers: { ...headers, 'if-match': session.etag } }), 401, 'UNAUTHORIZED');
+    expect((await sessionBody(session.id)).status).toBe('active');
   });
 });
 
