@@ -81,17 +81,18 @@ export class DeploymentKey {
   }
 }
 
+const memoKeyOf = (streamId: string): string => `stream-key:${streamId}`;
+
 /** Per-stream keys. A stream's key is made on its first sealed write and can only be destroyed. */
 export class StreamKeys {
   constructor(private readonly deploymentKey: DeploymentKey) {}
 
   private async keyFor(db: Tx | pg.Pool, streamId: string, create: boolean): Promise<Buffer | Erased | undefined> {
     const memo = transactionMemo(db);
-    const memoKey = `stream-key:${streamId}`;
-    const known = memo?.get(memoKey) as Buffer | Erased | undefined;
+    const known = memo?.get(memoKeyOf(streamId)) as Buffer | Erased | undefined;
     if (known) return known;
     const key = await this.fetchKey(db, streamId, create);
-    if (key) memo?.set(memoKey, key);
+    if (key) memo?.set(memoKeyOf(streamId), key);
     return key;
   }
 
@@ -126,6 +127,6 @@ export class StreamKeys {
   /** Destroys the stream's key for good; its sealed content can never be read again. */
   async destroy(tx: Tx | pg.Pool, streamId: string): Promise<void> {
     await tx.query(sql.KEY_DESTROY, [streamId]);
-    transactionMemo(tx)?.set(`stream-key:${streamId}`, ERASED);
+    transactionMemo(tx)?.set(memoKeyOf(streamId), ERASED);
   }
 }

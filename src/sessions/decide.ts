@@ -50,13 +50,10 @@ export function decideCreate(command: CreateSession): SessionEvent[] {
 }
 
 /** SPEC 4.1 rule 2: If-Match is required, compared strongly; a weak tag never matches. */
-export function checkIfMatch(state: SessionState, ifMatch: string | undefined): void {
-  if (ifMatch !== etagOf(state)) {
-    throw new ApiError(
-      412,
-      'SESSION_REVISION_CONFLICT',
-      `If-Match ${ifMatch ?? ''} does not match the Session's current ETag ${etagOf(state)}; read it again and retry.`,
-    );
+function checkIfMatch(state: SessionState, ifMatch: string): void {
+  const etag = etagOf(state);
+  if (ifMatch !== etag) {
+    throw new ApiError(412, 'SESSION_REVISION_CONFLICT', `If-Match ${ifMatch} does not match the Session's current ETag ${etag}; read it again and retry.`);
   }
 }
 
