@@ -8,11 +8,9 @@ function displayValue(value: DisplayValue): SafeHtml {
   return html`<span class="scalar">${scalarText(value)}</span>`;
 }
 
-/** A display Session: its data, read-only. Objects are key/value lists, arrays of objects tables. */
-export function displayContent(interaction: DisplayInteraction): SafeHtml {
-  return html`<h1>${interaction.title}</h1>
-${interaction.description !== undefined && html`<p class="description">${interaction.description}</p>`}
-<dl class="data">${Object.entries(interaction.source.data).map(
+/** A display Session's data, read-only. Objects are key/value lists, arrays of objects tables. */
+export function displayDataList(interaction: DisplayInteraction): SafeHtml {
+  return html`<dl class="data">${Object.entries(interaction.source.data).map(
     ([key, value]) => html`<div><dt>${key}</dt><dd>${displayValue(value)}</dd></div>`,
   )}</dl>`;
 }

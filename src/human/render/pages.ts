@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../http/errors.js';
 import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/interaction.js';
 import { acceptedDetails, type AcceptedView } from './accepted.js';
-import { displayContent } from './display.js';
+import { displayDataList } from './display.js';
 import { errorText } from './errors.js';
 import { html, type SafeHtml } from './html.js';
 import { pageDocument } from './layout.js';
@@ -36,7 +36,11 @@ ${surfaceForm(form)}`,
 }
 
 export function displayPage(interaction: DisplayInteraction): string {
-  return pageDocument({ title: interaction.title, main: displayContent(interaction) });
+  return pageDocument({
+    title: interaction.title,
+    main: html`${heading(interaction)}
+${displayDataList(interaction)}`,
+  });
 }
 
 /** Right after acceptance (200 to the POST, and to its repetition with the same client_event_id). */
