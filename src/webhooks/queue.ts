@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import type { Tx } from '../../eventstore/index.js';
+import { transactionMemo, type Tx } from '../../eventstore/index.js';
 import type { AcceptedResponse } from '../sessions/index.js';
 import type { ServiceContext } from '../context.js';
 import { endUnavailable } from './delivery.js';
@@ -32,10 +32,18 @@ export function webhookDeliveryBody(accepted: AcceptedDelivery): string {
 
 /**
  * The workspace's endpoint if it may receive now: current, verified, not lapsed. Its row is
- * share-locked, so inside the caller's transaction the answer holds until commit.
+ * share-locked, so inside the caller's transaction the answer holds until commit, and the locked
+ * row is read once: the accepting transaction asks (for the receipt's channel) before it queues.
  */
 export async function receivingEndpoint(tx: Tx, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
-  const endpoint = await currentEndpoint(tx, workspaceId, 'share');
+  const memo = transactionMemo(tx);
+  const key = `webhook-endpoint:${workspaceId}`;
+  let endpoint = memo?.get(key) as Endpoint | undefined;
+  if (!endpoint) {
+    endpoint = await currentEndpoint(tx, workspaceId, 'share');
+    // Only a locked row cannot change; a missing one may yet be registered.
+    if (endpoint) memo?.set(key, endpoint);
+  }
   return endpoint && isVerified(endpoint, now) ? endpoint : undefined;
 }
 
