@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import type { OwnerPrincipal } from '../auth/owner.js';
 import { ApiError } from '../http/errors.js';
-import { canonicalJson, NotPlainJson } from '../receipts/canonical.js';
+import { canonicalJson, NotPlainJson, sha256Hex } from '../receipts/canonical.js';
 import { decideComplete, decideCreate, decidePublish, findReplay, type OwnerCommand } from './decide.js';
 import type { IdempotencyMark } from './events.js';
 import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId } from './ids.js';
@@ -68,8 +67,6 @@ export interface IdempotencyKey {
   request: unknown;
 }
 
-const digest = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
 /** Scoped to the credential, the operation and the Session (SPEC 4.1 rule 3); digests only. */
 export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
   let request: string;
@@ -80,8 +77,8 @@ export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, id
     throw error;
   }
   return {
-    scope: digest(canonicalJson([principal.credentialId, idempotency.operation, sessionId, idempotency.key])),
-    request: digest(request),
+    scope: sha256Hex(canonicalJson([principal.credentialId, idempotency.operation, sessionId, idempotency.key])),
+    request: sha256Hex(request),
   };
 }
 
