@@ -22,10 +22,10 @@ export const policyOf = (ctx: ServiceContext): EgressPolicy => (ctx.config.webho
 /** Resolves a host name to the addresses a connection may use. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The connection was refused by the egress policy; nothing was sent. */
-export class EgressRefused extends Error {
+class EgressRefused extends Error {
   readonly code = 'SVC_EGRESS_REFUSED';
   constructor(readonly address: string) {
     super(`egress to ${address} is refused: not a public address`);
@@ -34,7 +34,7 @@ export class EgressRefused extends Error {
 }
 
 /** The host name did not resolve; nothing was sent. */
-export class ResolutionFailed extends Error {
+class ResolutionFailed extends Error {
   readonly code = 'SVC_DNS_FAILED';
   constructor(readonly hostname: string, cause: unknown) {
     super(`${hostname} did not resolve: ${(cause as Error).message}`);

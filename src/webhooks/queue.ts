@@ -16,7 +16,7 @@ import { currentEndpoint } from './reads.js';
 export type AcceptedDelivery = Omit<AcceptedResponse, 'clientEventId' | 'requestDigest'> & { workspaceId: string; sessionId: string };
 
 /** The WebhookDelivery body (SPEC 2.7). Its key order is fixed: one response, one byte string. */
-export function webhookDeliveryBody(accepted: AcceptedDelivery): string {
+function webhookDeliveryBody(accepted: AcceptedDelivery): string {
   return JSON.stringify({
     type: 'response.accepted',
     event_id: accepted.eventId,

@@ -12,7 +12,7 @@ export interface EndpointBody {
   verification_expires_at: string | null;
 }
 
-const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+const iso = (value: Date | null): string | null => value?.toISOString() ?? null;
 
 /** The endpoint object; a lapsed verification reads as pending (SPEC 3.2). */
 export function endpointBody(endpoint: Endpoint, now: Date): EndpointBody {
@@ -20,9 +20,9 @@ export function endpointBody(endpoint: Endpoint, now: Date): EndpointBody {
     id: endpoint.id,
     url: endpoint.url,
     status: isVerified(endpoint, now) ? 'verified' : 'pending',
-    created_at: iso(endpoint.createdAt)!,
-    verified_at: iso(endpoint.verifiedAt),
-    verification_expires_at: iso(endpoint.verificationExpiresAt),
+    created_at: endpoint.createdAt,
+    verified_at: endpoint.verifiedAt,
+    verification_expires_at: endpoint.verificationExpiresAt,
   };
 }
 
