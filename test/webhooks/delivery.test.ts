@@ -3,7 +3,7 @@ import { DeploymentKey, StreamKeys } from '../../eventstore/index.js';
 import { DAY, HOUR } from '../../src/clock.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
 import { answer, verifyWebhook } from '../support/https-receiver.js';
-import { owner } from '../support/sessions.js';
+import { interactive, owner } from '../support/sessions.js';
 import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from './support.js';
 
 const receiver = useReceiver();
@@ -40,6 +40,17 @@ describe('first delivery', () => {
     expect(delivered!.attempts).toEqual([{ attempt: 1, started_at: clock.now().toISOString(), finished_at: clock.now().toISOString(), outcome: 'delivered', http_status: 200 }]);
     const overview = await t.app.inject({ url: '/v1/webhook', headers: owner(t) });
     expect(overview.json().deliveries).toEqual({ pending: 0, failed: 0, delivered: 1, oldest_pending_age_seconds: null });
+  });
+
+  it('sends response.accepted only: publishing a revision and completing the Session queue nothing (SPEC 6.2)', async () => {
+    const { sessionId, eventId } = await answeredSession(t);
+    const patched = await t.app.inject({ method: 'PATCH', url: `/v1/sessions/${sessionId}`, headers: owner(t, { 'if-match': '"1.1"' }), payload: { interaction: interactive({ title: 'Again' }) } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const completed = await t.app.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/complete`, headers: owner(t, { 'if-match': patched.headers.etag as string }) });
+    expect(completed.statusCode, completed.body).toBe(200);
+    await dispatcher.drain();
+    expect((await deliveriesOf(t, sessionId)).map((d) => d.event_id)).toEqual([eventId]);
+    expect(deliveriesTo(receiver).map((r) => JSON.parse(r.body).type)).toEqual(['response.accepted']);
   });
 });
 

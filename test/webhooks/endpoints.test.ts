@@ -146,6 +146,8 @@ describe('POST /v1/webhook/verify', () => {
       expect(res.json().error, reason).toMatchObject({ code: 'WEBHOOK_VERIFICATION_FAILED', reason });
     }
     expect((await get()).json().endpoint.status).toBe('pending');
+    const challenges = receiver.requests.map((r) => (JSON.parse(r.body) as { challenge: string }).challenge);
+    expect(new Set(challenges).size, 'a fresh challenge each time').toBe(failures.length);
   });
 
   it('answers 409 WEBHOOK_NOT_CONFIGURED without an endpoint', async () => {
@@ -201,6 +203,12 @@ describe('POST /v1/webhook/secrets/rotate', () => {
     ]);
     w.clock.advance(24 * HOUR);
     expect((await get()).json().signing_secrets[1]).toEqual({ kid: first.kid, active: false, retire_at: retireAt });
+
+    // Each rotation creates another secret, returns the newest, and retires the one it replaces.
+    const again = (await rotate()).json();
+    expect(again.signing_secret.kid).not.toBe(rotated.signing_secret.kid);
+    expect(again.previous.kid).toBe(rotated.signing_secret.kid);
+    expect((await get()).json().signing_secrets.map((s: { kid: string }) => s.kid)).toEqual([again.signing_secret.kid, rotated.signing_secret.kid, first.kid]);
   });
 });
 

@@ -58,6 +58,7 @@ describe('the endpoint behind the jobs', () => {
     await dispatcher.drain();
     const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(t), payload: { url: `${receiver.url}/new` } });
     expect(put.statusCode).toBe(201);
+    expect(put.json().endpoint).toMatchObject({ status: 'pending', verified_at: null }); // the new URL receives nothing until verified
     const [ended] = await deliveriesOf(t, sessionId);
     expect(ended).toMatchObject({ status: 'failed', last_outcome: 'endpoint_unavailable', next_attempt_at: null });
     expect(ended!.attempts).toHaveLength(1);
@@ -65,6 +66,7 @@ describe('the endpoint behind the jobs', () => {
     await dispatcher.drain();
     expect(deliveriesTo(receiver).map((r) => r.path)).toEqual(['/hook']);
     expect((await overview()).deliveries).toMatchObject({ pending: 0, failed: 1 });
+    expect((await answeredSession(t)).deliveryId).toBeUndefined(); // neither the old endpoint nor the unverified new one
   });
 
   it('counts pending, failed and delivered jobs and the age of the oldest pending one', async () => {
