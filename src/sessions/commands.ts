@@ -9,7 +9,9 @@ import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { etagOf, type SessionState } from './state.js';
 import { appendSessionEvents, loadSession } from './store.js';
 import { sessionBody } from './view.js';
+import type pg from 'pg';
 import { withCommandTransaction, type Tx } from '../../eventstore/index.js';
+import * as sql from './sql.js';
 
 /** The owner side of a Session: each command is one transaction over the Session's stream. */
 
@@ -33,6 +35,24 @@ export interface CreatedSession {
 }
 
 export const sessionNotFound = (): ApiError => new ApiError(404, 'SESSION_NOT_FOUND', 'No such Session in this workspace.');
+
+/**
+ * A row of the Session's read model for a principal of its workspace (by default just its
+ * workspace); 404 when the Session is unknown or another workspace's. A read that needs no state.
+ */
+export async function ownedViewRow<T extends { workspace_id: string }>(
+  db: pg.Pool | Tx,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  query: string = sql.WORKSPACE_BY_ID,
+  params: unknown[] = [],
+): Promise<T> {
+  if (!isSessionId(sessionId)) throw sessionNotFound();
+  const { rows } = await db.query<T>(query, [sessionId, ...params]);
+  const row = rows[0];
+  if (!row || row.workspace_id !== principal.workspaceId) throw sessionNotFound();
+  return row;
+}
 
 /** A Session the principal may act on, or 404: another workspace's Session does not exist for it. */
 export async function loadOwnedSession(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<SessionState> {

@@ -13,7 +13,7 @@
  */
 export { findSessionByLink, loadSession, appendSessionEvents, type LinkedSession, type PendingSessionEvent } from './store.js';
 export { decideAcceptance, type AcceptanceDecision, type Submission } from './decide.js';
-export { loadOwnedSession, sessionNotFound } from './commands.js';
+export { loadOwnedSession, ownedViewRow, sessionNotFound } from './commands.js';
 export {
   currentInteraction,
   currentRevision,

@@ -5,6 +5,7 @@ import { ApiError, errorResponses, invalid } from '../http/errors.js';
 import {
   completeSession,
   createSession,
+  ownedViewRow,
   publishRevision,
   sessionNotFound,
   type IdempotencyKey,
@@ -55,14 +56,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.addSchema(sessionResponseSchema);
   app.addSchema(sessionEventsResponseSchema);
 
-  /** The Session's read-model row, or 404 when it is unknown or of another workspace. */
-  const ownedRow = async <T extends { workspace_id: string }>(principal: OwnerPrincipal, id: string, query: string, params: unknown[] = []) => {
-    if (!isSessionId(id)) throw sessionNotFound();
-    const { rows } = await ctx.pool.query<T>(query, [id, ...params]);
-    const row = rows[0];
-    if (!row || row.workspace_id !== principal.workspaceId) throw sessionNotFound();
-    return row;
-  };
 
   /**
    * PATCH and complete: the owner credential, If-Match (428 without it), an optional
@@ -181,7 +174,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request: WithId, reply) => {
       const principal = await authenticateOwner(request, ctx);
-      const row = await ownedRow<{ workspace_id: string; events_body: string }>(principal, request.params.id, sql.EVENTS_BY_ID);
+      const row = await ownedViewRow<{ workspace_id: string; events_body: string }>(ctx.pool, principal, request.params.id, sql.EVENTS_BY_ID);
       return reply.type(JSON_TYPE).send(row.events_body);
     },
   );
@@ -200,7 +193,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = await authenticateOwner(request, ctx);
       const { id, revision } = request.params;
       if (!REVISION.test(revision)) throw invalid('The revision must be a positive integer.');
-      const row = await ownedRow<{ workspace_id: string; body: string | null }>(principal, id, sql.REVISION_BY_ID, [Number(revision)]);
+      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.pool, principal, id, sql.REVISION_BY_ID, [Number(revision)]);
       if (row.body === null) throw new ApiError(404, 'NOT_FOUND', `The Session has no revision ${request.params.revision}.`);
       return reply.type(JSON_TYPE).send(row.body);
     },

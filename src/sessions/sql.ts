@@ -13,6 +13,8 @@ ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
   etag = EXCLUDED.etag, body = EXCLUDED.body, events_body = EXCLUDED.events_body, updated_at = EXCLUDED.updated_at`;
 
+export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
+
 export const VIEW_BY_ID = `SELECT workspace_id, etag, body FROM session_views WHERE session_id = $1`;
 
 export const EVENTS_BY_ID = `SELECT workspace_id, events_body FROM session_views WHERE session_id = $1`;

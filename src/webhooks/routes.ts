@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { withCommandTransaction, withTransaction } from '../../eventstore/index.js';
+import { withCommandTransaction } from '../../eventstore/index.js';
 import { authenticateOwner } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
 import { ApiError, errorResponses } from '../http/errors.js';
@@ -17,6 +17,7 @@ import {
   webhookEndpointSchema,
   webhookResponseSchema,
 } from './schemas.js';
+import { ownedViewRow } from '../sessions/index.js';
 import { ownedAcceptedResponses } from './sessionAccess.js';
 import * as sql from './sql.js';
 import { checkWebhookUrl } from './url.js';
@@ -113,7 +114,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: SessionRequest) => {
       const principal = await authenticateOwner(request, ctx);
       const { id } = request.params;
-      await withTransaction(ctx.pool, (tx) => ownedAcceptedResponses(tx, ctx, principal, id));
+      await ownedViewRow(ctx.pool, principal, id);
       const { rows } = await ctx.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
       return { id, deliveries: rows.map(deliveryItem) };
     },

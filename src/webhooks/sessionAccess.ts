@@ -1,7 +1,7 @@
 import type { Tx } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import { isSessionId, loadOwnedSession, sessionNotFound } from '../sessions/index.js';
+import { loadOwnedSession } from '../sessions/index.js';
 import type { AcceptedDelivery } from './queue.js';
 
 /**
@@ -14,7 +14,6 @@ import type { AcceptedDelivery } from './queue.js';
  * SESSION_NOT_FOUND when the Session is unknown or another workspace's.
  */
 export async function ownedAcceptedResponses(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<AcceptedDelivery[]> {
-  if (!isSessionId(sessionId)) throw sessionNotFound();
   const state = await loadOwnedSession(tx, ctx, principal, sessionId);
   return state.responses.map((response) => ({ ...response, workspaceId: state.workspaceId, sessionId: state.id }));
 }
