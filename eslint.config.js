@@ -13,6 +13,13 @@ export default tseslint.config(
     },
   },
   {
+    // The client can be published on its own: it imports its own files and its dependencies, never the service's code.
+    files: ['src/client/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../*'], message: 'src/client imports only its own files and its dependencies.' }] }],
+    },
+  },
+  {
     // Tests build sparse arrays on purpose, to prove that holes are refused.
     files: ['test/**', 'property-tests/**'],
     rules: { 'no-sparse-arrays': 'off' },

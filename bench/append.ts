@@ -1,47 +1,33 @@
-import { append, withTransaction } from '../eventstore/index.js';
-import { EVENT_DATA as data, EVENT_METADATA as metadata, plainInsert } from './support/baseline.js';
+import { appendContender, INSERT_AND_NOTIFY, plainInsert, scriptContender } from './support/baseline.js';
 import { benchDatabase } from './support/database.js';
-import { printResult, timedLoop } from './support/measure.js';
+import { startLoadGenerator } from './support/load.js';
+import { heading, printFigure, ratios } from './support/result.js';
+import { interleave } from './support/rounds.js';
 
 /**
  * Events appended per second through `append` (one event per transaction, each writer on its own
- * stream) against a plain single-row INSERT of the same payload into a plain table, same pool,
- * same run. The difference is the price of the log's guarantees: version check, hash chain,
- * transaction-ordered index, NOTIFY.
+ * stream), run by the load generator's process, against a plain single-row INSERT of the same
+ * payload at the same concurrency. The difference is the price of the log's guarantees: version
+ * check, hash chain, transaction-ordered index, wake-up.
  */
 
 const WRITERS = 8;
-const options = { concurrency: WRITERS, durationMs: 5_000, warmupMs: 1_000 };
-const TARGET = 0.6;
 
-const db = await benchDatabase({ poolSize: WRITERS });
+const db = await benchDatabase({ poolSize: 2 });
+const load = startLoadGenerator();
 try {
-  const baseline = await plainInsert(db, options);
-
-  // The same INSERT with the NOTIFY every append sends, committed the same way: the share of the
-  // gap that PostgreSQL's commit-ordered notification queue costs (notifying commits serialize).
-  const notifying = await timedLoop('plain INSERT + NOTIFY, one transaction', options, async (worker) => {
-    await withTransaction(db.pool, async (tx) => {
-      await tx.query(
-        `WITH row AS (INSERT INTO plain_rows (stream_id, type, data, metadata) VALUES ($1, $2, $3, $4) RETURNING id)
-         SELECT pg_notify('bench', $1 || ' ' || id) FROM row`,
-        [`bench-${worker}`, 'answered', data, metadata],
-      );
-    });
+  heading(
+    `append: ${WRITERS} writers, one Session-sized event per transaction`,
+    'The INSERT + NOTIFY line commits a NOTIFY with each INSERT, as appends have done: notifying commits serialize.',
+  );
+  const results = await interleave({
+    insert: await plainInsert(db, load, WRITERS),
+    notify: await scriptContender(db, load, `INSERT + NOTIFY in one transaction, ${WRITERS} clients`, INSERT_AND_NOTIFY, WRITERS),
+    append: appendContender(db, load, WRITERS),
   });
-
-  const versions = new Array<number>(WRITERS).fill(0);
-  const appended = await timedLoop('append', options, async (worker) => {
-    await withTransaction(db.pool, (tx) => append(tx, `bench-${worker}`, versions[worker]!, [{ type: 'answered', data, metadata }]));
-    versions[worker]!++;
-  });
-
-  printResult(`append, ${WRITERS} writers, one event per transaction`, {
-    subject: appended,
-    baseline,
-    target: TARGET,
-    references: [notifying],
-  });
+  printFigure({ name: 'append / plain INSERT', values: ratios(results.append, results.insert), target: { op: '>=', value: 0.6 } });
+  printFigure({ name: 'INSERT + NOTIFY / plain INSERT', values: ratios(results.notify, results.insert) });
 } finally {
+  await load.close();
   await db.close();
 }

@@ -1,67 +1,76 @@
-import autocannon from 'autocannon';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { createLogger } from '../src/http/logging.js';
-import { append, withTransaction } from '../eventstore/index.js';
-import { startBenchService } from './support/service.js';
-import { benchDatabase } from './support/database.js';
-import { printResult, timedLoop, type Measurement } from './support/measure.js';
 import { interactive } from '../test/support/sessions.js';
+import { appendContender, plainInsert } from './support/baseline.js';
+import { benchDatabase } from './support/database.js';
+import { startLoadGenerator } from './support/load.js';
+import { heading, printFigure, ratios } from './support/result.js';
+import { interleave } from './support/rounds.js';
+import { startBenchService } from './support/service.js';
 
 /**
+ * The owner API over HTTP, driven by the load generator's process over keep-alive sockets.
  * (a) Polling: GET of an unchanged interactive Session at 32 connections, against a bare fastify
- *     route returning a JSON body of the same size, in the same process, same run.
- * (b) Session creation per second (HTTP, 8 connections) against the append baseline (8 writers,
- *     one event per transaction) measured in the same run.
+ *     route in the service's process returning the same bytes.
+ * (b) Session creation (POST /v1/sessions, 8 connections) against the plain INSERT at 8 clients,
+ *     and against `append` at 8 writers (the log alone, without HTTP).
  */
 
-const DURATION_S = 5;
-
-async function cannon(label: string, options: autocannon.Options): Promise<Measurement> {
-  await autocannon({ ...options, duration: 1 }); // warm-up, discarded
-  const result = await autocannon({ ...options, duration: DURATION_S });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return {
-    label,
-    operations: result.requests.total,
-    seconds: result.duration,
-    rate: result.requests.total / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-  };
-}
+const POLLERS = 32;
+const CREATORS = 8;
 
 const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool);
+const load = startLoadGenerator();
+// The same process settings as the service: the same (silent) logger, request ids, hooks off.
+const bare = Fastify({ loggerInstance: createLogger({ level: 'silent' }) as FastifyBaseLogger });
 try {
-  const auth = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' };
-  const created = await fetch(`${service.baseUrl}/v1/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ interaction: interactive() }) });
+  const owner = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' };
+  const created = await fetch(`${service.baseUrl}/v1/sessions`, { method: 'POST', headers: owner, body: JSON.stringify({ interaction: interactive() }) });
   const { id } = (await created.json()) as { id: string };
-  const body = await (await fetch(`${service.baseUrl}/v1/sessions/${id}`, { headers: auth })).text();
-
-  // The same process settings as the service: the same (silent) logger, request ids, hooks off.
-  const bare = Fastify({ loggerInstance: createLogger({ level: 'silent' }) as FastifyBaseLogger });
+  const body = await (await fetch(`${service.baseUrl}/v1/sessions/${id}`, { headers: owner })).text();
   bare.get('/bare', async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store, no-transform').send(body));
   const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
 
-  const baseline = await cannon(`bare fastify, ${body.length}-byte JSON`, { url: `${bareUrl}/bare`, connections: 32 });
-  const polled = await cannon('GET unchanged Session', { url: `${service.baseUrl}/v1/sessions/${id}`, connections: 32, headers: auth });
-  printResult('(a) polling an unchanged Session, 32 connections', { subject: polled, baseline, target: 0.6 });
-  await bare.close();
+  heading(`(a) polling an unchanged Session, ${POLLERS} connections`);
+  const polling = await interleave({
+    bare: ({ seconds }) =>
+      load.http({
+        label: `bare fastify, the same ${body.length}-byte JSON`,
+        origin: bareUrl,
+        connections: POLLERS,
+        seconds,
+        requests: { kind: 'fixed', method: 'GET', path: '/bare', headers: {} },
+      }),
+    poll: ({ seconds }) =>
+      load.http({
+        label: 'GET /v1/sessions/{id}, unchanged',
+        origin: service.baseUrl,
+        connections: POLLERS,
+        seconds,
+        requests: { kind: 'fixed', method: 'GET', path: `/v1/sessions/${id}`, headers: owner },
+      }),
+  });
+  printFigure({ name: 'GET unchanged Session / bare fastify', values: ratios(polling.poll, polling.bare), target: { op: '>=', value: 0.6 } });
 
-  const versions = new Array<number>(8).fill(0);
-  const appended = await timedLoop('append', { concurrency: 8, durationMs: DURATION_S * 1000, warmupMs: 1000 }, async (worker) => {
-    await withTransaction(db.pool, (tx) => append(tx, `bench-${worker}`, versions[worker]!, [{ type: 'answered', data: { n: versions[worker]! } }]));
-    versions[worker]!++;
+  heading(`(b) Session creation, ${CREATORS} connections`);
+  const creation = await interleave({
+    insert: await plainInsert(db, load, CREATORS),
+    append: appendContender(db, load, CREATORS),
+    create: ({ seconds }) =>
+      load.http({
+        label: 'POST /v1/sessions',
+        origin: service.baseUrl,
+        connections: CREATORS,
+        seconds,
+        requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers: owner, body: JSON.stringify({ interaction: interactive() }) },
+      }),
   });
-  const creating = await cannon('POST /v1/sessions', {
-    url: `${service.baseUrl}/v1/sessions`,
-    method: 'POST',
-    connections: 8,
-    headers: auth,
-    body: JSON.stringify({ interaction: interactive() }),
-  });
-  printResult('(b) Session creation, 8 connections, against append', { subject: creating, baseline: appended });
+  printFigure({ name: 'POST /v1/sessions / plain INSERT', values: ratios(creation.create, creation.insert), target: { op: '>=', value: 0.2 } });
+  printFigure({ name: 'POST /v1/sessions / append', values: ratios(creation.create, creation.append), target: { op: '>=', value: 0.6 } });
 } finally {
+  await bare.close();
+  await load.close();
   await service.close();
   await db.close();
 }

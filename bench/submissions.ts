@@ -1,36 +1,49 @@
-import { Pool } from 'undici';
 import { plainInsert } from './support/baseline.js';
 import { benchDatabase } from './support/database.js';
-import { printResult, type LoopOptions } from './support/measure.js';
+import { startRoundTripFloor } from './support/floor.js';
+import { startLoadGenerator } from './support/load.js';
+import { heading, printFigure, ratios } from './support/result.js';
+import { interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
-import { acceptedSubmissions, createSessions, SUBMISSION_SESSIONS } from './support/submissions.js';
+import { submissionsContender } from './support/submitting.js';
 
 /**
- * Accepted human submissions per second: form posts with the page's own (same-origin) headers, over
- * HTTP to the app on loopback, each answering a Session of its own (created beforehand through the
- * owner API, outside the timed loop), at 8 and at 32 concurrent clients, against the plain
- * single-row INSERT at the same concurrency over the same pool, measured in the same run. The
- * workspace has no webhook endpoint: nothing is queued.
+ * Accepted human submissions per second: form posts with the page's own (same-origin) headers,
+ * from the load generator's process over keep-alive sockets, each answering a Session of its own
+ * (created beforehand through the owner API, not timed), against the plain single-row INSERT at
+ * the same concurrency. The workspace has no webhook endpoint: nothing is queued. A reference row
+ * measures a bare route making as many round trips to PostgreSQL as an accepted submission (the
+ * link lookup, BEGIN, the stream with its key, the endpoint, the append, the view, COMMIT) and
+ * nothing else: the ceiling of the ratio here.
  */
 
-const CLIENTS = [8, 32];
-const options = { durationMs: 5_000, warmupMs: 1_000 };
-const TARGET = 0.4;
+const CLIENTS = 8;
+const SUBMISSION_ROUND_TRIPS = 7;
 
 const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool);
-const http = new Pool(service.baseUrl, { connections: Math.max(...CLIENTS), pipelining: 1 });
-
+const load = startLoadGenerator();
+const floor = await startRoundTripFloor(db.pool, SUBMISSION_ROUND_TRIPS);
 try {
-  for (const clients of CLIENTS) {
-    const loop: LoopOptions = { concurrency: clients, ...options };
-    const baseline = await plainInsert(db, loop);
-    const sessions = await createSessions(http, service.ownerKey, SUBMISSION_SESSIONS);
-    const subject = await acceptedSubmissions(http, sessions, loop);
-    printResult(`human submissions, ${clients} clients, each on its own Session, against a plain INSERT`, { subject, baseline, target: TARGET });
-  }
+  heading(`human submissions, ${CLIENTS} clients, each on a Session of its own`);
+  const results = await interleave({
+    insert: await plainInsert(db, load, CLIENTS),
+    floor: ({ seconds }) =>
+      load.http({
+        label: `bare route, ${SUBMISSION_ROUND_TRIPS} round trips to PostgreSQL`,
+        origin: floor.url,
+        connections: CLIENTS,
+        seconds,
+        requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} },
+      }),
+    submit: submissionsContender(load, service, { clients: CLIENTS }),
+  });
+  printFigure({ name: `${SUBMISSION_ROUND_TRIPS} round trips alone / plain INSERT (the ceiling)`, values: ratios(results.floor, results.insert) });
+  printFigure({ name: 'POST /s/{token} accepted / plain INSERT', values: ratios(results.submit, results.insert), target: { op: '>=', value: 0.15 } });
+  printFigure({ name: 'POST /s/{token} accepted, p99', values: results.submit.map((m) => m.p99Ms), unit: 'ms', target: { op: '<=', value: 25 } });
 } finally {
-  await http.close();
+  await floor.close();
+  await load.close();
   await service.close();
   await db.close();
 }

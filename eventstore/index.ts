@@ -1,5 +1,12 @@
-export * from './store.js';
+export * from './events.js';
+export * from './errors.js';
 export * from './keys.js';
-export { transactionMemo, withCommandTransaction, withTransaction, type Tx } from './transaction.js';
-export { migrate, pendingMigrations, bundledMigrations } from './migrate.js';
-export { Wakeups, EVENTS_CHANNEL, reconnectDelay } from './wakeups.js';
+export * from './projection.js';
+export * from './store.js';
+export * from './wakeup.js';
+export * from './chain.js';
+export * from './logExport.js';
+export { UnitOfWork, type OpenedKey } from './unitOfWork.js';
+export { WakeupNotifier, type Logger } from './notifier.js';
+export { Wakeups, RECONNECT } from './wakeups.js';
+export { EVENTSTORE_MIGRATIONS, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';

@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type pg from 'pg';
-import { transactionMemo, type Tx } from './transaction.js';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import type { Reader } from './events.js';
+import type { OpenedKey, UnitOfWork } from './unitOfWork.js';
 import * as sql from './sql.js';
 
 /**
@@ -70,6 +70,16 @@ export class DeploymentKey {
     return open(this.key, sealed, context).toString('utf8');
   }
 
+  /**
+   * A keyed digest (HMAC-SHA-256, base64url) of a value, under a key derived from the data key for
+   * one purpose: equal values give equal digests, and without the data key none can be reversed.
+   */
+  digest(purpose: string, value: string): string {
+    if (!this.key) throw new DataKeyUnavailable();
+    const purposeKey = createHmac('sha256', this.key).update(`digest:${purpose}`, 'utf8').digest();
+    return createHmac('sha256', purposeKey).update(value, 'utf8').digest('base64url');
+  }
+
   wrap(streamKey: Buffer, streamId: string): Buffer {
     if (!this.key) throw new DataKeyUnavailable();
     return Buffer.from(seal(this.key, streamKey, `stream-key:${streamId}`), 'utf8');
@@ -81,52 +91,87 @@ export class DeploymentKey {
   }
 }
 
-const memoKeyOf = (streamId: string): string => `stream-key:${streamId}`;
+const isUnitOfWork = (db: Reader): db is UnitOfWork => (db as UnitOfWork).kind === 'unit-of-work';
 
 /** Per-stream keys. A stream's key is made on its first sealed write and can only be destroyed. */
 export class StreamKeys {
   constructor(private readonly deploymentKey: DeploymentKey) {}
 
-  private async keyFor(db: Tx | pg.Pool, streamId: string, create: boolean): Promise<Buffer | Erased | undefined> {
-    const memo = transactionMemo(db);
-    const known = memo?.get(memoKeyOf(streamId)) as Buffer | Erased | undefined;
-    if (known) return known;
-    const key = await this.fetchKey(db, streamId, create);
-    if (key) memo?.set(memoKeyOf(streamId), key);
-    return key;
+  /**
+   * The opened keys of several streams; a stream without a key is absent. Inside a unit of work
+   * each key is opened once, and a key read with its stream (UnitOfWork.readStreams) costs no query.
+   */
+  private async keysOf(db: Reader, streamIds: readonly string[]): Promise<Map<string, OpenedKey>> {
+    const uow = isUnitOfWork(db) ? db : undefined;
+    const opened = uow?.streamKeys ?? new Map<string, OpenedKey>();
+    const unread: string[] = [];
+    for (const id of streamIds) {
+      if (opened.has(id)) continue;
+      if (!uow?.storedKeys.has(id)) unread.push(id);
+      else if (uow.storedKeys.get(id) !== undefined) opened.set(id, this.openStored(uow.storedKeys.get(id)!, id));
+    }
+    if (unread.length > 0) {
+      const { rows } = await db.query<{ stream_id: string; wrapped_key: Buffer | null }>(sql.KEY_GET, [unread]);
+      for (const row of rows) opened.set(row.stream_id, this.openStored(row.wrapped_key, row.stream_id));
+    }
+    return new Map(streamIds.flatMap((id) => (opened.has(id) ? [[id, opened.get(id)!] as const] : [])));
   }
 
-  private async fetchKey(db: Tx | pg.Pool, streamId: string, create: boolean): Promise<Buffer | Erased | undefined> {
-    const found = await db.query<{ wrapped_key: Buffer | null }>(sql.KEY_GET, [streamId]);
-    const row = found.rows[0];
-    if (row) return row.wrapped_key ? this.deploymentKey.unwrap(row.wrapped_key, streamId) : ERASED;
-    if (!create) return undefined;
+  private openStored(wrapped: Buffer | null, streamId: string): OpenedKey {
+    return wrapped ? this.deploymentKey.unwrap(wrapped, streamId) : 'destroyed';
+  }
+
+  /**
+   * The stream's key, made now if it has none; a concurrent first write may win the insert, and
+   * its key is read back. A stream the unit of work has not read is most often new, so for it the
+   * insert comes first.
+   */
+  private async keyForWriting(uow: UnitOfWork, streamId: string): Promise<OpenedKey> {
+    if (uow.streamKeys.has(streamId) || uow.storedKeys.has(streamId)) {
+      const existing = (await this.keysOf(uow, [streamId])).get(streamId);
+      if (existing) return existing;
+    }
     const fresh = randomBytes(32);
-    const inserted = await db.query(sql.KEY_INSERT, [streamId, this.deploymentKey.wrap(fresh, streamId)]);
-    // A concurrent first write may have won the insert: then read back whichever key is stored.
-    return inserted.rowCount === 1 ? fresh : this.fetchKey(db, streamId, false);
+    const inserted = await uow.query(sql.KEY_INSERT, [streamId, this.deploymentKey.wrap(fresh, streamId)]);
+    if (inserted.rowCount === 1) {
+      uow.streamKeys.set(streamId, fresh);
+      return fresh;
+    }
+    uow.storedKeys.delete(streamId);
+    return (await this.keysOf(uow, [streamId])).get(streamId)!;
   }
 
   /** Seals a JSON value for the stream; refuses a stream whose key was destroyed. */
-  async seal(tx: Tx, streamId: string, value: unknown): Promise<string> {
-    const key = await this.keyFor(tx, streamId, true);
-    if (!Buffer.isBuffer(key)) throw new StreamKeyDestroyed(streamId);
+  async seal(uow: UnitOfWork, streamId: string, value: unknown): Promise<string> {
+    const key = await this.keyForWriting(uow, streamId);
+    if (key === 'destroyed') throw new StreamKeyDestroyed(streamId);
     return seal(key, Buffer.from(JSON.stringify(value), 'utf8'), streamId);
   }
 
   /** Opens sealed values of one stream; ERASED for each once the stream's key is destroyed. */
-  async opener(db: Tx | pg.Pool, streamId: string): Promise<(sealed: string) => unknown> {
-    const key = await this.keyFor(db, streamId, false);
-    return (sealed) => {
-      if (key === ERASED) return ERASED;
-      if (!Buffer.isBuffer(key)) throw new Error(`stream ${streamId} has no data key`);
-      return JSON.parse(open(key, sealed, streamId).toString('utf8'));
-    };
+  async opener(db: Reader, streamId: string): Promise<Opener> {
+    return (await this.openers(db, [streamId])).get(streamId)!;
+  }
+
+  /** An opener for each stream, every key read in one round trip. */
+  async openers(db: Reader, streamIds: readonly string[]): Promise<Map<string, Opener>> {
+    const keys = await this.keysOf(db, streamIds);
+    return new Map(streamIds.map((id) => [id, openerOf(id, keys.get(id))]));
   }
 
   /** Destroys the stream's key for good; its sealed content can never be read again. */
-  async destroy(tx: Tx | pg.Pool, streamId: string): Promise<void> {
-    await tx.query(sql.KEY_DESTROY, [streamId]);
-    transactionMemo(tx)?.set(memoKeyOf(streamId), ERASED);
+  async destroy(uow: UnitOfWork, streamId: string): Promise<void> {
+    await uow.query(sql.KEY_DESTROY, [streamId]);
+    uow.streamKeys.set(streamId, 'destroyed');
   }
+}
+
+export type Opener = (sealed: string) => unknown;
+
+function openerOf(streamId: string, key: OpenedKey | undefined): Opener {
+  return (sealed) => {
+    if (key === 'destroyed') return ERASED;
+    if (!key) throw new Error(`stream ${streamId} has no data key`);
+    return JSON.parse(open(key, sealed, streamId).toString('utf8'));
+  };
 }

@@ -1,27 +1,57 @@
 /** Every statement the event store runs, in one place. */
 
-export const APPEND = `
-WITH appended AS (
-  INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata)
-  SELECT e.event_id, $1, $2::integer + e.ordinality::integer, e.type, e.data, e.metadata
-    FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (event_id text, type text, data jsonb, metadata jsonb))
-         WITH ORDINALITY AS e(event_id, type, data, metadata, ordinality)
-   ORDER BY e.ordinality
-  RETURNING global_position, event_id, stream_id, stream_version, type, data, metadata,
-            transaction_id::text AS transaction_id, recorded_at
-), wake AS (
-  -- One wake-up per append; the position makes the payload unique so PostgreSQL never folds it.
-  SELECT pg_notify('svc_events', $1 || ' ' || max(global_position)) FROM appended
-)
-SELECT appended.* FROM appended, wake ORDER BY stream_version`;
+import { prepared } from './events.js';
 
+/**
+ * Appends a run of events to one stream at expected version $2, each with the link its appender
+ * computed. The chain trigger refuses an append whose predecessor is not the one linked to, or is
+ * newer than this transaction.
+ */
+export const APPEND = prepared(
+  'append',
+  `
+INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash)
+SELECT e.event_id, $1, $2::integer + e.n::integer, e.type, e.data, e.metadata, $3::timestamptz,
+       decode(e.prev_hash, 'hex'), decode(e.hash, 'hex')
+  FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+       WITH ORDINALITY AS e(event_id, type, data, metadata, prev_hash, hash, n)
+ ORDER BY e.n
+RETURNING global_position, stream_version, transaction_id::text AS transaction_id`,
+);
+
+/** The hash a stream's event at a version was linked with: what the next append links to. */
+export const LINK_AT = `SELECT encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 AND stream_version = $2`;
+
+// transaction_id leaves as text (a JavaScript number cannot hold every xid8). Statements that
+// compare or order by it must name the column (events.transaction_id): a bare name in ORDER BY
+// means this text alias, which sorts "100000" before "99999".
 const COLUMNS = `global_position, event_id, stream_id, stream_version, type, data, metadata,
-  transaction_id::text AS transaction_id, recorded_at`;
+  transaction_id::text AS transaction_id, recorded_at, encode(hash, 'hex') AS hash`;
 
 export const READ_STREAM = `
-SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`;
+SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version`;
 
-export const STREAM_VERSION = `SELECT coalesce(max(stream_version), 0) AS version FROM events WHERE stream_id = $1`;
+/** A transaction-scoped advisory lock named by the stream id (a hash collision only makes two streams take turns). */
+export const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
+
+export const STREAM_VERSION = `
+SELECT coalesce(max(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1`;
+
+/**
+ * Several streams in one round trip, each in version order, each with its wrapped data key: a
+ * command that reads a stream opens its content next, and this saves it a second trip. A stream
+ * with no event yields one row of nulls (and its key, if it has one).
+ */
+export const READ_STREAMS = prepared(
+  'read_streams',
+  `SELECT requested.stream_id AS requested, k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
+          e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
+          e.transaction_id::text AS transaction_id, e.recorded_at, encode(e.hash, 'hex') AS hash
+     FROM unnest($1::text[]) AS requested(stream_id)
+     LEFT JOIN stream_keys k ON k.stream_id = requested.stream_id
+     LEFT JOIN events e ON e.stream_id = requested.stream_id
+    ORDER BY requested.stream_id, e.stream_version`,
+);
 
 /**
  * The global log in commit-safe order. Only transactions older than every transaction still in
@@ -29,10 +59,23 @@ export const STREAM_VERSION = `SELECT coalesce(max(stream_version), 0) AS versio
  */
 export const READ_ALL = `
 SELECT ${COLUMNS} FROM events
- WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-   AND (transaction_id, global_position) > ($1::xid8, $2::bigint)
- ORDER BY transaction_id, global_position
+ WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+   AND (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
+ ORDER BY events.transaction_id, global_position
  LIMIT $3`;
+
+/** The oldest transaction still in flight: every transaction below it has ended. */
+export const HORIZON = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`;
+
+/**
+ * The events of transactions below a horizon, stream by stream, from a (stream, version) on. Those
+ * transactions have all ended, so every page sees the same set, whatever its snapshot.
+ */
+export const READ_BY_STREAM = `
+SELECT ${COLUMNS} FROM events
+ WHERE events.transaction_id < $1::xid8 AND (stream_id, stream_version) > ($2, $3)
+ ORDER BY stream_id, stream_version
+ LIMIT $4`;
 
 /**
  * Everything after the checkpoint that this snapshot sees, in-flight horizon ignored. Safe only
@@ -40,8 +83,8 @@ SELECT ${COLUMNS} FROM events
  */
 export const READ_ALL_VISIBLE = `
 SELECT ${COLUMNS} FROM events
- WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
- ORDER BY transaction_id, global_position
+ WHERE (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
+ ORDER BY events.transaction_id, global_position
  LIMIT $3`;
 
 /** Every link that does not hold: a changed row, a missing predecessor, or a reordered chain. */
@@ -65,7 +108,7 @@ export const TRANSACTION_ID_GUARD = `
 SELECT (SELECT max(transaction_id) FROM events)::text AS newest_stored,
        pg_current_xact_id()::text AS current`;
 
-export const KEY_GET = `SELECT wrapped_key, destroyed_at FROM stream_keys WHERE stream_id = $1`;
+export const KEY_GET = prepared('key_get', `SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = ANY($1::text[])`);
 export const KEY_INSERT = `
 INSERT INTO stream_keys (stream_id, wrapped_key) VALUES ($1, $2)
 ON CONFLICT (stream_id) DO NOTHING
@@ -73,3 +116,40 @@ RETURNING wrapped_key`;
 export const KEY_DESTROY = `
 INSERT INTO stream_keys (stream_id, wrapped_key, destroyed_at) VALUES ($1, NULL, now())
 ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;
+
+/** One NOTIFY per channel with a batch of wake-ups; sent after the writes it announces committed. */
+export const NOTIFY = `SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS w(channel, payload)`;
+
+/**
+ * The log for an export, every stored value of each link, in log order; all of it, or the named
+ * streams. Read through a cursor, so an export of any size holds one batch at a time.
+ */
+export const EXPORT_CURSOR = (cursor: string): string => `
+DECLARE ${cursor} NO SCROLL CURSOR FOR
+SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, event_id, stream_id,
+       stream_version, type, data, metadata, events_recorded_at_text(recorded_at) AS recorded_at,
+       encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, link_format
+  FROM events
+ WHERE $1::text[] IS NULL OR stream_id = ANY($1::text[])
+ ORDER BY events.transaction_id, events.global_position`;
+
+/**
+ * Every stream's head among the events every reader of the log will ever see before the current
+ * snapshot's horizon (the commit-safe cut readAll uses), in the UTF-8 byte order of the stream ids.
+ */
+export const HEADS_CURSOR = (cursor: string): string => `
+DECLARE ${cursor} NO SCROLL CURSOR FOR
+SELECT stream_id, stream_version, encode(hash, 'hex') AS hash FROM (
+  SELECT DISTINCT ON (stream_id) stream_id, stream_version, hash FROM events
+   WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     AND (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
+   ORDER BY stream_id, stream_version DESC
+) heads
+ORDER BY stream_id COLLATE "C"`;
+
+/** The newest event below the current snapshot's horizon: the end of the commit-safe log. */
+export const HORIZON_END = `
+SELECT transaction_id::text AS transaction_id, global_position::text AS global_position FROM events
+ WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY events.transaction_id DESC, events.global_position DESC
+ LIMIT 1`;

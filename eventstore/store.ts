@@ -1,137 +1,147 @@
-import { ulid } from 'ulid';
 import type pg from 'pg';
-import type { Tx } from './transaction.js';
+import pRetry from 'p-retry';
+import { StreamVersionConflict } from './errors.js';
+import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
+import { WakeupNotifier, type Logger } from './notifier.js';
+import type { Projection } from './projection.js';
 import * as sql from './sql.js';
+import { UnitOfWork } from './unitOfWork.js';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
-
-export interface NewEvent {
-  type: string;
-  data: JsonObject;
-  metadata?: JsonObject;
-  /** Supplied when the caller must know the id before the append (a receipt names it). */
-  eventId?: string;
+/** A unit of work whose transaction is open: the caller commits or rolls back. */
+export interface OpenUnitOfWork {
+  uow: UnitOfWork;
+  /** COMMIT, then send the wake-ups; resolves once they are sent. */
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
 }
 
-export interface RecordedEvent {
-  globalPosition: string;
-  eventId: string;
-  streamId: string;
-  streamVersion: number;
-  type: string;
-  data: JsonObject;
-  metadata: JsonObject;
-  transactionId: string;
-  recordedAt: Date;
+export interface EventStoreOptions {
+  pool: pg.Pool;
+  /** Applied inside every appending unit of work, in this order. */
+  inline?: readonly Projection[];
+  log: Logger;
+  /** Told of every committed unit of work's events (metrics count them). */
+  onCommitted?: (events: readonly RecordedEvent[]) => void;
 }
 
-/** Where a reader of the global log has got to: (transaction_id, global_position). */
-export interface Checkpoint {
-  transactionId: string;
-  globalPosition: string;
-}
-
-export const START: Checkpoint = { transactionId: '0', globalPosition: '0' };
-
-/** The stream was not at the version the caller decided against. Nothing was written. */
-export class StreamVersionConflict extends Error {
-  constructor(readonly streamId: string, readonly expectedVersion: number) {
-    super(`stream ${streamId} is not at version ${expectedVersion}`);
-    this.name = 'StreamVersionConflict';
-  }
-}
-
-export function newEventId(): string {
-  return `evt_${ulid()}`;
-}
-
-interface EventRow {
-  global_position: string;
-  event_id: string;
-  stream_id: string;
-  stream_version: number;
-  type: string;
-  data: JsonObject;
-  metadata: JsonObject;
-  transaction_id: string;
-  recorded_at: Date;
-}
-
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    globalPosition: row.global_position,
-    eventId: row.event_id,
-    streamId: row.stream_id,
-    streamVersion: row.stream_version,
-    type: row.type,
-    data: row.data,
-    metadata: row.metadata,
-    transactionId: row.transaction_id,
-    recordedAt: row.recorded_at,
-  };
-}
-
-const UNIQUE_VIOLATION = '23505';
-// Raised by the chain trigger when the predecessor is missing, or was appended by a transaction
-// newer than this one (see the chain trigger in migrations/0001_events.sql).
-const SERIALIZATION_FAILURE = '40001';
+/** How often a command is run again after losing a race before the conflict reaches its caller. */
+const COMMAND_RETRIES = 4;
 
 /**
- * Appends events at expectedVersion + 1.. inside the caller's transaction. A lost race or a wrong
- * expectation is a StreamVersionConflict (the transaction is then aborted and must roll back);
- * retrying in a new transaction, on the stream as it is then, resolves either.
+ * The event store: units of work over one pool, with the inline projections registered at start.
+ * It knows no projection by name; the composition root hands them over.
  */
-export async function append(
-  tx: Tx,
-  streamId: string,
-  expectedVersion: number,
-  events: NewEvent[],
-): Promise<RecordedEvent[]> {
-  if (events.length === 0) return [];
-  const rows = events.map((e) => ({
-    event_id: e.eventId ?? newEventId(),
-    type: e.type,
-    data: e.data,
-    metadata: e.metadata ?? {},
-  }));
-  try {
-    const result = await tx.query<EventRow>(sql.APPEND, [streamId, expectedVersion, JSON.stringify(rows)]);
-    return result.rows.map(toRecorded);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const constraint = (error as { constraint?: string }).constraint;
-    if (code === SERIALIZATION_FAILURE || (code === UNIQUE_VIOLATION && constraint === 'events_stream_id_stream_version_key')) {
-      throw new StreamVersionConflict(streamId, expectedVersion);
+export class EventStore {
+  readonly pool: pg.Pool;
+  readonly inline: readonly Projection[];
+  readonly notifier: WakeupNotifier;
+  private readonly onCommitted: (events: readonly RecordedEvent[]) => void;
+
+  constructor(options: EventStoreOptions) {
+    this.pool = options.pool;
+    this.inline = options.inline ?? [];
+    this.notifier = new WakeupNotifier(options.pool, options.log);
+    this.onCommitted = options.onCommitted ?? (() => undefined);
+  }
+
+  async begin(): Promise<OpenUnitOfWork> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
     }
-    throw error;
+    const uow = new UnitOfWork(client, this.inline);
+    const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
+      const wakeups = uow.end();
+      try {
+        await client.query(statement);
+      } catch (error) {
+        // A connection that failed to end its transaction is not handed to the next caller.
+        client.release(error as Error);
+        throw error;
+      }
+      client.release();
+      return wakeups;
+    };
+    return {
+      uow,
+      commit: async () => {
+        const wakeups = await end('COMMIT');
+        if (uow.appended.length > 0) this.onCommitted(uow.appended);
+        await this.notifier.send(wakeups);
+      },
+      rollback: async () => void (await end('ROLLBACK')),
+    };
+  }
+
+  /** BEGIN; work; COMMIT; the wake-ups sent; the work's result. Any failure rolls everything back. */
+  async withUnitOfWork<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    const open = await this.begin();
+    let result: T;
+    try {
+      result = await work(open.uow);
+    } catch (error) {
+      await open.rollback().catch(() => undefined);
+      throw error;
+    }
+    await open.commit();
+    return result;
+  }
+
+  /**
+   * A command: its work in a unit of work, run again on a fresh one when it lost a race to another
+   * writer of its stream, so its decision is always made on the state it appends to.
+   */
+  command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    return pRetry(() => this.withUnitOfWork(work), {
+      retries: COMMAND_RETRIES,
+      minTimeout: 2,
+      maxTimeout: 50,
+      randomize: true,
+      shouldRetry: ({ error }) => error instanceof StreamVersionConflict,
+    });
   }
 }
 
-export async function readStream(db: Tx | pg.Pool, streamId: string, afterVersion = 0): Promise<RecordedEvent[]> {
-  const { rows } = await db.query<EventRow>(sql.READ_STREAM, [streamId, afterVersion]);
+const isUnitOfWork = (db: Reader): db is UnitOfWork => (db as UnitOfWork).kind === 'unit-of-work';
+
+/** One stream: through the unit of work when there is one (read once, with its own appends). */
+export async function readStream(db: Reader, streamId: string): Promise<readonly RecordedEvent[]> {
+  if (isUnitOfWork(db)) return db.readStream(streamId);
+  const { rows } = await db.query<EventRow>(sql.READ_STREAM, [streamId]);
   return rows.map(toRecorded);
 }
 
-export async function streamVersion(db: Tx | pg.Pool, streamId: string): Promise<number> {
-  const { rows } = await db.query<{ version: number }>(sql.STREAM_VERSION, [streamId]);
-  return rows[0]?.version ?? 0;
-}
-
 /** Events committed after the checkpoint, never skipping one that commits late. */
-export async function readAll(db: Tx | pg.Pool, after: Checkpoint = START, limit = 500): Promise<RecordedEvent[]> {
+export async function readAll(db: Reader, after: Checkpoint = START, limit = 500): Promise<RecordedEvent[]> {
   const { rows } = await db.query<EventRow>(sql.READ_ALL, [after.transactionId, after.globalPosition, limit]);
   return rows.map(toRecorded);
 }
 
-/** readAll without the in-flight horizon: only for a caller that has locked out every writer. */
-export async function readAllVisible(tx: Tx, after: Checkpoint, limit = 500): Promise<RecordedEvent[]> {
-  const { rows } = await tx.query<EventRow>(sql.READ_ALL_VISIBLE, [after.transactionId, after.globalPosition, limit]);
+/** The oldest transaction still in flight, as a checkpoint's transaction id: nothing below it can still commit. */
+export async function transactionHorizon(db: Reader): Promise<string> {
+  const { rows } = await db.query<{ horizon: string }>(sql.HORIZON);
+  return rows[0]!.horizon;
+}
+
+/** Where a stream-ordered reader has got to. */
+export interface StreamPosition {
+  streamId: string;
+  streamVersion: number;
+}
+
+/** Events of the transactions below `horizon`, ordered by stream and version, after `after`. */
+export async function readByStream(db: Reader, horizon: string, after: StreamPosition, limit: number): Promise<RecordedEvent[]> {
+  const { rows } = await db.query<EventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit]);
   return rows.map(toRecorded);
 }
 
-export function checkpointOf(event: RecordedEvent): Checkpoint {
-  return { transactionId: event.transactionId, globalPosition: event.globalPosition };
+/** readAll without the in-flight horizon: only for a caller that has locked out every writer. */
+export async function readAllVisible(uow: UnitOfWork, after: Checkpoint, limit = 500): Promise<RecordedEvent[]> {
+  const { rows } = await uow.query<EventRow>(sql.READ_ALL_VISIBLE, [after.transactionId, after.globalPosition, limit]);
+  return rows.map(toRecorded);
 }
 
 export interface ChainProblem {
@@ -141,7 +151,7 @@ export interface ChainProblem {
 }
 
 /** Recomputes every hash chain (or one stream's) and lists each link that does not hold. */
-export async function verify(db: Tx | pg.Pool, streamId?: string): Promise<ChainProblem[]> {
+export async function verify(db: Reader, streamId?: string): Promise<ChainProblem[]> {
   const { rows } = await db.query<{ stream_id: string; stream_version: number; problem: ChainProblem['problem'] }>(
     sql.VERIFY,
     [streamId ?? null],
@@ -153,7 +163,7 @@ export async function verify(db: Tx | pg.Pool, streamId?: string): Promise<Chain
  * Refuses to run against a cluster whose transaction ids are behind the log (a restore into a
  * fresh cluster): readAll would otherwise hide every new event behind the old ones.
  */
-export async function assertTransactionIdsAhead(db: pg.Pool): Promise<void> {
+export async function assertTransactionIdsAhead(db: Reader): Promise<void> {
   const { rows } = await db.query<{ newest_stored: string | null; current: string }>(sql.TRANSACTION_ID_GUARD);
   const row = rows[0];
   if (row?.newest_stored && BigInt(row.newest_stored) >= BigInt(row.current)) {

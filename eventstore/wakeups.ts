@@ -1,17 +1,9 @@
 import pg from 'pg';
+import pRetry from 'p-retry';
+import type { Logger } from './notifier.js';
 
-/** The channel every append notifies (see sql.APPEND). */
-export const EVENTS_CHANNEL = 'svc_events';
-
-export interface Logger {
-  warn(obj: object, msg?: string): void;
-}
-
-/** Reconnect delay: exponential from 100 ms, capped at 30 s, with jitter over its upper half. */
-export function reconnectDelay(attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(30_000, 100 * 2 ** Math.min(attempt, 20));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
+/** Reconnect backoff: from 100 ms, doubling, at most 30 s, each delay jittered (times 1 to 2). */
+export const RECONNECT = { minTimeout: 100, maxTimeout: 30_000, factor: 2, randomize: true } as const;
 
 const quoteChannel = (channel: string): string => `"${channel.replaceAll('"', '""')}"`;
 
@@ -21,15 +13,15 @@ const quoteChannel = (channel: string): string => `"${channel.replaceAll('"', '"
  * jitter for as long as the process runs, and an error never ends the loop.
  *
  * This is our own small client rather than pg-listen because of `fence()`: a strict read of a
- * cache needs a round trip on the listening connection itself, which pg-listen does not expose.
+ * cache needs a round trip on the listening connection itself, which pg-listen does not expose
+ * (docs/architecture.md, "Libraries").
  */
 export class Wakeups {
   private client: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
   private readonly connectedHandlers = new Set<() => void>();
-  private closed = true;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private failures = 0;
+  private closing: AbortController | undefined;
+  private reconnecting: Promise<void> | undefined;
   private fenceInFlight: Promise<void> | undefined;
   private fenceQueued: Promise<void> | undefined;
   /** True while notifications are certainly being received; false across any reconnect. */
@@ -60,9 +52,14 @@ export class Wakeups {
     return () => this.connectedHandlers.delete(handler);
   }
 
+  /** Connects once; if that fails, keeps trying in the background. */
   async start(): Promise<void> {
-    this.closed = false;
-    await this.connect();
+    this.closing = new AbortController();
+    try {
+      await this.connect();
+    } catch (error) {
+      this.lost(error);
+    }
   }
 
   /**
@@ -94,11 +91,9 @@ export class Wakeups {
       await client.connect();
       for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
     } catch (error) {
-      this.lost(error);
-      return;
+      this.discard(client);
+      throw error;
     }
-    if (this.client !== client) return;
-    this.failures = 0;
     this.listening = true;
     for (const handler of this.connectedHandlers) {
       try {
@@ -109,20 +104,24 @@ export class Wakeups {
     }
   }
 
-  /** The connection is gone or unusable: stop trusting it and make a new one after a delay. */
+  /** The connection is gone or unusable: stop trusting it, and reconnect until it works again. */
   private lost(error: unknown): void {
     const client = this.client;
     this.listening = false;
-    this.client = undefined;
-    client?.removeAllListeners();
-    client?.on('error', () => undefined);
-    void client?.end().catch(() => undefined);
-    if (this.closed || this.reconnectTimer) return;
+    if (client) this.discard(client);
+    const signal = this.closing?.signal;
+    if (!signal || signal.aborted || this.reconnecting) return;
     this.log.warn({ err: error }, 'notification listener lost; reconnecting');
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      if (!this.closed) void this.connect();
-    }, reconnectDelay(this.failures++));
+    this.reconnecting = pRetry(() => this.connect(), { ...RECONNECT, retries: Infinity, signal, unref: true })
+      .catch(() => undefined)
+      .finally(() => (this.reconnecting = undefined));
+  }
+
+  private discard(client: pg.Client): void {
+    if (this.client === client) this.client = undefined;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    void client.end().catch(() => undefined);
   }
 
   private dispatch(channel: string, payload: string): void {
@@ -136,14 +135,13 @@ export class Wakeups {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.closing?.abort();
     this.listening = false;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
     const client = this.client;
     this.client = undefined;
     client?.removeAllListeners();
     client?.on('error', () => undefined);
     await client?.end().catch(() => undefined);
+    await this.reconnecting;
   }
 }

@@ -1,3 +1,16 @@
-export type { Projection } from './projection.js';
-export { applyAll } from './projection.js';
-export { AsyncProjector, catchUpOnce, rebuild } from './runner.js';
+import { fileURLToPath } from 'node:url';
+export type { Projection } from '../eventstore/index.js';
+export {
+  AsyncProjector,
+  RebuildInProgress,
+  catchUpAll,
+  catchUpOnce,
+  rebuild,
+  rebuildAll,
+  type RebuildOptions,
+  type RebuildProgress,
+  type RebuildResult,
+} from './runner.js';
+
+/** The runner's own table: each async projection's checkpoint. */
+export const PROJECTIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

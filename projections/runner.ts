@@ -1,20 +1,23 @@
-import type pg from 'pg';
 import {
   EVENTS_CHANNEL,
-  START,
   checkpointOf,
+  START,
   readAll,
   readAllVisible,
-  withTransaction,
+  readByStream,
+  transactionHorizon,
   type Checkpoint,
+  type EventStore,
+  type Projection,
   type RecordedEvent,
-  type Tx,
+  type UnitOfWork,
   type Wakeups,
 } from '../eventstore/index.js';
-import { applyAll, type Projection } from './projection.js';
 import * as sql from './sql.js';
 
 const BATCH = 500;
+/** A rebuild reads larger batches: projections fold a batch with a few set-wide statements. */
+const REBUILD_BATCH = 5_000;
 
 interface Log {
   warn(obj: object, msg?: string): void;
@@ -29,22 +32,45 @@ function toCheckpoint(row: { transaction_id: string; global_position: string } |
  * transaction as the projection's writes, so a crash between batches neither loses nor repeats
  * one. Returns how many events were applied (0 when another process holds the projection).
  */
-export async function catchUpOnce(pool: pg.Pool, projection: Projection): Promise<number> {
-  await pool.query(sql.CHECKPOINT_ENSURE, [projection.name]);
-  return withTransaction(pool, async (tx) => {
-    const { rows } = await tx.query(sql.CHECKPOINT_CLAIM, [projection.name]);
+export async function catchUpOnce(store: EventStore, projection: Projection): Promise<number> {
+  await store.pool.query(sql.CHECKPOINT_ENSURE, [projection.name]);
+  return store.withUnitOfWork(async (uow) => {
+    const { rows } = await uow.query<{ transaction_id: string; global_position: string }>(sql.CHECKPOINT_CLAIM, [projection.name]);
     const from = toCheckpoint(rows[0]);
     if (!from) return 0;
-    const events = await readAll(tx, from, BATCH);
+    const events = await readAll(uow, from, BATCH);
     if (events.length === 0) return 0;
-    await applyAll([projection], tx, events);
-    await saveCheckpoint(tx, projection.name, checkpointOf(events.at(-1)!));
+    await applyTo(projection, uow, events);
+    await saveCheckpoint(uow, projection.name, checkpointOf(events.at(-1)!));
     return events.length;
   });
 }
 
-async function saveCheckpoint(tx: Tx, name: string, at: Checkpoint): Promise<void> {
-  await tx.query(sql.CHECKPOINT_SAVE, [name, at.transactionId, at.globalPosition]);
+/**
+ * Folds every event committed before the call into an async projection. Events of transactions
+ * that are older than one still in flight anywhere in the cluster wait behind it (readAll never
+ * passes an event that may still commit before them), so this waits that out, a pause at a time:
+ * for tools and tests that must see the projection current; the runner itself never waits.
+ */
+export async function catchUpAll(store: EventStore, projection: Projection, pauseMs = 10): Promise<void> {
+  const target = toCheckpoint((await store.pool.query<{ transaction_id: string; global_position: string }>(sql.NEWEST_EVENT)).rows[0]);
+  if (!target) return;
+  for (;;) {
+    while ((await catchUpOnce(store, projection)) > 0);
+    const { rows } = await store.pool.query<{ reached: boolean }>(sql.CHECKPOINT_REACHED, [projection.name, target.transactionId, target.globalPosition]);
+    if (rows[0]?.reached) return;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+}
+
+/** The projection's own events of a batch. */
+async function applyTo(projection: Projection, uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<void> {
+  const relevant = events.filter((e) => projection.eventTypes.includes(e.type));
+  if (relevant.length > 0) await projection.apply(uow, relevant);
+}
+
+async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Promise<void> {
+  await uow.query(sql.CHECKPOINT_SAVE, [name, at.transactionId, at.globalPosition]);
 }
 
 /**
@@ -58,7 +84,7 @@ export class AsyncProjector {
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly store: EventStore,
     private readonly projections: readonly Projection[],
     private readonly wakeups: Wakeups,
     private readonly log: Log,
@@ -90,7 +116,7 @@ export class AsyncProjector {
   private async drain(): Promise<void> {
     for (const projection of this.projections) {
       try {
-        while ((await catchUpOnce(this.pool, projection)) === BATCH);
+        while ((await catchUpOnce(this.store, projection)) === BATCH);
       } catch (error) {
         this.log.warn({ err: error, projection: projection.name }, 'projection batch failed; will retry');
       }
@@ -104,13 +130,14 @@ export class AsyncProjector {
   }
 }
 
-async function foldInto(tx: Tx, projection: Projection, events: RecordedEvent[]): Promise<void> {
-  await tx.query(sql.useRebuildTables);
-  await applyAll([projection], tx, events);
+/** Folds a batch into the rebuilt copies of every projection's tables, in registration order. */
+async function foldInto(uow: UnitOfWork, projections: readonly Projection[], events: readonly RecordedEvent[]): Promise<void> {
+  await uow.query(sql.useRebuildTables);
+  for (const projection of projections) await applyTo(projection, uow, events);
 }
 
 /** Replaces the live table by its rebuilt copy, whose indexes take back their original names. */
-async function swapIn(tx: Tx, table: string): Promise<void> {
+async function swapIn(tx: UnitOfWork, table: string): Promise<void> {
   const shapes = async (schema: string) =>
     (await tx.query<{ name: string; shape: string }>(sql.INDEX_SHAPES, [`${schema}.${sql.quoteIdent(table)}`])).rows;
   const originals = await shapes('public');
@@ -124,53 +151,196 @@ async function swapIn(tx: Tx, table: string): Promise<void> {
   }
 }
 
-/**
- * Replays the whole log into fresh copies of the projection's tables, then swaps them in. The
- * bulk of the replay runs beside live traffic; the last stretch runs with the live tables locked,
- * so no event committed in between is missed. For an async projection the checkpoint moves with
- * the swap.
- */
-export async function rebuild(pool: pg.Pool, projection: Projection, options: { async: boolean }): Promise<number> {
-  await withTransaction(pool, async (tx) => {
-    await tx.query(sql.dropRebuildSchema);
-    await tx.query(sql.createRebuildSchema);
-    for (const table of projection.tables) await tx.query(sql.copyTableShape(table));
-  });
-
-  let at: Checkpoint = START;
-  let replayed = 0;
-  for (;;) {
-    const batch = await withTransaction(pool, async (tx) => {
-      const events = await readAll(tx, at, BATCH);
-      await foldInto(tx, projection, events);
-      return events;
-    });
-    if (batch.length === 0) break;
-    replayed += batch.length;
-    at = checkpointOf(batch.at(-1)!);
+/** Another rebuild holds the rebuild lock: rebuilds share one schema for their copies. */
+export class RebuildInProgress extends Error {
+  constructor() {
+    super('another rebuild is running against this database; run this one again once it has finished');
+    this.name = 'RebuildInProgress';
   }
+}
 
-  return withTransaction(pool, async (tx) => {
-    if (options.async) {
-      await tx.query(sql.CHECKPOINT_ENSURE, [projection.name]);
-      await tx.query(sql.CHECKPOINT_LOCK, [projection.name]);
+export interface RebuildProgress {
+  /** 1 for the replay of the whole log; each later pass replays what arrived during the one before. */
+  pass: number;
+  replayed: number;
+  tail: number;
+}
+
+export interface RebuildOptions {
+  async: boolean;
+  /** Told after each catch-up pass beside live traffic. */
+  onPass?: (progress: RebuildProgress) => Promise<void> | void;
+}
+
+export interface RebuildResult {
+  replayed: number;
+  /** Of those, the events folded while the live tables were locked. */
+  locked: number;
+}
+
+/** A catch-up pass this short leaves a tail that the locked step replays in moments. */
+const SHORT_TAIL = 500;
+/** Writers faster than the replay never leave a short tail: after this many passes, lock anyway. */
+const MAX_PASSES = 20;
+/** The locked step waits this long for a lock, so the readers queued behind it wait no longer... */
+const LOCK_TIMEOUT_MS = 2_000;
+/** ...and tries again this often, after a lock timeout or a deadlock with a writer. */
+const LOCK_ATTEMPTS = 5;
+const RETRYABLE_LOCK_FAILURES = new Set(['55P03', '40P01']);
+
+/** Holds the rebuild lock on a connection of its own for as long as `work` runs. */
+async function holdingRebuildLock<T>(store: EventStore, work: () => Promise<T>): Promise<T> {
+  const client = await store.pool.connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>(sql.TRY_REBUILD_LOCK);
+    if (!rows[0]?.locked) throw new RebuildInProgress();
+    try {
+      return await work();
+    } finally {
+      await client.query(sql.REBUILD_UNLOCK);
     }
-    for (const table of projection.tables) await tx.query(sql.lockLiveTable(table));
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The first pass of a rebuild: every event of the transactions that ended before it began (below
+ * the horizon). Projections whose rows depend on each stream alone replay stream by stream: each
+ * page's streams that start and end in it are handed to the unit of work as read, so they are
+ * folded without a second read and written once; a stream cut by a page boundary is read whole by
+ * the projection, as on a live append. Projections that fold across streams replay in log order.
+ * Returns where the log-ordered passes take over: after every transaction below the horizon.
+ */
+async function replayToHorizon(store: EventStore, projections: readonly Projection[]): Promise<{ replayed: number; at: Checkpoint }> {
+  const horizon = await transactionHorizon(store.pool);
+  const byStream = projections.filter((p) => !p.foldsAcrossStreams);
+  const inLogOrder = projections.filter((p) => p.foldsAcrossStreams);
+  let replayed = 0;
+  if (byStream.length > 0) {
+    let after = { streamId: '', streamVersion: 0 };
+    for (;;) {
+      const page = await readByStream(store.pool, horizon, after, REBUILD_BATCH);
+      if (page.length === 0) break;
+      const whole = new Map<string, RecordedEvent[]>();
+      for (const event of page) {
+        if (event.streamVersion === 1) whole.set(event.streamId, [event]);
+        else whole.get(event.streamId)?.push(event);
+      }
+      // The page's last stream may go on in the next page.
+      if (page.length === REBUILD_BATCH) whole.delete(page.at(-1)!.streamId);
+      await store.withUnitOfWork(async (uow) => {
+        uow.adoptStreams(whole);
+        await foldInto(uow, byStream, page);
+      });
+      replayed += page.length;
+      const last = page.at(-1)!;
+      after = { streamId: last.streamId, streamVersion: last.streamVersion };
+    }
+  }
+  if (inLogOrder.length > 0) {
+    let at: Checkpoint = START;
+    let folded = 0;
+    for (;;) {
+      const events = (await readAll(store.pool, at, REBUILD_BATCH)).filter((e) => BigInt(e.transactionId) < BigInt(horizon));
+      if (events.length === 0) break;
+      await store.withUnitOfWork((uow) => foldInto(uow, inLogOrder, events));
+      folded += events.length;
+      at = checkpointOf(events.at(-1)!);
+    }
+    // Both orders read the same events below the horizon: count them once.
+    replayed = Math.max(replayed, folded);
+  }
+  // Every transaction below the horizon is replayed: the log-ordered passes start at the horizon.
+  return { replayed, at: { transactionId: (BigInt(horizon) - 1n).toString(), globalPosition: MAX_POSITION } };
+}
+
+/** The largest global position: a checkpoint at (transaction, MAX_POSITION) is past all of that transaction. */
+const MAX_POSITION = '9223372036854775807';
+
+/**
+ * Replays the whole log into fresh copies of the projections' tables, then swaps them in. The
+ * replay runs beside live traffic, in passes: the first stream by stream, each later one catching
+ * up with what arrived during the one before, until a pass finds only a short tail. Only then are the live tables locked, for
+ * that last tail and the swap: reads and writes wait moments, not the length of a replay. For
+ * async projections the checkpoints move with the swap. One rebuild runs at a time per database.
+ */
+export async function rebuildAll(store: EventStore, projections: readonly Projection[], options: RebuildOptions): Promise<RebuildResult> {
+  return holdingRebuildLock(store, async () => {
+    await store.withUnitOfWork(async (tx) => {
+      await tx.query(sql.dropRebuildSchema);
+      await tx.query(sql.createRebuildSchema);
+      for (const projection of projections) for (const table of projection.tables) await tx.query(sql.copyTableShape(table));
+    });
+
+    const first = await replayToHorizon(store, projections);
+    let at = first.at;
+    let replayed = first.replayed;
+    await options.onPass?.({ pass: 1, replayed, tail: replayed });
+    for (let pass = 2; ; pass++) {
+      let tail = 0;
+      for (;;) {
+        const batch = await store.withUnitOfWork(async (tx) => {
+          const events = await readAll(tx, at, REBUILD_BATCH);
+          await foldInto(tx, projections, events);
+          return events;
+        });
+        if (batch.length === 0) break;
+        tail += batch.length;
+        at = checkpointOf(batch.at(-1)!);
+      }
+      replayed += tail;
+      await options.onPass?.({ pass, replayed, tail });
+      if (tail <= SHORT_TAIL || pass >= MAX_PASSES) break;
+    }
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const locked = await swapAll(store, projections, options.async, at);
+        return { replayed: replayed + locked, locked };
+      } catch (error) {
+        if (attempt >= LOCK_ATTEMPTS || !RETRYABLE_LOCK_FAILURES.has((error as { code?: string }).code ?? '')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt * (1 + Math.random())));
+      }
+    }
+  });
+}
+
+/** The locked step: the tail since `from`, then the swap. Returns how many events it folded. */
+async function swapAll(store: EventStore, projections: readonly Projection[], async: boolean, from: Checkpoint): Promise<number> {
+  return store.withUnitOfWork(async (tx) => {
+    await tx.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
+    if (async) {
+      for (const projection of projections) {
+        await tx.query(sql.CHECKPOINT_ENSURE, [projection.name]);
+        await tx.query(sql.CHECKPOINT_LOCK, [projection.name]);
+      }
+    }
+    for (const projection of projections) for (const table of projection.tables) await tx.query(sql.lockLiveTable(table));
     // Inline writers wait on the lock, so everything visible is everything there will be before
     // them. Async projections have no such writers: they keep the in-flight horizon, and the
     // checkpoint never passes an event that may still commit.
-    const read = options.async ? readAll : readAllVisible;
+    const read = async ? readAll : readAllVisible;
+    let at = from;
+    let folded = 0;
     for (;;) {
-      const events = await read(tx, at, BATCH);
+      const events = await read(tx, at, REBUILD_BATCH);
       if (events.length === 0) break;
-      await foldInto(tx, projection, events);
-      replayed += events.length;
+      await foldInto(tx, projections, events);
+      folded += events.length;
       at = checkpointOf(events.at(-1)!);
     }
     await tx.query('RESET search_path');
-    for (const table of projection.tables) await swapIn(tx, table);
+    // Columns a projection keeps are not folded from events: they come over from the live rows.
+    for (const projection of projections) for (const kept of projection.keep ?? []) await tx.query(sql.copyKeptColumns(kept));
+    for (const projection of projections) for (const table of projection.tables) await swapIn(tx, table);
     await tx.query(sql.dropRebuildSchema);
-    if (options.async) await saveCheckpoint(tx, projection.name, at);
-    return replayed;
+    if (async) for (const projection of projections) await saveCheckpoint(tx, projection.name, at);
+    return folded;
   });
+}
+
+/** One projection rebuilt (rebuildAll); returns how many events were replayed. */
+export async function rebuild(store: EventStore, projection: Projection, options: RebuildOptions): Promise<number> {
+  return (await rebuildAll(store, [projection], options)).replayed;
 }

@@ -1,3 +1,5 @@
+import type { KeptColumns } from '../eventstore/index.js';
+
 /** The runner's own statements: checkpoints and the table swap of a rebuild. */
 
 export const CHECKPOINT_ENSURE = `INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`;
@@ -14,7 +16,20 @@ SELECT transaction_id::text AS transaction_id, global_position::text AS global_p
 export const CHECKPOINT_SAVE = `
 UPDATE projection_checkpoints SET transaction_id = $2::xid8, global_position = $3::bigint WHERE name = $1`;
 
+/** The newest event committed (visible to this snapshot): where a full catch-up must reach. */
+export const NEWEST_EVENT = `
+SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+  FROM events ORDER BY events.transaction_id DESC, global_position DESC LIMIT 1`;
+
+/** Whether the projection's checkpoint is at or past ($2, $3). */
+export const CHECKPOINT_REACHED = `
+SELECT (transaction_id, global_position) >= ($2::xid8, $3::bigint) AS reached FROM projection_checkpoints WHERE name = $1`;
+
 export const REBUILD_SCHEMA = 'svc_rebuild';
+
+/** One rebuild at a time: they share the one schema their copies are built in. */
+export const TRY_REBUILD_LOCK = `SELECT pg_try_advisory_lock(hashtext('svc.rebuild')) AS locked`;
+export const REBUILD_UNLOCK = `SELECT pg_advisory_unlock(hashtext('svc.rebuild'))`;
 
 export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
@@ -26,6 +41,14 @@ export const useRebuildTables = `SET LOCAL search_path TO ${REBUILD_SCHEMA}, pub
 export const lockLiveTable = (table: string): string => `LOCK TABLE public.${quoteIdent(table)} IN ACCESS EXCLUSIVE MODE`;
 export const dropLiveTable = (table: string): string => `DROP TABLE public.${quoteIdent(table)}`;
 export const promoteTable = (table: string): string => `ALTER TABLE ${REBUILD_SCHEMA}.${quoteIdent(table)} SET SCHEMA public`;
+
+/** Copies columns no event folds (a job's lease) from the live rows into their rebuilt copies. */
+export function copyKeptColumns(kept: KeptColumns): string {
+  const table = quoteIdent(kept.table);
+  const key = quoteIdent(kept.key);
+  const set = kept.columns.map((c) => `${quoteIdent(c)} = live.${quoteIdent(c)}`).join(', ');
+  return `UPDATE ${REBUILD_SCHEMA}.${table} AS rebuilt SET ${set} FROM public.${table} AS live WHERE rebuilt.${key} = live.${key}`;
+}
 
 /**
  * The indexes of a table, each with its definition minus its own and its table's name. The copy

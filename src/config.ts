@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Everything the service reads from its environment, read once. Explicit variables always win;
@@ -20,9 +21,24 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string | undefined;
   trial: boolean;
+  /**
+   * fastify's trustProxy: which proxies' X-Forwarded-For is believed when finding the client's
+   * address for per-client limits (a hop count, addresses or CIDR ranges, or every proxy).
+   * false: the socket's peer address.
+   */
+  trustProxy: boolean | number | string[];
   build: BuildSources;
   /** `loopback` lets webhook deliveries reach https on 127.0.0.1 (tests only). */
   webhookTestEgress: 'loopback' | undefined;
+  /** How often the checkpointer signs a log checkpoint (SVC_CHECKPOINT_INTERVAL_S). */
+  checkpointIntervalS: number;
+  /** On SIGTERM or SIGINT, how long requests in flight may take to finish before they are cut. */
+  shutdownTimeoutMs: number;
+}
+
+/** A configuration the service cannot run with; its message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }
 
 export interface BuildSources {
@@ -39,14 +55,35 @@ type Env = Record<string, string | undefined>;
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
 
+/** The names proxy-addr (fastify's trustProxy) accepts for address ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxyOf(value: string | undefined): Config['trustProxy'] {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^[0-9]+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  const wrong = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+  if (wrong !== undefined) throw new ConfigError(`SVC_TRUST_PROXY must be true, a hop count, or addresses and CIDR ranges separated by commas; got ${JSON.stringify(wrong)}`);
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
   const port = Number(nonEmpty(env.PORT) ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${env.PORT}`);
   const trial = nonEmpty(env.SVC_TRIAL) ?? 'on';
-  if (trial !== 'on' && trial !== 'off') throw new Error(`SVC_TRIAL must be on or off, got ${trial}`);
+  if (trial !== 'on' && trial !== 'off') throw new ConfigError(`SVC_TRIAL must be on or off, got ${trial}`);
   const egress = nonEmpty(env.SVC_WEBHOOK_TEST_EGRESS);
-  if (egress !== undefined && egress !== 'loopback') throw new Error(`SVC_WEBHOOK_TEST_EGRESS may only be loopback`);
+  if (egress !== undefined && egress !== 'loopback') throw new ConfigError(`SVC_WEBHOOK_TEST_EGRESS may only be loopback`);
+  const checkpointIntervalS = Number(nonEmpty(env.SVC_CHECKPOINT_INTERVAL_S) ?? 300);
+  if (!Number.isInteger(checkpointIntervalS) || checkpointIntervalS < 1) {
+    throw new ConfigError(`SVC_CHECKPOINT_INTERVAL_S must be a whole number of seconds, got ${env.SVC_CHECKPOINT_INTERVAL_S}`);
+  }
+  const shutdownTimeoutMs = Number(nonEmpty(env.SVC_SHUTDOWN_TIMEOUT_MS) ?? 10_000);
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
+    throw new ConfigError(`SVC_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, got ${env.SVC_SHUTDOWN_TIMEOUT_MS}`);
+  }
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     production: env.NODE_ENV === 'production',
@@ -61,6 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: nonEmpty(env.SVC_SMTP_URL),
     mailFrom: nonEmpty(env.SVC_MAIL_FROM),
     trial: trial === 'on',
+    trustProxy: trustProxyOf(nonEmpty(env.SVC_TRUST_PROXY)),
     build: {
       gitSha: nonEmpty(env.SVC_GIT_SHA),
       buildId: nonEmpty(env.SVC_BUILD_ID),
@@ -68,5 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
       root: process.cwd(),
     },
     webhookTestEgress: egress,
+    checkpointIntervalS,
+    shutdownTimeoutMs,
   };
 }

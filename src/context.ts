@@ -1,15 +1,24 @@
+import type { Agent } from 'undici';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { DeploymentKey, StreamKeys, Wakeups, parseDataKey } from '../eventstore/index.js';
+import { DeploymentKey, EventStore, StreamKeys, Wakeups, parseDataKey } from '../eventstore/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import { ServiceMetrics } from './ops/metrics.js';
 import { resolveBuildIdentity, type BuildIdentity } from './ops/version.js';
+import { asyncProjections, inlineProjections } from './projections.js';
 import { parseReceiptKeys, type ReceiptKeyRing } from './receipts/keys.js';
+import { createEgress, policyOf } from './webhooks/egress.js';
 
-/** What every capability is handed: the configuration, resolved once, and the shared resources. */
+/**
+ * What every capability is handed: the configuration, resolved once, and the shared resources.
+ * This is the composition root: the one place that knows every projection.
+ */
 export interface ServiceContext {
   config: Config;
   pool: pg.Pool;
+  /** The event store over the pool, with every inline projection registered. */
+  store: EventStore;
   clock: Clock;
   log: Logger;
   wakeups: Wakeups;
@@ -18,7 +27,13 @@ export interface ServiceContext {
   receiptKeys: ReceiptKeyRing | undefined;
   receiptKeysProblem: string | undefined;
   deploymentKey: DeploymentKey;
+  /**
+   * Where webhook requests go: each connection to an address checked public (or, in tests,
+   * loopback). A test may put another in its place.
+   */
+  egress: Agent;
   streamKeys: StreamKeys;
+  metrics: ServiceMetrics;
 }
 
 export function createContext(deps: { config: Config; pool: pg.Pool; clock: Clock; log: Logger; wakeups: Wakeups }): ServiceContext {
@@ -33,12 +48,23 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     }
   }
   const deploymentKey = new DeploymentKey(parseDataKey(deps.config.dataKey));
+  const streamKeys = new StreamKeys(deploymentKey);
+  const inline = inlineProjections({ streamKeys });
+  const metrics = new ServiceMetrics({
+    pool: deps.pool,
+    clock: deps.clock,
+    projections: () => ({ inline: inline.map((p) => p.name), async: asyncProjections().map((p) => p.name) }),
+    warn: (obj, msg) => deps.log.warn(obj, msg),
+  });
   return {
     ...deps,
+    store: new EventStore({ pool: deps.pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
+    metrics,
     identity: resolveBuildIdentity(deps.config.build),
     receiptKeys,
     receiptKeysProblem,
     deploymentKey,
-    streamKeys: new StreamKeys(deploymentKey),
+    egress: createEgress({ policy: policyOf(deps.config) }),
+    streamKeys,
   };
 }

@@ -1,17 +1,20 @@
-import type { Projection } from '../projections/index.js';
-import type { ServiceContext } from './context.js';
-import { sessionViewProjection } from './sessions/projection.js';
+import type { Projection, StreamKeys } from '../eventstore/index.js';
+import { accountsProjection } from './accounts/index.js';
+import { purgeScheduleProjection } from './purge/index.js';
+import { sessionViewProjection } from './sessions/index.js';
+import { trialsProjection } from './trials/index.js';
 import { deliveriesProjection } from './webhooks/deliveryProjection.js';
 import { webhookEndpointsProjection } from './webhooks/endpointProjection.js';
 
 /**
- * The read models of the service. Inline ones are written in the append's transaction (a caller
- * reads them back at once); async ones follow the log from a checkpoint.
+ * The read models of the service, registered with the event store at start (src/context.ts).
+ * Inline ones are written in the appending unit of work, in this order, because a caller reads
+ * them back at once; async ones follow the log from a checkpoint.
  */
-export function inlineProjections(ctx: ServiceContext): Projection[] {
-  return [sessionViewProjection(ctx), webhookEndpointsProjection, deliveriesProjection];
+export function inlineProjections(deps: { streamKeys: StreamKeys }): Projection[] {
+  return [sessionViewProjection(deps.streamKeys), webhookEndpointsProjection, deliveriesProjection, trialsProjection, accountsProjection(deps.streamKeys)];
 }
 
-export function asyncProjections(_ctx: ServiceContext): Projection[] {
-  return [];
+export function asyncProjections(): Projection[] {
+  return [purgeScheduleProjection];
 }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { Wakeups, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
+import { Checkpointer } from './audit/checkpointer.js';
 import { capabilities } from './capabilities.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -9,12 +10,15 @@ import { createContext, type ServiceContext } from './context.js';
 import { startEmbeddedPostgres } from './database/embedded.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
+import { MIGRATION_FOLDERS } from './migrations.js';
+import { closeWithin } from './http/shutdown.js';
 import { asyncProjections } from './projections.js';
+import { PurgeWorker } from './purge/index.js';
 import { DeliveryDispatcher } from './webhooks/dispatcher.js';
 import { join } from 'node:path';
 
-export type Role = 'api' | 'projector' | 'dispatcher';
-export const ALL_ROLES: readonly Role[] = ['api', 'projector', 'dispatcher'];
+export type Role = 'api' | 'projector' | 'dispatcher' | 'purger' | 'checkpointer';
+export const ALL_ROLES: readonly Role[] = ['api', 'projector', 'dispatcher', 'purger', 'checkpointer'];
 
 export interface RunningService {
   ctx: ServiceContext;
@@ -53,16 +57,19 @@ export async function startService(
 ): Promise<RunningService> {
   const log = createLogger();
   const pool = createPool(options.databaseUrl);
-  if (options.migrateFirst) await migrate(pool);
+  if (options.migrateFirst) await migrate(pool, MIGRATION_FOLDERS);
   await assertTransactionIdsAhead(pool);
   const wakeups = new Wakeups(options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
   await wakeups.start();
+  // A process that died between a commit and its wake-up may have left others' caches stale:
+  // every process that starts tells the others to drop what they cached.
+  await ctx.store.notifier.sendEverything();
 
   const stops: Array<() => Promise<void>> = [];
   let app: FastifyInstance | undefined;
   if (roles.includes('projector')) {
-    const projector = new AsyncProjector(pool, asyncProjections(ctx), wakeups, log);
+    const projector = new AsyncProjector(ctx.store, asyncProjections(), wakeups, log);
     projector.start();
     stops.push(() => projector.stop());
   }
@@ -71,11 +78,21 @@ export async function startService(
     dispatcher.start();
     stops.push(() => dispatcher.stop());
   }
+  if (roles.includes('purger')) {
+    const purger = new PurgeWorker(ctx);
+    purger.start();
+    stops.push(() => purger.stop());
+  }
+  if (roles.includes('checkpointer')) {
+    const checkpointer = new Checkpointer(ctx);
+    checkpointer.start();
+    stops.push(() => checkpointer.stop());
+  }
   if (roles.includes('api')) {
     app = await buildApp(ctx, capabilities);
     await app.listen({ host: config.host, port: config.port });
     const server = app;
-    stops.unshift(() => server.close());
+    stops.unshift(() => closeWithin(server, config.shutdownTimeoutMs));
   }
 
   return {
@@ -83,6 +100,8 @@ export async function startService(
     app,
     async close() {
       for (const stop of stops) await stop();
+      await ctx.store.notifier.flushed();
+      await ctx.egress.close();
       await wakeups.close();
       await pool.end();
     },

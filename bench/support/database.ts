@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ulid } from 'ulid';
 import { migrate } from '../../eventstore/index.js';
+import { MIGRATION_FOLDERS } from '../../src/migrations.js';
 import { startEmbeddedPostgres } from '../../src/database/embedded.js';
 import { createPool } from '../../src/service.js';
 
@@ -53,7 +54,7 @@ export async function benchDatabase(options: { poolSize?: number } = {}): Promis
   const url = new URL(server.url);
   url.pathname = `/${name}`;
   const pool = createPool(url.toString(), options.poolSize ?? 10);
-  await migrate(pool);
+  await migrate(pool, MIGRATION_FOLDERS);
   return {
     url: url.toString(),
     pool,

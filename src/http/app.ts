@@ -1,58 +1,68 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import { ulid } from 'ulid';
 import type { ServiceContext } from '../context.js';
-import { ApiError, envelope, errorEnvelopeSchema, internal, invalid } from './errors.js';
-
-export const BODY_LIMIT = 256 * 1024;
-
-/**
- * Request ids unique across processes without a random draw per request: a random per-process
- * prefix (a ULID, so ids sort by process start) and a counter.
- */
-const REQUEST_ID_PREFIX = `req_${ulid()}`;
-let requestCounter = 0;
-const nextRequestId = (): string => `${REQUEST_ID_PREFIX}${(requestCounter++).toString(36).padStart(6, '0')}`;
+import { AJV_OPTIONS } from './ajv.js';
+import { jsonBody } from './bodies.js';
+import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
+import { OutageLog, isDatabaseUnreachable } from './database.js';
+import { errorEnvelopeSchema, toApiError } from './errors.js';
+import { edgeHeaders } from './headers.js';
+import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
+import { JSON_CACHE_CONTROL, notFound, sendRefusal } from './refusals.js';
+import { nextRequestId } from './requestIds.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
 export type Capability = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
 
-/** Maps anything thrown in a request to the SPEC 7 envelope; nothing fastify-shaped leaks out. */
-export function toApiError(error: FastifyError | ApiError | Error): ApiError {
-  if (error instanceof ApiError) return error;
-  const fastifyError = error as FastifyError;
-  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${BODY_LIMIT} bytes.`);
-  }
-  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new ApiError(415, 'INVALID_SCHEMA', 'The request content type is not accepted on this route.');
-  }
-  if (fastifyError.validation) {
-    const first = fastifyError.validation[0];
-    const where = first?.instancePath ? `${fastifyError.validationContext ?? 'body'}${first.instancePath}` : (fastifyError.validationContext ?? 'body');
-    return invalid(`${where} ${first?.message ?? 'is invalid'}`);
-  }
-  const status = fastifyError.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) {
-    // Malformed JSON, an empty JSON body, a bad header: all refusals of the request's shape.
-    return invalid(status === 400 ? 'The request body is not valid JSON.' : 'The request is malformed.');
-  }
-  return internal();
+export interface AppOptions {
+  /** Tests shorten them to see a slow client cut off. */
+  timeouts?: HttpTimeouts;
 }
 
-export async function buildApp(ctx: ServiceContext, capabilities: readonly Capability[]): Promise<FastifyInstance> {
+/** The part of the request a validation error is about, to name the refused value's path. */
+function validatedPart(request: FastifyRequest, error: FastifyError): unknown {
+  switch (error.validationContext) {
+    case 'body':
+      return request.body;
+    case 'params':
+      return request.params;
+    case 'querystring':
+      return request.query;
+    case 'headers':
+      return request.headers;
+    default:
+      return undefined;
+  }
+}
+
+export async function buildApp(ctx: ServiceContext, capabilities: readonly Capability[], options: AppOptions = {}): Promise<FastifyInstance> {
+  const timeouts = options.timeouts ?? HTTP_LIMITS;
+  const headers = edgeHeaders(ctx.config.publicOrigin);
+  const { trustProxy } = ctx.config;
   const app: FastifyInstance = Fastify({
+    // request.ip, the client of per-client limits; fastify takes a hop count only as a function.
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     loggerInstance: ctx.log as FastifyBaseLogger,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: HTTP_LIMITS.bodyBytes,
     genReqId: nextRequestId,
     // Error bodies are ours alone; fastify's own defaults would leak its shape.
     return503OnClosing: false,
-    // Record keys and data keys are shown verbatim (SPEC 2.3), `__proto__` included: JSON.parse
-    // makes it an own property, and validation reads only own properties.
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
-    ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    ajv: { customOptions: AJV_OPTIONS },
+    routerOptions: { maxParamLength: HTTP_LIMITS.paramLength },
+    // A client that sends its request slowly, or a body shorter than its Content-Length, is cut
+    // off with 408 instead of holding a connection.
+    requestTimeout: timeouts.requestTimeoutMs,
+    http: {
+      headersTimeout: timeouts.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersTimeoutMs),
+      // Routes never read Host; without it Node itself would answer 400 outside the envelope.
+      requireHostHeader: false,
+    },
+    // A URL fastify cannot route (a malformed % escape, a segment too long) is refused in the envelope.
+    frameworkErrors: (error, request, reply) => void sendRefusal(reply.headers(headers(request.id)), toApiError(error)),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, headers),
   });
+  answerOutsideRoutes(app.server, headers);
 
   app.addSchema(errorEnvelopeSchema);
 
@@ -73,31 +83,55 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
+  // Bodies are JSON (I-JSON, UTF-8) unless a capability takes another type in its own scope.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      done(null, jsonBody(body as Buffer, request.headers['content-type']));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
   // Callback-style hooks: these run on every request, and a promise each is measurable.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.headers(headers(request.id));
+    done();
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    ctx.metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+
+  // Once the app is closing, each answer closes its connection: a kept-alive connection would
+  // otherwise hold the server open until its keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
     done();
   });
 
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store, no-transform');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', JSON_CACHE_CONTROL);
+    if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error as Error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply
-      .code(apiError.status)
-      .headers(apiError.headers)
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify(envelope(apiError, request.id)));
+  const outage = new OutageLog(ctx.pool, ctx.log);
+  app.addHook('onClose', (_instance, done) => {
+    outage.close();
+    done();
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const error = new ApiError(404, 'NOT_FOUND', 'No such route.');
-    void reply.code(404).type('application/json; charset=utf-8').send(JSON.stringify(envelope(error, request.id)));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const refusal = toApiError(error, validatedPart(request, error));
+    if (isDatabaseUnreachable(error)) outage.report(error);
+    else if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
+    void sendRefusal(reply, refusal);
   });
+
+  app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound()));
 
   for (const capability of capabilities) await app.register(async (scope) => capability(scope, ctx));
   return app;

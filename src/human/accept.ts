@@ -1,17 +1,18 @@
-import { newEventId, withCommandTransaction } from '../../eventstore/index.js';
+import { newEventId } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../context.js';
-import type { ErrorCode } from '../http/errors.js';
 import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import { buildReceiptClaims } from '../receipts/claims.js';
 import { signReceipt } from '../receipts/sign.js';
 import {
-  appendSessionEvents,
+  appendSession,
   currentRevision,
   decideAcceptance,
+  evolve,
   loadSession,
   revisionInteraction,
   type AcceptedResponse,
+  type AnswerRefusal,
   type SessionState,
 } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';
@@ -20,7 +21,7 @@ import { convertSubmission, safeDraft, type FieldErrors, type Submission, type T
 import type { AcceptedView } from './render/accepted.js';
 
 /**
- * A person's submission on the human link, as one transaction: decide (the Sessions decider),
+ * A person's submission on the human link, as one unit of work: decide (the Sessions decider),
  * sign the receipt, append the response.accepted Event with it, and queue its webhook delivery.
  * Everything commits together or nothing does; a failure to sign (no keys) accepts nothing.
  */
@@ -32,7 +33,7 @@ export type SubmitOutcome =
   | { kind: 'invalid'; interaction: InteractiveInteraction; revision: number; fieldErrors: FieldErrors; formErrors: string[] }
   /** 409 SESSION_REVISION_CONFLICT: the current revision, with the safe draft over its proposals. */
   | { kind: 'stale'; interaction: InteractiveInteraction; revision: number; draft: TypedData }
-  | { kind: 'refused'; status: number; code: ErrorCode };
+  | { kind: 'refused'; refusal: AnswerRefusal };
 
 export function acceptedView(state: SessionState, response: AcceptedResponse): AcceptedView {
   return {
@@ -50,16 +51,16 @@ const requestDigest = (submission: Submission): string =>
   sha256Hex(canonicalJson({ surface_revision: submission.surfaceRevision, action_id: submission.actionId, values: submission.values }));
 
 export async function submitAnswer(ctx: ServiceContext, sessionId: string, submission: Submission): Promise<SubmitOutcome> {
-  return withCommandTransaction(ctx.pool, async (tx) => {
-    const state = await loadSession(tx, ctx, sessionId);
+  return ctx.store.command(async (uow): Promise<SubmitOutcome> => {
+    const before = await loadSession(uow, ctx.streamKeys, sessionId);
     const now = ctx.clock.now();
     // The link may have lapsed (or the Session been purged) since the page looked it up.
-    if (!state || !linkLive(state.linkExpiresAt, now)) return { kind: 'refused', status: 404, code: 'NOT_FOUND' };
-    const revision = currentRevision(state);
-    const current = revisionInteraction(state, revision);
+    if (!before || !linkLive(before.linkExpiresAt, now)) return { kind: 'refused', refusal: { refused: 'link_not_found' } };
+    const revision = currentRevision(before);
+    const current = revisionInteraction(before, revision);
     // The person's strings are typed against the revision they answered; only the current one can accept.
     const conversion = current && submission.surfaceRevision === revision ? convertSubmission(current, submission.values) : undefined;
-    const decision = decideAcceptance(state, {
+    const decision = decideAcceptance(before, {
       revision: submission.surfaceRevision,
       actionId: submission.actionId,
       data: conversion?.data ?? {},
@@ -68,13 +69,13 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
       now,
     });
 
-    if (decision.kind === 'replay') return { kind: 'accepted', view: acceptedView(state, decision.response) };
+    if ('replay' in decision) return { kind: 'accepted', view: acceptedView(before, decision.replay) };
     // The decider's checks come first (closed, stale, unknown action, answered); only when it would
     // accept or judge the values do the person's unconvertible strings decide the answer. The page
     // then names everything to fix at once: what could not be typed, and what the revision's checks
     // refuse of the rest.
-    if (conversion && !conversion.ok && (decision.kind === 'accept' || decision.code === 'VALIDATION_FAILED')) {
-      const checked = decision.kind === 'refuse' ? decision : undefined;
+    if (conversion && !conversion.ok && ('events' in decision || decision.refused === 'answer_invalid')) {
+      const checked = 'refused' in decision ? decision : undefined;
       return {
         kind: 'invalid',
         interaction: current!,
@@ -83,52 +84,44 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
         formErrors: [...conversion.formErrors, ...(checked?.formErrors ?? [])],
       };
     }
-    if (decision.kind === 'refuse') {
-      if (decision.code === 'SESSION_REVISION_CONFLICT' && current) {
+    if ('refused' in decision) {
+      if (decision.refused === 'revision_stale' && current) {
         return { kind: 'stale', interaction: current, revision, draft: safeDraft(current, submission.values) };
       }
-      if (decision.code === 'VALIDATION_FAILED' && current) {
-        return { kind: 'invalid', interaction: current, revision, fieldErrors: decision.fieldErrors ?? {}, formErrors: decision.formErrors ?? [] };
+      if (decision.refused === 'answer_invalid' && current) {
+        return { kind: 'invalid', interaction: current, revision, fieldErrors: decision.fieldErrors, formErrors: decision.formErrors };
       }
-      return { kind: 'refused', status: decision.status, code: decision.code };
+      return { kind: 'refused', refusal: decision };
     }
 
+    // The receipt names its event and promises a return channel; the endpoint row is share-locked
+    // until commit, so the delivery queued below goes where the receipt says. A trial Session has
+    // no return channel at all: its result is only read, never sent.
     const eventId = newEventId();
-    const event = decision.event;
-    const channel = (await receivingEndpoint(tx, state.workspaceId, now)) ? 'webhook' : 'poll';
+    const [event] = decision.events;
+    const endpoint = before.trial ? undefined : await receivingEndpoint(uow, before.workspaceId, now);
     const receipt = signReceipt(
       ctx.receiptKeys,
       buildReceiptClaims({
         origin: ctx.config.publicOrigin,
-        workspaceId: state.workspaceId,
+        workspaceId: before.workspaceId,
         sessionId,
         eventId,
-        revision: event.revision,
+        revision: event!.revision,
         interaction: current!,
-        actionId: event.action_id,
-        data: event.data as TypedData,
-        linkHash: state.linkHash,
+        actionId: event!.action_id,
+        data: event!.data as TypedData,
+        linkHash: before.linkHash,
         acceptedAt: now,
-        latestPurgeAt: new Date(new Date(state.linkExpiresAt).getTime() + state.retentionHours * HOUR),
-        returnChannel: channel,
+        latestPurgeAt: new Date(new Date(before.linkExpiresAt).getTime() + before.retentionHours * HOUR),
+        returnChannel: before.trial ? null : endpoint ? 'webhook' : 'poll',
       }),
     );
-    const [recorded] = await appendSessionEvents(tx, ctx, sessionId, state.version, [{ event: { ...event, receipt }, eventId }]);
-    const response: AcceptedResponse = {
-      eventId,
-      sequence: recorded!.streamVersion - 1,
-      revision: event.revision,
-      actionId: event.action_id,
-      data: event.data,
-      acceptedAt: event.at,
-      receipt,
-      clientEventId: event.client_event_id,
-      requestDigest: event.request_digest,
-    };
-    const deliveryId = await queueDelivery(tx, ctx, { workspaceId: state.workspaceId, sessionId, ...response });
-    // The receipt promised a channel; the endpoint row is share-locked, so the queue agrees.
-    if ((deliveryId !== undefined) !== (channel === 'webhook')) throw new Error('webhook endpoint changed inside the accepting transaction');
-    return { kind: 'accepted', view: acceptedView(state, response) };
+    const records = await appendSession(uow, ctx.streamKeys, sessionId, before.version, [{ event: { ...event!, receipt }, eventId }]);
+    const after = records.reduce<SessionState>(evolve, before);
+    const response = after.responses.at(-1)!;
+    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: after.workspaceId, sessionId, ...response });
+    return { kind: 'accepted', view: acceptedView(after, response) };
   });
 }
 

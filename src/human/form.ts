@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { formEntries } from '../http/bodies.js';
 import { ApiError } from '../http/errors.js';
 import { own } from './own.js';
 import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../sessions/interaction.js';
-import { charCount } from '../sessions/validation/read.js';
+import { charCount } from '../http/text.js';
+import { PATTERNS } from '../sessions/limits.js';
 
 /**
- * The human page's form (SPEC 4.2): parsing the urlencoded body, turning the person's strings into
+ * The human page's form: parsing the urlencoded body, turning the person's strings into
  * typed values of the stored revision's fields, and the safe draft kept across a revision conflict.
  */
 
@@ -22,9 +24,10 @@ export interface Submission {
 }
 
 const CLIENT_EVENT_ID = /^[A-Za-z0-9_-]{16,64}$/;
-const SURFACE_REVISION = /^[1-9][0-9]{0,8}$/;
-const ACTION_ID = /^[a-z][a-z0-9_]{0,31}$/;
-const DATA_FIELD = /^data\.([a-z][a-z0-9_]{0,63})$/;
+const SURFACE_REVISION = new RegExp(PATTERNS.revision);
+const ACTION_ID = new RegExp(PATTERNS.actionId);
+/** `data.` and a field name: the pattern's anchors moved outside the capture. */
+const DATA_FIELD = new RegExp(`^data\\.(${PATTERNS.fieldName.slice(1, -1)})$`);
 
 /** A fresh client_event_id for each rendered form: 24 random bytes, 32 base64url characters. */
 export const newClientEventId = (): string => randomBytes(24).toString('base64url');
@@ -35,7 +38,7 @@ const malformed = (message: string): ApiError => new ApiError(400, 'INVALID_SCHE
 export function parseSubmission(body: string): Submission {
   const single = new Map<string, string>();
   const values: FormValues = {};
-  for (const [name, value] of new URLSearchParams(body)) {
+  for (const [name, value] of formEntries(body)) {
     const field = DATA_FIELD.exec(name)?.[1];
     if (field !== undefined) {
       const list = own(values, field);

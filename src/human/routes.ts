@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { withTransaction } from '../../eventstore/index.js';
 import type { ServiceContext } from '../context.js';
-import { toApiError } from '../http/app.js';
-import { ApiError } from '../http/errors.js';
+import { acceptFormBodies } from '../http/bodies.js';
+import { ApiError, refusalStatus } from '../http/errors.js';
+import { sameOrigin } from '../http/sameOrigin.js';
 import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues } from './form.js';
@@ -12,7 +12,7 @@ import { STYLESHEET_PATH } from './render/layout.js';
 import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
 
 /**
- * The human link (SPEC 4.2): GET /s/{token} shows the Session's page, POST /s/{token} submits an
+ * The human link: GET /s/{token} shows the Session's page, POST /s/{token} submits an
  * answer. Every response is an HTML page with the human page headers; refusals carry their code in
  * data-error-code, and every wrong, expired or purged link gets the one not-found page. The token
  * is a capability: it is never logged (see http/logging.ts) and only its hash is looked up.
@@ -24,13 +24,6 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 
 const sendPage = (reply: FastifyReply, status: number, page: string): FastifyReply => reply.code(status).headers(HUMAN_PAGE_HEADERS).send(page);
-
-/** Only the page itself may submit: Fetch Metadata says so, or, without it, the Origin does. */
-function sameOrigin(request: FastifyRequest, publicOrigin: string): boolean {
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined) return site === 'same-origin';
-  return request.headers.origin === publicOrigin;
-}
 
 /** The Session a live link opens, or undefined: unknown, malformed, expired and purged look alike. */
 async function linkedSessionId(ctx: ServiceContext, token: string): Promise<string | undefined> {
@@ -81,24 +74,19 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues, requestId: stri
           problem: { code: 'SESSION_REVISION_CONFLICT' },
         }),
       ];
-    case 'refused':
-      return [outcome.status, outcome.status === 404 ? NOT_FOUND_PAGE : errorPage(outcome.code, outcome.status, requestId)];
+    case 'refused': {
+      const { status, code } = refusalStatus(outcome.refusal);
+      return [status, status === 404 ? NOT_FOUND_PAGE : errorPage(code, status, requestId)];
+    }
   }
 }
 
 export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   const stylesheet = await readFile(new URL('./assets/human.css', import.meta.url), 'utf8');
 
-  // Inside this scope the only body is the page's form; any other content type is 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-
-  app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error as Error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'human page request failed');
-    const page = apiError.status === 404 ? NOT_FOUND_PAGE : errorPage(apiError.code, apiError.status, request.id);
-    void sendPage(reply, apiError.status, page);
-  });
+  // Inside this scope the only body is the page's form, in UTF-8; any other content type is 415.
+  // Refusals are the error page: the root error handler answers HTML on every path of the link.
+  acceptFormBodies(app);
 
   app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) => {
     return reply
@@ -110,7 +98,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
 
   app.get('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     const sessionId = await linkedSessionId(ctx, request.params.token);
-    const state = sessionId && (await withTransaction(ctx.pool, (tx) => loadSession(tx, ctx, sessionId)));
+    const state = sessionId && (await loadSession(ctx.pool, ctx.streamKeys, sessionId));
     return state ? sendPage(reply, 200, currentPage(state)) : sendPage(reply, 404, NOT_FOUND_PAGE);
   });
 

@@ -1,6 +1,7 @@
 import { sign, verify } from 'node:crypto';
 import type { ServiceContext } from '../context.js';
 import { pendingMigrations } from '../../eventstore/index.js';
+import { MIGRATION_FOLDERS } from '../migrations.js';
 import { versionAt } from './version.js';
 
 const DATABASE_TIMEOUT_MS = 2_000;
@@ -15,7 +16,7 @@ export async function readinessProblems(ctx: ServiceContext): Promise<string[]> 
   const version = versionAt(ctx.identity, ctx.clock.now());
   if (version.git_sha === null || version.build_id === null || version.build_time === null) problems.push('build identity');
   try {
-    const pending = await withTimeout(pendingMigrations(ctx.pool), DATABASE_TIMEOUT_MS);
+    const pending = await withTimeout(pendingMigrations(ctx.pool, MIGRATION_FOLDERS), DATABASE_TIMEOUT_MS);
     if (pending.length > 0) problems.push('migrations');
   } catch {
     problems.push('database');

@@ -1,83 +1,41 @@
+import type { Reader, UnitOfWork } from '../../eventstore/index.js';
+import { sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import type { OwnerPrincipal } from '../auth/owner.js';
-import { ApiError } from '../http/errors.js';
-import { canonicalJson, NotPlainJson, sha256Hex } from '../receipts/canonical.js';
-import { decideComplete, decideCreate, decidePublish, findReplay, type OwnerCommand } from './decide.js';
-import type { IdempotencyMark } from './events.js';
+import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
+import {
+  decideComplete,
+  decideCreate,
+  decidePublish,
+  findReplay,
+  type CreateSession,
+  type Decision,
+  type OwnerCommand,
+  type OwnerRefusal,
+} from './decide.js';
+import type { IdempotencyMark, SessionEvent } from './events.js';
 import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId } from './ids.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
-import { etagOf, type SessionState } from './state.js';
-import { appendSessionEvents, loadSession } from './store.js';
-import { sessionBody } from './view.js';
-import type pg from 'pg';
-import { withCommandTransaction, type Tx } from '../../eventstore/index.js';
 import * as sql from './sql.js';
+import { evolve, type SessionState } from './state.js';
+import { appendSession, loadSession } from './store.js';
 
-/** The owner side of a Session: each command is one transaction over the Session's stream. */
+/**
+ * The owner's commands on a Session. Each is one unit of work: load the stream, decide, append at
+ * the version read, and answer from the state the same evolve gives after the new events.
+ */
 
-/** What PATCH and complete answer (always 200): the Session's view and its ETag. */
-export interface OwnerResult {
-  etag: string;
-  body: string;
+/** The Session after the command (or as it stood after the replayed one), or a refusal. */
+export type OwnerOutcome = { state: SessionState } | OwnerRefusal;
+
+export interface CreatedSession {
+  state: SessionState;
+  humanUrl: string;
 }
 
-/** The preconditions every owner change carries. */
+/** What PATCH and complete carry besides the command: If-Match, and an Idempotency-Key if sent. */
 export interface OwnerChange {
   ifMatch: string;
   idempotency: IdempotencyKey | undefined;
-}
-
-export interface CreatedSession {
-  id: string;
-  revision: number;
-  humanUrl: string;
-  etag: string;
-}
-
-export const sessionNotFound = (): ApiError => new ApiError(404, 'SESSION_NOT_FOUND', 'No such Session in this workspace.');
-
-/**
- * A row of the Session's read model for a principal of its workspace (by default just its
- * workspace); 404 when the Session is unknown or another workspace's. A read that needs no state.
- */
-export async function ownedViewRow<T extends { workspace_id: string }>(
-  db: pg.Pool | Tx,
-  principal: OwnerPrincipal,
-  sessionId: string,
-  query: string = sql.WORKSPACE_BY_ID,
-  params: unknown[] = [],
-): Promise<T> {
-  if (!isSessionId(sessionId)) throw sessionNotFound();
-  const { rows } = await db.query<T>(query, [sessionId, ...params]);
-  const row = rows[0];
-  if (!row || row.workspace_id !== principal.workspaceId) throw sessionNotFound();
-  return row;
-}
-
-/** A Session the principal may act on, or 404: another workspace's Session does not exist for it. */
-export async function loadOwnedSession(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<SessionState> {
-  if (!isSessionId(sessionId)) throw sessionNotFound();
-  const state = await loadSession(tx, ctx, sessionId);
-  if (!state || state.workspaceId !== principal.workspaceId) throw sessionNotFound();
-  return state;
-}
-
-export async function createSession(ctx: ServiceContext, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession> {
-  const id = newSessionId();
-  const token = newHumanLinkToken();
-  const events = decideCreate({
-    workspaceId: principal.workspaceId,
-    interaction,
-    linkHash: humanLinkHash(token),
-    linkLifetimeHours: principal.linkLifetimeHours,
-    retentionHours: principal.retentionHours,
-    now: ctx.clock.now(),
-  });
-  const created = await withCommandTransaction(ctx.pool, async (tx) => {
-    await appendSessionEvents(tx, ctx, id, 0, events.map((event) => ({ event })));
-    return (await loadSession(tx, ctx, id))!;
-  });
-  return { id, revision: created.revisions.length, humanUrl: `${ctx.config.publicOrigin}/s/${token}`, etag: etagOf(created) };
 }
 
 export interface IdempotencyKey {
@@ -87,22 +45,79 @@ export interface IdempotencyKey {
   request: unknown;
 }
 
-/** Scoped to the credential, the operation and the Session (SPEC 4.1 rule 3); digests only. */
+/**
+ * A row of the Session's read model for a principal that may read it; undefined when the Session
+ * is unknown or one the principal may not read (which, to the principal, does not exist).
+ */
+export async function ownedViewRow<T extends { workspace_id: string }>(
+  db: Reader,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  query: string = sql.WORKSPACE_BY_ID,
+  params: unknown[] = [],
+): Promise<T | undefined> {
+  if (!isSessionId(sessionId)) return undefined;
+  const { rows } = await db.query<T>(query, [sessionId, ...params]);
+  const row = rows[0];
+  return row && (await sessionAccess(db, principal, { id: sessionId, workspaceId: row.workspace_id })) !== 'none' ? row : undefined;
+}
+
+/**
+ * The Session folded for a principal that may change it; session_read_only for one that may only
+ * read it, session_not_found for anyone else.
+ */
+export async function loadChangeableSession(
+  db: Reader,
+  ctx: ServiceContext,
+  principal: OwnerPrincipal,
+  sessionId: string,
+): Promise<SessionState | OwnerRefusal> {
+  const state = isSessionId(sessionId) ? await loadSession(db, ctx.streamKeys, sessionId) : undefined;
+  const access = state ? await sessionAccess(db, principal, { id: sessionId, workspaceId: state.workspaceId }) : 'none';
+  if (access === 'read') return { refused: 'session_read_only' };
+  return state && access === 'change' ? state : { refused: 'session_not_found' };
+}
+
+/** Applies new records to the state they were decided on: the answer comes from the same evolve. */
+const evolveAll = (state: SessionState | undefined, records: Awaited<ReturnType<typeof appendSession>>): SessionState =>
+  records.reduce<SessionState | undefined>(evolve, state)!;
+
+/** What a new Session is; its link is made by openSession. */
+export type NewSession = Omit<CreateSession, 'linkHash'>;
+
+/**
+ * Opens a Session in the caller's unit of work (a trial appends its own events beside it): its
+ * first event appended at version 0, its state and its human link returned. The id is the caller's,
+ * for when another event must name the Session first.
+ */
+export async function openSession(uow: UnitOfWork, ctx: ServiceContext, id: string, session: NewSession): Promise<CreatedSession> {
+  const token = newHumanLinkToken();
+  const events = decideCreate({ ...session, linkHash: humanLinkHash(token) });
+  const state = evolveAll(undefined, await appendSession(uow, ctx.streamKeys, id, 0, events.map((event) => ({ event }))));
+  return { state, humanUrl: `${ctx.config.publicOrigin}/s/${token}` };
+}
+
+export function createSession(ctx: ServiceContext, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession> {
+  return ctx.store.command((uow) =>
+    openSession(uow, ctx, newSessionId(), {
+      workspaceId: principal.workspaceId,
+      interaction,
+      linkLifetimeHours: principal.linkLifetimeHours,
+      retentionHours: principal.retentionHours,
+      now: ctx.clock.now(),
+    }),
+  );
+}
+
+/** Scoped to the credential, the operation and the Session; only digests are stored. */
 export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
-  let request: string;
-  try {
-    request = canonicalJson(idempotency.request);
-  } catch (error) {
-    if (error instanceof NotPlainJson) throw new ApiError(400, 'INVALID_SCHEMA', `The request body ${error.message}.`);
-    throw error;
-  }
   return {
     scope: sha256Hex(canonicalJson([principal.credentialId, idempotency.operation, sessionId, idempotency.key])),
-    request: sha256Hex(request),
+    request: sha256Hex(canonicalJson(idempotency.request)),
   };
 }
 
-type Decide = (state: SessionState, command: OwnerCommand) => ReturnType<typeof decideComplete>;
+type Decide = (state: SessionState, command: OwnerCommand) => Decision<SessionEvent, OwnerRefusal>;
 
 async function runOwnerCommand(
   ctx: ServiceContext,
@@ -110,20 +125,19 @@ async function runOwnerCommand(
   sessionId: string,
   { ifMatch, idempotency }: OwnerChange,
   decide: Decide,
-): Promise<OwnerResult> {
+): Promise<OwnerOutcome> {
   const mark = idempotency && idempotencyMark(principal, sessionId, idempotency);
-  return withCommandTransaction(ctx.pool, async (tx) => {
-    const state = await loadOwnedSession(tx, ctx, principal, sessionId);
-    const replayed = findReplay(state, mark);
-    if (replayed) {
-      // The original answer: the Session as it stood right after that event.
-      const then = (await loadSession(tx, ctx, sessionId, replayed.sequence + 1))!;
-      return { etag: etagOf(then), body: sessionBody(then) };
-    }
-    const events = decide(state, { ifMatch, now: ctx.clock.now() });
-    await appendSessionEvents(tx, ctx, sessionId, state.version, events.map((event) => ({ event, idempotency: mark })));
-    const after = (await loadSession(tx, ctx, sessionId))!;
-    return { etag: etagOf(after), body: sessionBody(after) };
+  return ctx.store.command(async (uow: UnitOfWork): Promise<OwnerOutcome> => {
+    const before = await loadChangeableSession(uow, ctx, principal, sessionId);
+    if ('refused' in before) return before;
+    const replayed = findReplay(before, mark);
+    if (replayed && 'refused' in replayed) return replayed;
+    // The original answer: the Session as it stood right after that event.
+    if (replayed) return { state: (await loadSession(uow, ctx.streamKeys, sessionId, replayed.sequence + 1))! };
+    const decision = decide(before, { ifMatch, now: ctx.clock.now() });
+    if ('refused' in decision) return decision;
+    const pending = decision.events.map((event) => ({ event, idempotency: mark }));
+    return { state: evolveAll(before, await appendSession(uow, ctx.streamKeys, sessionId, before.version, pending)) };
   });
 }
 
@@ -133,10 +147,10 @@ export function publishRevision(
   sessionId: string,
   change: OwnerChange,
   interaction: InteractiveInteraction,
-): Promise<OwnerResult> {
+): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decidePublish(state, { ...owner, interaction }));
 }
 
-export function completeSession(ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerResult> {
+export function completeSession(ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
 }

@@ -1,5 +1,4 @@
 import type { JsonObject } from '../../eventstore/index.js';
-import { ApiError, type ErrorCode } from '../http/errors.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
   RESPONSE_ACCEPTED,
@@ -21,7 +20,42 @@ import {
   type SessionState,
 } from './state.js';
 
-/** Pure decisions of the owner side of SPEC 3.1: state and command in, events (or a refusal) out. */
+/**
+ * The decisions of a Session's life: state and command in, new events or a refusal out. Pure: no
+ * clock (the command carries `now`), no I/O, no HTTP status; src/http/errors.ts maps each refusal
+ * to its status and error code (docs/architecture.md, "Commands").
+ */
+
+/** Events to append, or a refusal saying why not. */
+export type Decision<E, R> = { events: E[] } | R;
+
+/** Why an owner's change (publish or complete) is refused. */
+export type OwnerRefusal =
+  | { refused: 'session_not_found' }
+  /** The principal may read the Session (a claimed trial's) but never change it. */
+  | { refused: 'session_read_only' }
+  /** Display Sessions take no revision and are never completed. */
+  | { refused: 'display_session' }
+  | { refused: 'session_completed' }
+  /** If-Match names another ETag than the current one. */
+  | { refused: 'if_match_stale'; etag: string }
+  /** The Idempotency-Key was used with another request. */
+  | { refused: 'idempotency_conflict' };
+
+/** Why a person's answer is refused. */
+export type AnswerRefusal =
+  /** Unknown, expired or purged link: the one not-found page. */
+  | { refused: 'link_not_found' }
+  | { refused: 'display_session_answer' }
+  /** The client_event_id was sent before with other values. */
+  | { refused: 'answer_conflict' }
+  | { refused: 'session_completed' }
+  /** The answer names an older revision than the current one. */
+  | { refused: 'revision_stale' }
+  | { refused: 'action_not_found' }
+  /** The revision has its one accepted response already. */
+  | { refused: 'revision_answered' }
+  | { refused: 'answer_invalid'; fieldErrors: Record<string, string>; formErrors: string[] };
 
 const HOUR_MS = 3_600_000;
 
@@ -31,6 +65,8 @@ export interface CreateSession {
   linkHash: string;
   linkLifetimeHours: number;
   retentionHours: number;
+  /** A trial Session (its result goes back by reading alone). */
+  trial?: boolean;
   now: Date;
 }
 
@@ -44,60 +80,51 @@ export function decideCreate(command: CreateSession): SessionEvent[] {
       link_hash: command.linkHash,
       link_expires_at: new Date(command.now.getTime() + command.linkLifetimeHours * HOUR_MS).toISOString(),
       retention_hours: command.retentionHours,
+      ...(command.trial ? { trial: true as const } : {}),
+      auto_purge: true,
       interaction: command.interaction,
     },
   ];
 }
 
-/** SPEC 4.1 rule 2: If-Match is required, compared strongly; a weak tag never matches. */
-function checkIfMatch(state: SessionState, ifMatch: string): void {
-  const etag = etagOf(state);
-  if (ifMatch !== etag) {
-    throw new ApiError(412, 'SESSION_REVISION_CONFLICT', `If-Match ${ifMatch} does not match the Session's current ETag ${etag}; read it again and retry.`);
-  }
-}
-
-export function requireIfMatch(ifMatch: string | undefined): string {
-  if (ifMatch === undefined || ifMatch.trim() === '' || ifMatch.trim() === '*') {
-    throw new ApiError(428, 'PRECONDITION_REQUIRED', 'If-Match with the Session\'s current ETag is required.');
-  }
-  return ifMatch.trim();
-}
-
-function requireOpenInteractive(state: SessionState, operation: string): void {
-  if (state.mode === 'display') {
-    throw new ApiError(409, 'ACTION_NOT_ALLOWED', `A display Session cannot be ${operation}.`);
-  }
-  if (state.status === 'completed') {
-    throw new ApiError(409, 'SESSION_COMPLETED', `The Session is completed and cannot be ${operation}.`);
-  }
-}
-
 export interface OwnerCommand {
+  /** Compared strongly with the current ETag: a weak tag never matches. */
   ifMatch: string;
   now: Date;
 }
 
-/** The earlier event an Idempotency-Key replays, or a conflict when the key was used otherwise. */
-export function findReplay(state: SessionState, mark: IdempotencyMark | undefined): PublicEvent | undefined {
+/** A change is made only to an open interactive Session whose current ETag the owner names. */
+function refuseChange(state: SessionState, ifMatch: string): OwnerRefusal | undefined {
+  if (state.mode === 'display') return { refused: 'display_session' };
+  if (state.status === 'completed') return { refused: 'session_completed' };
+  const etag = etagOf(state);
+  return ifMatch === etag ? undefined : { refused: 'if_match_stale', etag };
+}
+
+/**
+ * The earlier event an Idempotency-Key replays; undefined when the key is new; a conflict when
+ * the key was used with another request.
+ */
+export function findReplay(state: SessionState, mark: IdempotencyMark | undefined): PublicEvent | OwnerRefusal | undefined {
   if (!mark) return undefined;
   const earlier = state.events.find((e) => e.idempotency?.scope === mark.scope);
-  if (earlier && earlier.idempotency?.request !== mark.request) {
-    throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with a different request.');
-  }
+  if (earlier && earlier.idempotency?.request !== mark.request) return { refused: 'idempotency_conflict' };
   return earlier;
 }
 
-export function decidePublish(state: SessionState, command: OwnerCommand & { interaction: InteractiveInteraction }): SessionEvent[] {
-  requireOpenInteractive(state, 'published to');
-  checkIfMatch(state, command.ifMatch);
-  return [{ type: REVISION_PUBLISHED, at: command.now.toISOString(), revision: currentRevision(state) + 1, interaction: command.interaction }];
+export function decidePublish(
+  state: SessionState,
+  command: OwnerCommand & { interaction: InteractiveInteraction },
+): Decision<SessionEvent, OwnerRefusal> {
+  const refusal = refuseChange(state, command.ifMatch);
+  if (refusal) return refusal;
+  return { events: [{ type: REVISION_PUBLISHED, at: command.now.toISOString(), revision: currentRevision(state) + 1, interaction: command.interaction }] };
 }
 
-export function decideComplete(state: SessionState, command: OwnerCommand): SessionEvent[] {
-  requireOpenInteractive(state, 'completed');
-  checkIfMatch(state, command.ifMatch);
-  return [{ type: SESSION_COMPLETED, at: command.now.toISOString(), revision: currentRevision(state) }];
+export function decideComplete(state: SessionState, command: OwnerCommand): Decision<SessionEvent, OwnerRefusal> {
+  const refusal = refuseChange(state, command.ifMatch);
+  if (refusal) return refusal;
+  return { events: [{ type: SESSION_COMPLETED, at: command.now.toISOString(), revision: currentRevision(state) }] };
 }
 
 /** A person's answer as the human page parsed it: typed values, not yet checked against the revision. */
@@ -111,55 +138,41 @@ export interface Submission {
   now: Date;
 }
 
-export type AcceptanceDecision =
-  /** Append this event (with its receipt) in the same transaction. */
-  | { kind: 'accept'; event: ResponseAccepted }
+export type AnswerDecision =
+  | Decision<ResponseAccepted, AnswerRefusal>
   /** The same client_event_id with the same request: the original result, accepted once. */
-  | { kind: 'replay'; response: AcceptedResponse }
-  | { kind: 'refuse'; status: number; code: ErrorCode; message: string; fieldErrors?: Record<string, string>; formErrors?: string[] };
-
-const refuse = (status: number, code: ErrorCode, message: string): AcceptanceDecision => ({ kind: 'refuse', status, code, message });
+  | { replay: AcceptedResponse };
 
 /**
- * The person's side of SPEC 3.1 and 4.2, in the order a person would want to hear about it: a
- * replay first (it must answer as the original did), then the Session's state, then the answer.
- * The caller has already checked the link is live. The event's receipt is left null: the caller
- * signs it inside the accepting transaction.
+ * A person's answer, judged in the order a person would want to hear about it: a replay first (it
+ * must answer as the original did), then the Session's state, then the answer itself. The caller
+ * has already checked the link is live. The event's receipt is left null: the caller signs it
+ * inside the accepting unit of work.
  */
-export function decideAcceptance(state: SessionState, submission: Submission): AcceptanceDecision {
-  if (state.mode === 'display') return refuse(405, 'ACTION_NOT_ALLOWED', 'This page shows information only and takes no answer.');
+export function decideAcceptance(state: SessionState, submission: Submission): AnswerDecision {
+  if (state.mode === 'display') return { refused: 'display_session_answer' };
   const earlier = state.responses.find((r) => r.clientEventId === submission.clientEventId);
-  if (earlier) {
-    return earlier.requestDigest === submission.requestDigest
-      ? { kind: 'replay', response: earlier }
-      : refuse(409, 'IDEMPOTENCY_CONFLICT', 'This answer was already sent with different values.');
-  }
-  if (state.status === 'completed') return refuse(409, 'SESSION_COMPLETED', 'This request is closed and takes no more answers.');
-  if (submission.revision !== currentRevision(state)) {
-    return refuse(409, 'SESSION_REVISION_CONFLICT', 'The request changed while you were answering; please review the current version.');
-  }
+  if (earlier) return earlier.requestDigest === submission.requestDigest ? { replay: earlier } : { refused: 'answer_conflict' };
+  if (state.status === 'completed') return { refused: 'session_completed' };
+  if (submission.revision !== currentRevision(state)) return { refused: 'revision_stale' };
   const interaction = revisionInteraction(state, submission.revision)!;
   const action = interaction.actions.find((a) => a.id === submission.actionId);
-  if (!action) return refuse(400, 'ACTION_NOT_FOUND', 'That button is not part of this request.');
-  if (revisionAnswered(state, submission.revision)) {
-    return refuse(409, 'RESPONSE_LIMIT_REACHED', 'This request has already been answered.');
-  }
+  if (!action) return { refused: 'action_not_found' };
+  if (revisionAnswered(state, submission.revision)) return { refused: 'revision_answered' };
   const check = checkResponse(responseSchemaOf(interaction), submission.data);
-  if (!check.ok) {
-    const message = 'Some answers need another look.';
-    return { kind: 'refuse', status: 422, code: 'VALIDATION_FAILED', message, fieldErrors: check.fieldErrors, formErrors: check.formErrors };
-  }
+  if (!check.ok) return { refused: 'answer_invalid', fieldErrors: check.fieldErrors, formErrors: check.formErrors };
   return {
-    kind: 'accept',
-    event: {
-      type: RESPONSE_ACCEPTED,
-      at: submission.now.toISOString(),
-      revision: submission.revision,
-      action_id: action.id,
-      data: submission.data,
-      receipt: null,
-      client_event_id: submission.clientEventId,
-      request_digest: submission.requestDigest,
-    },
+    events: [
+      {
+        type: RESPONSE_ACCEPTED,
+        at: submission.now.toISOString(),
+        revision: submission.revision,
+        action_id: action.id,
+        data: submission.data,
+        receipt: null,
+        client_event_id: submission.clientEventId,
+        request_digest: submission.requestDigest,
+      },
+    ],
   };
 }

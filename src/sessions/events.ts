@@ -11,8 +11,10 @@ export const SESSION_CREATED = 'session.created';
 export const REVISION_PUBLISHED = 'revision.published';
 export const RESPONSE_ACCEPTED = 'response.accepted';
 export const SESSION_COMPLETED = 'session.completed';
+/** The Session's last event: its content is erased (docs/architecture.md, "Purge"). */
+export const SESSION_PURGED = 'session.purged';
 
-export const SESSION_EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED] as const;
+export const SESSION_EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_PURGED] as const;
 
 export interface SessionCreated {
   type: typeof SESSION_CREATED;
@@ -24,6 +26,16 @@ export interface SessionCreated {
   link_expires_at: string;
   /** How long after it ends (completion or link expiry) the Session is kept, in hours. */
   retention_hours: number;
+  /**
+   * Present on a trial Session only: its result goes back by reading alone, never by webhook,
+   * and its receipts bind no return channel.
+   */
+  trial?: true;
+  /**
+   * Present on every Session created since automatic deletion was released: only these are
+   * purged when their retention ends. Older ones keep no deadline until an operator erases them.
+   */
+  auto_purge?: true;
   interaction: Interaction;
 }
 
@@ -53,17 +65,35 @@ export interface SessionCompleted {
   revision: number;
 }
 
+/** Why a Session was purged: its retention ended, its trial's result window ended, or on request. */
+export type PurgeReason = 'retention' | 'trial_ended' | 'erasure';
+
+/** Says when and why, and nothing of the content: after it the stream holds only ciphertext. */
+export interface SessionPurged {
+  type: typeof SESSION_PURGED;
+  at: string;
+  reason: PurgeReason;
+}
+
+/** The events of a live Session, the ones its state is folded from. */
 export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted;
 
-/** Which fields of each event are sealed; everything else is stored in the clear. */
+/**
+ * Which fields of each event are sealed; everything else is stored in the clear. A digest of
+ * content is content too (a guess could be confirmed against it), so the request digest is sealed.
+ * Events written before a field was sealed keep it in the clear, and fold the same.
+ */
 export const SEALED_FIELDS: Record<SessionEvent['type'], readonly string[]> = {
   [SESSION_CREATED]: ['interaction'],
   [REVISION_PUBLISHED]: ['interaction'],
-  [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id'],
+  [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
   [SESSION_COMPLETED]: [],
 };
 
-/** Metadata of an owner command replayable by Idempotency-Key (digests only, never the key). */
+/**
+ * Metadata of an owner command replayable by Idempotency-Key (digests only, never the key). The
+ * request digest is of the body, so the mark is stored sealed with the Session's key.
+ */
 export interface IdempotencyMark {
   scope: string;
   request: string;

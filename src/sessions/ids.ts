@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
+import { newUlid } from '../../eventstore/index.js';
+import { PATTERNS } from './limits.js';
 
-const SESSION_ID = /^ses_[0-9A-HJKMNP-TV-Z]{26}$/;
+const SESSION_ID = new RegExp(PATTERNS.sessionId);
 
-export const newSessionId = (): string => `ses_${ulid()}`;
+export const newSessionId = (): string => `ses_${newUlid()}`;
 export const isSessionId = (value: string): boolean => SESSION_ID.test(value);
 
 /** A human link capability: 256 random bits. Only its hash is ever stored. */

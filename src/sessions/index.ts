@@ -1,29 +1,58 @@
+import { fileURLToPath } from 'node:url';
+
 /**
  * What other capabilities (the human page, webhooks, trials) may use of Sessions. Accepting a
- * person's answer is one transaction:
+ * person's answer is one unit of work (src/human/accept.ts):
  *
- *   withCommandTransaction(ctx.pool, async (tx) => {
- *     const state = await loadSession(tx, ctx, sessionId);        // fold of the stream
- *     const decision = decideAcceptance(state, submission);         // pure: accept, replay or refuse
- *     // accept: sign the receipt for decision.event (eventId chosen up front with newEventId()),
- *     const [recorded] = await appendSessionEvents(tx, ctx, sessionId, state.version,
- *       [{ event: { ...decision.event, receipt }, eventId }]);     // view projection written inline
- *     // ...and queue its webhook delivery in the same transaction.
+ *   ctx.store.command(async (uow) => {
+ *     const state = await loadSession(uow, ctx.streamKeys, sessionId);   // fold of the stream
+ *     const decision = decideAcceptance(state, submission);               // pure: events, replay or refusal
+ *     // events: sign the receipt (its event id chosen up front), then
+ *     const records = await appendSession(uow, ctx.streamKeys, sessionId, state.version, [...]);
+ *     const after = records.reduce(evolve, state);                         // the answer, from the same evolve
+ *     // ...and queue its webhook delivery in the same unit of work.
  *   })
  */
-export { findSessionByLink, loadSession, appendSessionEvents, type LinkedSession, type PendingSessionEvent } from './store.js';
-export { decideAcceptance, type AcceptanceDecision, type Submission } from './decide.js';
-export { loadOwnedSession, ownedViewRow, sessionNotFound } from './commands.js';
+export {
+  appendPurged,
+  appendSession,
+  findSessionByLink,
+  loadSession,
+  readSession,
+  toSessionRecord,
+  type LinkedSession,
+  type PendingSessionEvent,
+} from './store.js';
+export { decideAcceptance, type AnswerDecision, type AnswerRefusal, type Decision, type OwnerRefusal, type Submission } from './decide.js';
+export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession, type NewSession } from './commands.js';
 export {
   currentInteraction,
   currentRevision,
   etagOf,
+  evolve,
+  isErased,
   revisionAnswered,
   revisionInteraction,
   type AcceptedResponse,
+  type ErasedSession,
   type PublicEvent,
   type SessionState,
   type SessionStatus,
 } from './state.js';
-export { RESPONSE_ACCEPTED, type ResponseAccepted } from './events.js';
-export { isSessionId } from './ids.js';
+export {
+  RESPONSE_ACCEPTED,
+  REVISION_PUBLISHED,
+  SESSION_COMPLETED,
+  SESSION_CREATED,
+  SESSION_EVENT_TYPES,
+  SESSION_PURGED,
+  type PurgeReason,
+  type ResponseAccepted,
+  type SessionCompleted,
+  type SessionCreated,
+  type SessionPurged,
+} from './events.js';
+export { isSessionId, newSessionId } from './ids.js';
+export { sessionViewProjection } from './projection.js';
+/** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */
+export const SESSIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

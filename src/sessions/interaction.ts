@@ -1,6 +1,7 @@
 /**
- * What a person sees, as stored and returned (SPEC 2.2, 2.3). Values of these types have passed
- * validation/interaction.ts; every other module may rely on their rules without checking again.
+ * What a person sees, as stored and returned. Values of these types have passed the request
+ * schemas (schemas.ts) and rules.ts; every other module may rely on their rules without checking
+ * again.
  */
 
 export type Scalar = string | number | boolean | null;

@@ -1,42 +1,65 @@
-import type { RecordedEvent, Tx } from '../../eventstore/index.js';
-import type { Projection } from '../../projections/index.js';
-import type { ServiceContext } from '../context.js';
-import { SESSION_EVENT_TYPES } from './events.js';
-import { etagOf } from './state.js';
+import { type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
+import { etagOf, foldSession, isErased } from './state.js';
 import * as sql from './sql.js';
-import { loadSession } from './store.js';
-import { eventsBody, revisionBody, sessionBody } from './view.js';
+import { toSessionRecord } from './store.js';
+import { revisionBody, sessionBody } from './view.js';
 
 /**
- * The Session view, written inline with every Session event: the exact response bytes, the ETag
- * and every revision as stored. The state is folded from the stream up to the event being applied,
- * so a rebuild writes what the live fold wrote.
+ * The Session view, written inline with every Session event: the exact response bytes and the
+ * ETag, and each revision as stored when it is published. A batch of events (one append, or a
+ * rebuild's stretch of the log) is folded stream by stream up to its last event there, and written
+ * with one statement per table, so a rebuild replays the log at the rate of a few set-wide writes.
+ * A Session whose content is erased (purged) has no rows: the purge deletes them, and a rebuild,
+ * which can no longer open any of its events, never writes them.
  */
-export function sessionViewProjection(ctx: ServiceContext): Projection {
+export function sessionViewProjection(keys: StreamKeys): Projection {
   return {
     name: 'session_views',
     tables: ['session_views', 'session_revisions'],
     eventTypes: SESSION_EVENT_TYPES,
-    async apply(tx: Tx, event: RecordedEvent) {
-      const state = await loadSession(tx, ctx, event.streamId, event.streamVersion);
-      if (!state) return;
-      const revision = state.revisions.length;
-      await tx.query(sql.UPSERT_VIEW, [
-        state.id,
-        state.workspaceId,
-        state.mode,
-        state.mode === 'interactive' ? state.status : null,
-        revision,
-        state.events.length,
-        etagOf(state),
-        sessionBody(state),
-        eventsBody(state),
-        state.linkHash,
-        state.linkExpiresAt,
-        state.createdAt,
-        event.data.at,
-        revisionBody(state, revision),
-      ]);
+    async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+      const byStream = new Map<string, RecordedEvent[]>();
+      for (const event of events) {
+        const own = byStream.get(event.streamId);
+        if (own) own.push(event);
+        else byStream.set(event.streamId, [event]);
+      }
+      const ids = [...byStream.keys()];
+      const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+      const views: object[] = [];
+      const revisions: object[] = [];
+      const erased: string[] = [];
+      for (const [id, own] of byStream) {
+        const last = own.at(-1)!;
+        const open = openers.get(id)!;
+        const state = foldSession(streams.get(id)!.filter((r) => r.streamVersion <= last.streamVersion).map((r) => toSessionRecord(r, open)))!;
+        if (isErased(state)) {
+          erased.push(id);
+          continue;
+        }
+        views.push({
+          session_id: state.id,
+          workspace_id: state.workspaceId,
+          mode: state.mode,
+          status: state.mode === 'interactive' ? state.status : null,
+          revision: state.revisions.length,
+          event_count: state.events.length,
+          etag: etagOf(state),
+          body: sessionBody(state),
+          link_hash: state.linkHash,
+          link_expires_at: state.linkExpiresAt,
+          created_at: state.createdAt,
+          updated_at: last.data.at,
+        });
+        for (const event of own) {
+          if (event.type !== SESSION_CREATED && event.type !== REVISION_PUBLISHED) continue;
+          const revision = event.type === SESSION_CREATED ? 1 : (event.data.revision as number);
+          revisions.push({ session_id: id, revision, body: revisionBody(state, revision) });
+        }
+      }
+      if (views.length > 0) await uow.query(sql.UPSERT_VIEWS, [JSON.stringify(views), JSON.stringify(revisions)]);
+      if (erased.length > 0) await uow.query(sql.FORGET_SESSIONS, [erased]);
     },
   };
 }

@@ -1,9 +1,10 @@
 import { fieldsOf, type FieldSchema, type InteractiveInteraction, type ResponseSchema } from './interaction.js';
-import { phrase, repeatsItem, segmentsOf, validatorOf } from './validation/jsonSchema.js';
-import { unstorable } from './validation/read.js';
+import { pointerSegments } from '../http/jsonPath.js';
+import { unstorable } from '../http/text.js';
+import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
 
 /**
- * The response schema of a revision (SPEC 2.4) and the check of a person's answer against it.
+ * The response schema of a revision and the check of a person's answer against it.
  */
 
 export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
@@ -45,7 +46,7 @@ export function checkResponse(schema: ResponseSchema, data: unknown): ResponseCh
 
   const validate = validatorOf(schema);
   for (const error of validate(data) ? [] : validate.errors!) {
-    const field = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : segmentsOf(error)[0];
+    const field = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : pointerSegments(error.instancePath)[0];
     if (isField(field)) blame(field, phrase(error));
     else if (error.keyword === 'additionalProperties') {
       formErrors.push(`${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)} is not a field of this form.`);

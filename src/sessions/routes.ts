@@ -1,78 +1,81 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateOwner, type OwnerPrincipal } from '../auth/owner.js';
+import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import { ApiError, errorResponses, invalid } from '../http/errors.js';
+import { ApiError, errorResponses, invalid, refusalError } from '../http/errors.js';
 import {
   completeSession,
   createSession,
   ownedViewRow,
   publishRevision,
-  sessionNotFound,
   type IdempotencyKey,
   type OwnerChange,
-  type OwnerResult,
+  type OwnerOutcome,
 } from './commands.js';
-import { requireIfMatch } from './decide.js';
-import { isSessionId } from './ids.js';
+import type { Interaction, InteractiveInteraction } from './interaction.js';
+import { checkInteraction } from './rules.js';
 import {
+  createRequestSchema,
   createSessionResponseSchema,
-  interactionRequestSchema,
-  interactionSchema,
+  idempotencyHeaders,
+  publishRequestSchema,
+  REQUEST_SCHEMAS,
+  revisionParams,
   sessionEventsResponseSchema,
   sessionIdParams,
   sessionResponseSchema,
+  wellFormedSessionIdParams,
 } from './schemas.js';
 import * as sql from './sql.js';
-import { parseCreateInteraction, parsePublishInteraction } from './validation/interaction.js';
+import { etagOf } from './state.js';
+import { loadSession } from './store.js';
+import { eventsBody, sessionBody } from './view.js';
 import { SessionViewCache } from './viewCache.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const REVISION = /^[1-9][0-9]{0,8}$/;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 type WithId = FastifyRequest<{ Params: { id: string } }>;
+/** A body that passed its route's schema; rules.ts checks the rest. */
+type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T } }>;
+
+const sessionNotFound = () => refusalError({ refused: 'session_not_found' });
+
+/** If-Match is required on every change, and `*` names no particular ETag. */
+function requireIfMatch(ifMatch: string | undefined): string {
+  if (ifMatch === undefined || ifMatch.trim() === '' || ifMatch.trim() === '*') {
+    throw new ApiError(428, 'PRECONDITION_REQUIRED', "If-Match with the Session's current ETag is required.");
+  }
+  return ifMatch.trim();
+}
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function idempotencyKey(request: FastifyRequest, operation: IdempotencyKey['operation'], ifMatch: string): IdempotencyKey | undefined {
-  const key = header(request, 'idempotency-key');
-  if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(key)) throw invalid('Idempotency-Key must be 1 to 255 visible ASCII characters.');
-  return { key, operation, request: { body: request.body ?? null, if_match: ifMatch } };
+/** PATCH and complete refuse a request without If-Match (428) before they read its body. */
+async function ifMatchRequired(request: FastifyRequest): Promise<void> {
+  requireIfMatch(header(request, 'if-match'));
 }
 
-
-/** Owner routes of SPEC 4.1 for Sessions (webhook and delivery routes live with webhooks). */
+/** Owner routes of Sessions (webhook and delivery routes live with webhooks). */
 export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   const cache = new SessionViewCache(ctx.wakeups);
-  // Bodies are checked by validation/, which knows the codes SPEC 7 requires; the schemas here
-  // only describe the routes in the contract document.
-  app.setValidatorCompiler(() => () => true);
-  app.addSchema(interactionSchema);
-  app.addSchema(createSessionResponseSchema);
-  app.addSchema(sessionResponseSchema);
-  app.addSchema(sessionEventsResponseSchema);
+  for (const schema of [...REQUEST_SCHEMAS, createSessionResponseSchema, sessionResponseSchema, sessionEventsResponseSchema]) app.addSchema(schema);
+  requireOwner(app, ctx);
 
-
-  /**
-   * PATCH and complete: the owner credential, If-Match (428 without it), an optional
-   * Idempotency-Key, then the command; the answer is the Session's new view.
-   */
+  /** PATCH and complete: the command, with If-Match and an optional Idempotency-Key; the answer is the Session's new view. */
   const change = async (
     request: WithId,
     reply: FastifyReply,
     operation: IdempotencyKey['operation'],
-    run: (principal: OwnerPrincipal, owner: OwnerChange) => Promise<OwnerResult>,
+    run: (principal: OwnerPrincipal, owner: OwnerChange) => Promise<OwnerOutcome>,
   ) => {
-    const principal = await authenticateOwner(request, ctx);
     const ifMatch = requireIfMatch(header(request, 'if-match'));
-    const owner = { ifMatch, idempotency: idempotencyKey(request, operation, ifMatch) };
-    const result = await run(principal, owner);
-    cache.invalidate(request.params.id);
-    return reply.header('etag', result.etag).type(JSON_TYPE).send(result.body);
+    const key = header(request, 'idempotency-key');
+    const idempotency = key === undefined ? undefined : { key, operation, request: { body: request.body ?? null, if_match: ifMatch } };
+    const outcome = await run(ownerOf(request), { ifMatch, idempotency });
+    if ('refused' in outcome) throw refusalError(outcome);
+    return reply.header('etag', etagOf(outcome.state)).type(JSON_TYPE).send(sessionBody(outcome.state));
   };
 
   app.post(
@@ -81,22 +84,21 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       schema: {
         tags: ['sessions'],
         security: [{ bearer: [] }],
-        body: interactionRequestSchema,
+        body: createRequestSchema,
         response: { 201: { $ref: 'CreateSessionResponse#' }, ...errorResponses(400, 401, 413, 500) },
       },
     },
-    async (request, reply) => {
-      const principal = await authenticateOwner(request, ctx);
+    async (request: WithInteraction<Interaction>, reply) => {
       if (header(request, 'idempotency-key') !== undefined) {
         throw invalid('POST /v1/sessions refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.');
       }
-      const created = await createSession(ctx, principal, parseCreateInteraction(request.body));
+      const { state, humanUrl } = await createSession(ctx, ownerOf(request), checkInteraction(request.body.interaction));
       return reply
         .code(201)
-        .header('etag', created.etag)
-        .header('location', `/v1/sessions/${created.id}`)
+        .header('etag', etagOf(state))
+        .header('location', `/v1/sessions/${state.id}`)
         .type(JSON_TYPE)
-        .send(JSON.stringify({ id: created.id, revision: created.revision, human_url: created.humanUrl }));
+        .send(JSON.stringify({ id: state.id, revision: state.revisions.length, human_url: humanUrl }));
     },
   );
 
@@ -106,22 +108,20 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       schema: {
         tags: ['sessions'],
         security: [{ bearer: [] }],
-        params: sessionIdParams,
+        params: wellFormedSessionIdParams,
         response: { 200: { $ref: 'SessionResponse#' }, 304: { type: 'null', description: 'If-None-Match matched the ETag' }, ...errorResponses(400, 401, 404, 500) },
       },
     },
     async (request: WithId, reply) => {
-      const principal = await authenticateOwner(request, ctx);
       const { id } = request.params;
-      if (!isSessionId(id)) throw invalid(`${id} is not a Session ID (ses_ followed by 26 characters).`);
       const view = await cache.get(id, async () => {
         const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string }>(sql.VIEW_BY_ID, [id]);
         const row = rows[0];
         return row && { workspaceId: row.workspace_id, etag: row.etag, body: row.body };
       });
-      if (!view || view.workspaceId !== principal.workspaceId) throw sessionNotFound();
+      if (!view || (await sessionAccess(ctx.pool, ownerOf(request), { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
       reply.header('etag', view.etag);
-      // An addition to SPEC 4.1: a poller that sends the ETag back gets 304 while nothing changed.
+      // A poller that sends the ETag back gets 304 while nothing changed.
       if (header(request, 'if-none-match')?.split(',').some((tag) => tag.trim() === view.etag)) return reply.code(304).send();
       return reply.type(JSON_TYPE).send(view.body);
     },
@@ -130,17 +130,19 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.patch(
     '/v1/sessions/:id',
     {
+      preValidation: ifMatchRequired,
       schema: {
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
-        body: interactionRequestSchema,
+        headers: idempotencyHeaders,
+        body: publishRequestSchema,
         response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500) },
       },
     },
-    (request: WithId, reply) =>
+    (request: WithInteraction<InteractiveInteraction>, reply) =>
       change(request, reply, 'publish', (principal, owner) => {
-        const interaction = parsePublishInteraction(request.body);
+        const interaction = checkInteraction(request.body.interaction) as InteractiveInteraction;
         return publishRevision(ctx, principal, request.params.id, owner, interaction);
       }),
   );
@@ -148,10 +150,12 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.post(
     '/v1/sessions/:id/complete',
     {
+      preValidation: ifMatchRequired,
       schema: {
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
+        headers: idempotencyHeaders,
         response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500) },
       },
     },
@@ -173,9 +177,11 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       },
     },
     async (request: WithId, reply) => {
-      const principal = await authenticateOwner(request, ctx);
-      const row = await ownedViewRow<{ workspace_id: string; events_body: string }>(ctx.pool, principal, request.params.id, sql.EVENTS_BY_ID);
-      return reply.type(JSON_TYPE).send(row.events_body);
+      const { id } = request.params;
+      // The view row says whether the Session is the caller's; the list is rendered from the stream.
+      const state = (await ownedViewRow(ctx.pool, ownerOf(request), id)) && (await loadSession(ctx.pool, ctx.streamKeys, id));
+      if (!state) throw sessionNotFound();
+      return reply.type(JSON_TYPE).send(eventsBody(state));
     },
   );
 
@@ -185,15 +191,14 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       schema: {
         tags: ['sessions'],
         security: [{ bearer: [] }],
-        params: { type: 'object', required: ['id', 'revision'], properties: { id: { type: 'string' }, revision: { type: 'string', pattern: REVISION.source } } },
+        params: revisionParams,
         response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' }, ...errorResponses(400, 401, 404, 500) },
       },
     },
     async (request: FastifyRequest<{ Params: { id: string; revision: string } }>, reply) => {
-      const principal = await authenticateOwner(request, ctx);
       const { id, revision } = request.params;
-      if (!REVISION.test(revision)) throw invalid('The revision must be a positive integer.');
-      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.pool, principal, id, sql.REVISION_BY_ID, [Number(revision)]);
+      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
+      if (!row) throw sessionNotFound();
       if (row.body === null) throw new ApiError(404, 'NOT_FOUND', `The Session has no revision ${request.params.revision}.`);
       return reply.type(JSON_TYPE).send(row.body);
     },

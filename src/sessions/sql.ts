@@ -1,27 +1,44 @@
-/** Every statement of the Sessions capability's read models. */
+/** Every statement of the Sessions capability's read models (migrations/ holds their tables). */
 
-/** The view and the revision it shows, in one statement. */
-export const UPSERT_VIEW = `
-WITH revision AS (
-  INSERT INTO session_revisions (session_id, revision, body) VALUES ($1, $5, $14)
+import { prepared } from '../../eventstore/index.js';
+
+/**
+ * Each Session's view as of its newest event in the batch, one row a Session ($1), and the
+ * revisions the batch published ($2, often none), in one statement. Revisions are immutable: a
+ * rebuild or a replayed batch writes the same bytes again, or nothing. Rows travel as one JSON
+ * array each: a rebuild writes thousands of bodies a statement, and the driver's text-array
+ * encoding of that many kilobytes costs more than the insert.
+ */
+export const UPSERT_VIEWS = prepared(
+  'upsert_session_views',
+  `
+WITH revisions AS (
+  INSERT INTO session_revisions (session_id, revision, body)
+  SELECT * FROM json_to_recordset($2::json) AS r(session_id text, revision integer, body text)
   ON CONFLICT (session_id, revision) DO NOTHING
 )
-INSERT INTO session_views (session_id, workspace_id, mode, status, revision, event_count, etag, body, events_body,
+INSERT INTO session_views (session_id, workspace_id, mode, status, revision, event_count, etag, body,
                            link_hash, link_expires_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+SELECT * FROM json_to_recordset($1::json) AS v(
+  session_id text, workspace_id text, mode text, status text, revision integer, event_count integer, etag text, body text,
+  link_hash text, link_expires_at timestamptz, created_at timestamptz, updated_at timestamptz)
 ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
-  etag = EXCLUDED.etag, body = EXCLUDED.body, events_body = EXCLUDED.events_body, updated_at = EXCLUDED.updated_at`;
+  etag = EXCLUDED.etag, body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`,
+);
+
+/** A purged Session's view, revisions and link lookup, gone with its content. */
+export const FORGET_SESSIONS = `
+WITH revisions AS (DELETE FROM session_revisions WHERE session_id = ANY($1::text[]))
+DELETE FROM session_views WHERE session_id = ANY($1::text[])`;
 
 export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
 
-export const VIEW_BY_ID = `SELECT workspace_id, etag, body FROM session_views WHERE session_id = $1`;
-
-export const EVENTS_BY_ID = `SELECT workspace_id, events_body FROM session_views WHERE session_id = $1`;
+export const VIEW_BY_ID = prepared('session_view', `SELECT workspace_id, etag, body FROM session_views WHERE session_id = $1`);
 
 export const REVISION_BY_ID = `
 SELECT v.workspace_id, r.body
   FROM session_views v LEFT JOIN session_revisions r ON r.session_id = v.session_id AND r.revision = $2
  WHERE v.session_id = $1`;
 
-export const SESSION_BY_LINK = `SELECT session_id, link_expires_at FROM session_views WHERE link_hash = $1`;
+export const SESSION_BY_LINK = prepared('session_by_link', `SELECT session_id, link_expires_at FROM session_views WHERE link_hash = $1`);

@@ -6,6 +6,7 @@ import {
   SESSION_COMPLETED,
   SESSION_CREATED,
   type IdempotencyMark,
+  type PurgeReason,
   type SessionEvent,
 } from './events.js';
 
@@ -44,6 +45,8 @@ export interface SessionState {
   linkHash: string;
   linkExpiresAt: string;
   retentionHours: number;
+  /** A trial Session: no webhook, no return binding. */
+  trial: boolean;
   /** Every revision as stored, index = revision - 1. */
   revisions: Interaction[];
   status: SessionStatus;
@@ -60,6 +63,32 @@ export interface SessionRecord {
   event: SessionEvent;
   metadata: { idempotency?: IdempotencyMark };
 }
+
+/**
+ * What a Session's stream yields once its content is erased (its data key destroyed by purge):
+ * an explicit marker with what the log still says in the clear, never an error or a guess.
+ */
+export interface ErasedSession {
+  erased: true;
+  id: string;
+  /** The stream version it was folded to. */
+  version: number;
+  /** When and why it was purged; null while only its key is gone. */
+  purged: { at: string; reason: PurgeReason } | null;
+}
+
+/** A stored event that no longer says what it said: its content is erased, or it is the purge. */
+export interface ErasedRecord {
+  sessionId: string;
+  streamVersion: number;
+  erased: true;
+  purged?: { at: string; reason: PurgeReason };
+}
+
+/** A stored event of a Session's stream as its fold sees it. */
+export type StoredRecord = SessionRecord | ErasedRecord;
+
+export const isErased = (value: SessionState | ErasedSession | StoredRecord): value is ErasedSession | ErasedRecord => 'erased' in value;
 
 export const currentRevision = (state: SessionState): number => state.revisions.length;
 export const currentInteraction = (state: SessionState): Interaction => state.revisions[state.revisions.length - 1]!;
@@ -88,6 +117,7 @@ export function evolve(state: SessionState | undefined, record: SessionRecord): 
       linkHash: event.link_hash,
       linkExpiresAt: event.link_expires_at,
       retentionHours: event.retention_hours,
+      trial: event.trial === true,
       revisions: [event.interaction],
       status: 'active',
       completedAt: null,
@@ -145,3 +175,16 @@ export function evolve(state: SessionState | undefined, record: SessionRecord): 
 
 export const fold = (records: readonly SessionRecord[]): SessionState | undefined =>
   records.reduce<SessionState | undefined>(evolve, undefined);
+
+/**
+ * A Session's stream as stored: the Session, or the erased marker once any of its content can no
+ * longer be opened or it was purged (so a replay of a purged stream, whole or in part, is never
+ * half a Session); undefined for no events.
+ */
+export function foldSession(records: readonly StoredRecord[]): SessionState | ErasedSession | undefined {
+  const last = records.at(-1);
+  if (!last) return undefined;
+  const erased = records.filter((r): r is ErasedRecord => isErased(r));
+  if (erased.length === 0) return fold(records as SessionRecord[]);
+  return { erased: true, id: last.sessionId, version: last.streamVersion, purged: erased.find((r) => r.purged)?.purged ?? null };
+}

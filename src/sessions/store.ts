@@ -1,22 +1,20 @@
 import {
-  append,
+  ERASED,
   readStream,
-  transactionMemo,
   type JsonObject,
   type NewEvent,
+  type Opener,
+  type Reader,
   type RecordedEvent,
-  type Tx,
+  type StreamKeys,
+  type UnitOfWork,
 } from '../../eventstore/index.js';
-import type pg from 'pg';
-import { applyAll } from '../../projections/index.js';
-import type { ServiceContext } from '../context.js';
-import { inlineProjections } from '../projections.js';
-import { SEALED_FIELDS, type IdempotencyMark, type SessionEvent } from './events.js';
+import { SEALED_FIELDS, SESSION_PURGED, type IdempotencyMark, type SessionEvent, type SessionPurged } from './events.js';
 import { humanLinkHash } from './ids.js';
 import { SESSION_BY_LINK } from './sql.js';
-import { fold, type SessionRecord, type SessionState } from './state.js';
+import { foldSession, isErased, type ErasedSession, type SessionRecord, type SessionState, type StoredRecord } from './state.js';
 
-/** Loading and saving Session streams: sealing content on the way in, opening it on the way out. */
+/** Loading and saving Session streams: content sealed on the way in, opened on the way out. */
 
 export interface PendingSessionEvent {
   event: SessionEvent;
@@ -25,83 +23,92 @@ export interface PendingSessionEvent {
   idempotency?: IdempotencyMark | undefined;
 }
 
-async function toStored(tx: Tx, ctx: ServiceContext, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent> {
+async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent> {
   const { type, ...fields } = pending.event;
   const sealedNames = SEALED_FIELDS[type];
   const clear: JsonObject = {};
   const secret: JsonObject = {};
   for (const [name, value] of Object.entries(fields)) (sealedNames.includes(name) ? secret : clear)[name] = value as JsonObject[string];
-  if (sealedNames.length > 0) clear.sealed = await ctx.streamKeys.seal(tx, sessionId, secret);
+  if (sealedNames.length > 0) clear.sealed = await keys.seal(uow, sessionId, secret);
   return {
     type,
     data: clear,
     ...(pending.eventId ? { eventId: pending.eventId } : {}),
-    ...(pending.idempotency ? { metadata: { idempotency: { ...pending.idempotency } } } : {}),
+    ...(pending.idempotency ? { metadata: { idempotency: await keys.seal(uow, sessionId, pending.idempotency) } } : {}),
   };
 }
 
-const memoKey = (sessionId: string): string => `session-records:${sessionId}`;
-
 /**
- * The Session's records, opened. Within a transaction the stream is read once: the command, the
- * view projection after its append, and the append itself share what was read and written.
+ * A recorded Session event with its sealed content opened; erased when the content can no longer
+ * be opened (the Session's key was destroyed), and for the purge itself. An idempotency mark is
+ * sealed in newer events and in the clear in older ones.
  */
-export async function loadRecords(db: Tx, ctx: ServiceContext, sessionId: string, uptoVersion?: number): Promise<SessionRecord[]> {
-  const memo = transactionMemo(db);
-  let records = memo?.get(memoKey(sessionId)) as SessionRecord[] | undefined;
-  if (!records) {
-    const stored = await readStream(db, sessionId);
-    const open = stored.length === 0 ? undefined : await ctx.streamKeys.opener(db, sessionId);
-    records = open ? stored.map((recorded) => toRecord(recorded, open)) : [];
-    memo?.set(memoKey(sessionId), records);
+export function toSessionRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
+  const position = { sessionId: recorded.streamId, streamVersion: recorded.streamVersion };
+  if (recorded.type === SESSION_PURGED) {
+    const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
+    return { ...position, erased: true, purged: { at, reason } };
   }
-  return uptoVersion === undefined ? records : records.filter((r) => r.streamVersion <= uptoVersion);
-}
-
-function toRecord(recorded: RecordedEvent, open: (sealed: string) => unknown): SessionRecord {
   const { sealed, ...clear } = recorded.data;
-  const secret = typeof sealed === 'string' ? (open(sealed) as JsonObject) : {};
+  const secret = typeof sealed === 'string' ? open(sealed) : {};
+  const { idempotency } = recorded.metadata;
+  const mark = typeof idempotency === 'string' ? open(idempotency) : idempotency;
+  if (secret === ERASED || mark === ERASED) return { ...position, erased: true };
   return {
-    sessionId: recorded.streamId,
+    ...position,
     eventId: recorded.eventId,
-    streamVersion: recorded.streamVersion,
-    event: { type: recorded.type, ...clear, ...secret } as unknown as SessionEvent,
-    metadata: recorded.metadata as SessionRecord['metadata'],
+    event: { type: recorded.type, ...clear, ...(secret as JsonObject) } as unknown as SessionEvent,
+    metadata: mark === undefined ? {} : { idempotency: mark as IdempotencyMark },
   };
 }
 
-export async function loadSession(db: Tx, ctx: ServiceContext, sessionId: string, uptoVersion?: number): Promise<SessionState | undefined> {
-  return fold(await loadRecords(db, ctx, sessionId, uptoVersion));
+/**
+ * The Session's stream folded (up to a version, if given): the Session, the erased marker once
+ * it was purged, or undefined when there is no such stream.
+ */
+export async function readSession(db: Reader, keys: StreamKeys, sessionId: string, uptoVersion = Infinity): Promise<SessionState | ErasedSession | undefined> {
+  const stored = (await readStream(db, sessionId)).filter((r) => r.streamVersion <= uptoVersion);
+  if (stored.length === 0) return undefined;
+  const open = await keys.opener(db, sessionId);
+  return foldSession(stored.map((recorded) => toSessionRecord(recorded, open)));
+}
+
+/** The Session, for whoever reads or changes it; undefined when there is none, or it was purged. */
+export async function loadSession(db: Reader, keys: StreamKeys, sessionId: string, uptoVersion = Infinity): Promise<SessionState | undefined> {
+  const state = await readSession(db, keys, sessionId, uptoVersion);
+  return state && !isErased(state) ? state : undefined;
 }
 
 /**
- * Appends the Session's new events at the version its state was folded to, and writes the inline
- * projections in the same transaction: the caller reads the new view back at once.
+ * Appends the Session's new events at the version its state was folded to (the inline projections
+ * run in the same unit of work) and returns them as records, for the caller to evolve its state.
  */
-export async function appendSessionEvents(
-  tx: Tx,
-  ctx: ServiceContext,
+export async function appendSession(
+  uow: UnitOfWork,
+  keys: StreamKeys,
   sessionId: string,
   expectedVersion: number,
   pending: readonly PendingSessionEvent[],
-): Promise<RecordedEvent[]> {
+): Promise<SessionRecord[]> {
   const events: NewEvent[] = [];
-  for (const p of pending) events.push(await toStored(tx, ctx, sessionId, p));
-  const recorded = await append(tx, sessionId, expectedVersion, events);
-  const memo = transactionMemo(tx);
-  const known = expectedVersion === 0 ? [] : (memo?.get(memoKey(sessionId)) as SessionRecord[] | undefined);
-  if (known) {
-    const appended = recorded.map((r, i): SessionRecord => ({
-      sessionId,
-      eventId: r.eventId,
-      streamVersion: r.streamVersion,
-      event: pending[i]!.event,
-      metadata: pending[i]!.idempotency ? { idempotency: pending[i]!.idempotency } : {},
-    }));
-    memo?.set(memoKey(sessionId), [...known, ...appended]);
-  }
-  await applyAll(inlineProjections(ctx), tx, recorded);
-  return recorded;
+  for (const p of pending) events.push(await toStored(uow, keys, sessionId, p));
+  const recorded = await uow.append(sessionId, expectedVersion, events);
+  return recorded.map((r, i) => ({
+    sessionId,
+    eventId: r.eventId,
+    streamVersion: r.streamVersion,
+    event: pending[i]!.event,
+    metadata: pending[i]!.idempotency ? { idempotency: pending[i]!.idempotency } : {},
+  }));
+}
+
+/**
+ * Appends the Session's purge: no content, only when and why (and who, in the metadata). Every
+ * inline projection forgets the Session on it; the caller has destroyed the Session's key.
+ */
+export async function appendPurged(uow: UnitOfWork, sessionId: string, expectedVersion: number, purged: SessionPurged, metadata: JsonObject): Promise<void> {
+  const { type, ...data } = purged;
+  await uow.append(sessionId, expectedVersion, [{ type, data, metadata }]);
 }
 
 export interface LinkedSession {
@@ -110,7 +117,7 @@ export interface LinkedSession {
 }
 
 /** The Session a human link token opens, by the token's hash; undefined for an unknown token. */
-export async function findSessionByLink(db: Tx | pg.Pool, token: string): Promise<LinkedSession | undefined> {
+export async function findSessionByLink(db: Reader, token: string): Promise<LinkedSession | undefined> {
   const { rows } = await db.query<{ session_id: string; link_expires_at: Date }>(SESSION_BY_LINK, [humanLinkHash(token)]);
   const row = rows[0];
   return row && { sessionId: row.session_id, linkExpiresAt: row.link_expires_at };

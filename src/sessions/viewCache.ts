@@ -1,4 +1,5 @@
-import { EVENTS_CHANNEL, type Wakeups } from '../../eventstore/index.js';
+import { LRUCache } from 'lru-cache';
+import { EVENTS_CHANNEL, EVERYTHING, wakeupTargets, type Wakeups } from '../../eventstore/index.js';
 
 export interface CachedView {
   workspaceId: string;
@@ -6,32 +7,48 @@ export interface CachedView {
   body: string;
 }
 
-const MAX_ENTRIES = 10_000;
+/** How much view text one process keeps: about 10k views of 5 KiB. */
+const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * How long an entry may be served without a wake-up having dropped it. A process that commits and
+ * dies before its wake-up leaves other processes' entries stale for at most this long.
+ */
+export const VIEW_MAX_AGE_MS = 2_000;
 
 /**
  * The Session views this process has served, so polling an unchanged Session costs no query on
- * the pool. Every append NOTIFYs its stream id; an entry is dropped on that wake-up, in every
- * process. A hit is served only after a fence on the listening connection, so a change committed
- * before the request arrived has always been seen, whichever process made it. While the listener
- * is down nothing is cached, and everything is dropped when it reconnects (notifications sent in
- * between are lost).
+ * the pool. Every commit wakes the other processes with the stream ids it wrote, after it
+ * committed and before it answered; an entry is dropped on that wake-up. A hit is served only
+ * after a fence on the listening connection, so a change acknowledged before the request arrived
+ * has always been seen, whichever process made it. While the listener is down nothing is cached,
+ * and everything is dropped when it reconnects (wake-ups sent in between are lost). Entries are
+ * evicted least recently used first within a bound in bytes.
  */
 export class SessionViewCache {
-  private readonly entries = new Map<string, CachedView>();
-  /** Loads in flight: an invalidation during a load keeps its (possibly stale) result out. */
+  private readonly entries = new LRUCache<string, CachedView>({
+    maxSize: MAX_BYTES,
+    sizeCalculation: (view) => view.body.length + view.etag.length + view.workspaceId.length + 64,
+    ttl: VIEW_MAX_AGE_MS,
+    ttlAutopurge: false,
+  });
+  /** Loads in flight: a wake-up during a load keeps its (possibly stale) result out. */
   private readonly loading = new Map<string, symbol>();
 
   constructor(private readonly wakeups: Wakeups) {
-    wakeups.on(EVENTS_CHANNEL, (payload) => this.invalidate(payload.split(' ')[0] ?? ''));
+    wakeups.on(EVENTS_CHANNEL, (payload) => {
+      const targets = wakeupTargets(payload);
+      if (targets === EVERYTHING) this.clear();
+      else for (const id of targets) this.invalidate(id);
+    });
     wakeups.onConnected(() => this.clear());
   }
 
-  invalidate(sessionId: string): void {
+  private invalidate(sessionId: string): void {
     this.entries.delete(sessionId);
     this.loading.delete(sessionId);
   }
 
-  clear(): void {
+  private clear(): void {
     this.entries.clear();
     this.loading.clear();
   }
@@ -48,12 +65,12 @@ export class SessionViewCache {
     }
     const token = Symbol(sessionId);
     this.loading.set(sessionId, token);
-    const view = await load();
-    if (view && this.loading.get(sessionId) === token && this.wakeups.listening) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(sessionId, view);
+    try {
+      const view = await load();
+      if (view && this.loading.get(sessionId) === token && this.wakeups.listening) this.entries.set(sessionId, view);
+      return view;
+    } finally {
+      if (this.loading.get(sessionId) === token) this.loading.delete(sessionId);
     }
-    if (this.loading.get(sessionId) === token) this.loading.delete(sessionId);
-    return view;
   }
 }

@@ -1,7 +1,5 @@
 import { ulid } from 'ulid';
-import { withCommandTransaction } from '../../eventstore/index.js';
 import type { ServiceContext } from '../context.js';
-import { egressFor } from './egress.js';
 import { afterEvents, recordVerification, register, rotate, type WebhookState } from './endpoint.js';
 import { SECRET_CREATED } from './endpointEvents.js';
 import { endPendingDeliveries } from './queue.js';
@@ -27,12 +25,12 @@ export async function registerEndpoint(
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null }> {
   const secret = newSigningSecret();
   const sealed = sealSecret(ctx.deploymentKey, secret);
-  return withCommandTransaction(ctx.pool, async (tx) => {
+  return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const state = await loadWebhook(tx, workspaceId);
+    const state = await loadWebhook(uow, workspaceId);
     const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
-    await appendWebhookEvents(tx, ctx, workspaceId, state, events);
-    if (state.endpoint && events.length > 0) await endPendingDeliveries(tx, ctx, state.endpoint.id);
+    await appendWebhookEvents(uow, workspaceId, state, events);
+    if (state.endpoint && events.length > 0) await endPendingDeliveries(uow, state.endpoint.id, now);
     const created = events.some((e) => e.type === SECRET_CREATED);
     return { endpoint: currentEndpointBody(afterEvents(state, events), now), signing_secret: created ? secret : null };
   });
@@ -45,11 +43,11 @@ export async function rotateSecret(
 ): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | undefined> {
   const secret = newSigningSecret();
   const sealed = sealSecret(ctx.deploymentKey, secret);
-  return withCommandTransaction(ctx.pool, async (tx) => {
-    const state = await loadWebhook(tx, workspaceId);
+  return ctx.store.command(async (uow) => {
+    const state = await loadWebhook(uow, workspaceId);
     if (!state.endpoint) return undefined;
     const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
-    await appendWebhookEvents(tx, ctx, workspaceId, state, events);
+    await appendWebhookEvents(uow, workspaceId, state, events);
     const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
     return { signing_secret: secret, previous: retires && { kid: retires.kid, retire_at: retires.retire_at } };
   });
@@ -67,14 +65,14 @@ export async function verifyEndpoint(
   if (!state.endpoint) return undefined;
   const endpointId = state.endpoint.id;
   const secrets = secretsInForce(state.secrets, ctx.clock.now()).map((s) => openSecret(ctx.deploymentKey, s));
-  const sent = await sendChallenge(egressFor(ctx), { url: state.endpoint.url, secrets, now: ctx.clock.now() });
+  const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
-  return withCommandTransaction(ctx.pool, async (tx) => {
+  return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const current = await loadWebhook(tx, workspaceId);
+    const current = await loadWebhook(uow, workspaceId);
     const events = recordVerification(current, { endpointId, at: now });
     if (events.length === 0) return { failure: 'endpoint_replaced' as const };
-    await appendWebhookEvents(tx, ctx, workspaceId, current, events);
+    await appendWebhookEvents(uow, workspaceId, current, events);
     return { endpoint: currentEndpointBody(afterEvents(current, events), now) };
   });
 }

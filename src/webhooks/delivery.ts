@@ -1,29 +1,32 @@
 import {
   ATTEMPT_FINISHED,
   ATTEMPT_STARTED,
+  DELIVERY_ATTEMPTED,
   DELIVERY_ENDED,
   DELIVERY_QUEUED,
+  type DeliveryAttempted,
   type DeliveryEvent,
   type DeliveryKind,
 } from './deliveryEvents.js';
 import {
-  ATTEMPT_LEASE_MS,
-  MAX_ATTEMPTS,
+  afterAttempt,
   isRetryable,
-  nextAttemptAt,
   outcomeOf,
+  withinBudget,
+  type AttemptOutcome,
   type Outcome,
   type TransportResult,
 } from './retryPolicy.js';
 
-/** A delivery job folded from its stream (SPEC 3.3), and the decisions made on it. */
+/** A delivery job folded from its stream, and the pure decisions made on it. */
 
 export interface Attempt {
   attempt: number;
   startedAt: string;
-  /** Null while in flight, and forever when the dispatcher died during it. */
+  /** Null when the outcome is unknown (and, in older logs, for a start that never finished). */
   finishedAt: string | null;
-  outcome: Outcome;
+  /** `started` only in older logs: an attempt whose finish was never recorded. */
+  outcome: AttemptOutcome | 'started';
   httpStatus: number | null;
 }
 
@@ -35,14 +38,13 @@ export interface DeliveryState {
   eventId: string;
   endpointId: string;
   kind: DeliveryKind;
-  sealedBody: string;
   createdAt: string;
   deadlineAt: string;
   status: 'pending' | 'delivered' | 'failed';
-  /** When a dispatcher may take the job: the next attempt, or the end of a started attempt's lease. */
+  /** When a dispatcher may claim the job (a lease it holds meanwhile is on the row, not here). */
   nextAttemptAt: string | null;
   finishedAt: string | null;
-  lastOutcome: Outcome | null;
+  lastOutcome: Outcome | 'unknown' | null;
   attempts: Attempt[];
 }
 
@@ -56,7 +58,6 @@ export function evolve(state: DeliveryState | undefined, event: DeliveryEvent, v
       eventId: event.event_id,
       endpointId: event.endpoint_id,
       kind: event.kind,
-      sealedBody: event.sealed_body,
       createdAt: event.at,
       deadlineAt: event.deadline_at,
       status: 'pending',
@@ -68,6 +69,24 @@ export function evolve(state: DeliveryState | undefined, event: DeliveryEvent, v
   }
   if (!state) throw new Error(`${event.type} before ${DELIVERY_QUEUED}`);
   switch (event.type) {
+    case DELIVERY_ATTEMPTED: {
+      const attempt: Attempt = {
+        attempt: event.attempt,
+        startedAt: event.started_at,
+        finishedAt: event.outcome === 'unknown' ? null : event.at,
+        outcome: event.outcome,
+        httpStatus: event.http_status,
+      };
+      const attempts = [...state.attempts, attempt];
+      // An attempt on a job that ended meanwhile (its endpoint was replaced) is recorded, and decides nothing.
+      if (state.status !== 'pending') return { ...state, version, attempts };
+      if (event.ended === null) return { ...state, version, attempts, lastOutcome: event.outcome, nextAttemptAt: event.next_attempt_at };
+      // A retryable outcome ends a job only when its attempts or its 24 hours are used up.
+      const lastOutcome = event.ended === 'failed' && isRetryable(event.outcome) ? 'exhausted' : event.outcome;
+      return { ...state, version, attempts, status: event.ended, finishedAt: event.at, lastOutcome, nextAttemptAt: null };
+    }
+    case DELIVERY_ENDED:
+      return { ...state, version, status: event.status, finishedAt: event.at, lastOutcome: event.outcome, nextAttemptAt: null };
     case ATTEMPT_STARTED:
       return {
         ...state,
@@ -80,60 +99,91 @@ export function evolve(state: DeliveryState | undefined, event: DeliveryEvent, v
       const attempts = state.attempts.map((a) =>
         a.attempt === event.attempt ? { ...a, finishedAt: event.at, outcome: event.outcome, httpStatus: event.http_status } : a,
       );
-      // Only the newest attempt speaks for a pending job; a late finish is recorded and nothing more.
+      // Only the newest attempt spoke for a pending job; a late finish was recorded and nothing more.
       const speaks = state.status === 'pending' && event.attempt === state.attempts.length;
       return speaks
         ? { ...state, version, attempts, lastOutcome: event.outcome, nextAttemptAt: event.next_attempt_at }
         : { ...state, version, attempts };
     }
-    case DELIVERY_ENDED:
-      return { ...state, version, status: event.status, finishedAt: event.at, lastOutcome: event.outcome, nextAttemptAt: null };
   }
+}
+
+/** The state after the decided events: what the caller decides on next. */
+export const afterEvents = (state: DeliveryState, events: readonly DeliveryEvent[]): DeliveryState =>
+  events.reduce((folded, event, i) => evolve(folded, event, state.version + i + 1), state);
+
+/** A claimed job's attempt goes out, or the job ends without one (or has ended already). */
+export type StartDecision = { send: true } | { send: false; events: DeliveryEvent[] };
+
+/**
+ * Before a claimed job's attempt: it goes out unless the job has ended meanwhile, its endpoint may
+ * no longer receive it (replaced, lapsed, or its Session's content erased), or its budget is spent.
+ */
+export function decideStart(job: DeliveryState, input: { now: Date; endpointUsable: boolean }): StartDecision {
+  if (job.status !== 'pending') return { send: false, events: [] };
+  if (!input.endpointUsable) return { send: false, events: endUnavailable(job, input.now) };
+  if (!withinBudget({ attemptsMade: job.attempts.length, at: input.now, deadlineAt: new Date(job.deadlineAt) })) {
+    return { send: false, events: [{ type: DELIVERY_ENDED, at: input.now.toISOString(), status: 'failed', outcome: 'exhausted' }] };
+  }
+  return { send: true };
+}
+
+/** What came back from an attempt, measured by the dispatcher that sent it. */
+export interface AttemptReport {
+  startedAt: Date;
+  result: TransportResult;
+  durationMs: number;
+  /** When the outcome is recorded. */
+  now: Date;
+  /** Uniform in [0, 1): the backoff's jitter. */
+  random: number;
+}
+
+/** An attempt's one event: its outcome, and what follows for the job (delivered, failed, or the next attempt's time). */
+export function decideAttempt(job: DeliveryState, report: AttemptReport): DeliveryEvent[] {
+  const { result } = report;
+  return [
+    attempted(job, {
+      startedAt: report.startedAt,
+      now: report.now,
+      outcome: outcomeOf(result),
+      httpStatus: result.kind === 'response' ? result.status : null,
+      durationMs: report.durationMs,
+      retryAfter: result.kind === 'response' ? result.retryAfter : undefined,
+      random: report.random,
+    }),
+  ];
 }
 
 /**
- * A due job: either its next attempt starts (committed before any request is sent), or it ends
- * without one because its endpoint may no longer receive or its budget is spent.
+ * The attempt of a dispatcher that died while sending, found by the next claimer once its lease
+ * ran out: the same event with outcome `unknown`, and the next attempt due at once (the claimer
+ * sends it) unless the budget is spent.
  */
-export function begin(state: DeliveryState, input: { now: Date; endpointUsable: boolean }): DeliveryEvent[] {
-  if (state.status !== 'pending') return [];
-  if (!input.endpointUsable) return endUnavailable(state, input.now);
-  const at = input.now.toISOString();
-  if (state.attempts.length >= MAX_ATTEMPTS || input.now >= new Date(state.deadlineAt)) {
-    return [{ type: DELIVERY_ENDED, at, status: 'failed', outcome: 'exhausted' }];
-  }
-  const leaseUntil = new Date(input.now.getTime() + ATTEMPT_LEASE_MS).toISOString();
-  return [{ type: ATTEMPT_STARTED, at, attempt: state.attempts.length + 1, lease_until: leaseUntil }];
+export function recordLostAttempt(job: DeliveryState, input: { startedAt: Date; now: Date }): DeliveryEvent[] {
+  return [attempted(job, { ...input, outcome: 'unknown', httpStatus: null, durationMs: null, retryAfter: undefined, random: 0 })];
 }
 
-/** Records an attempt's result and what follows for the job: delivered, failed, or tried again. */
-export function finish(
-  state: DeliveryState,
-  input: { attempt: number; now: Date; result: TransportResult; random: number },
-): DeliveryEvent[] {
-  const at = input.now.toISOString();
-  const outcome = outcomeOf(input.result);
-  const httpStatus = input.result.kind === 'response' ? input.result.status : null;
-  const finished = (next: Date | null): DeliveryEvent => ({
-    type: ATTEMPT_FINISHED,
-    at,
-    attempt: input.attempt,
-    outcome,
-    http_status: httpStatus,
-    next_attempt_at: next?.toISOString() ?? null,
-  });
-  if (state.status !== 'pending' || input.attempt !== state.attempts.length) return [finished(null)];
-  if (outcome === 'delivered') return [finished(null), { type: DELIVERY_ENDED, at, status: 'delivered', outcome }];
-  if (!isRetryable(outcome)) return [finished(null), { type: DELIVERY_ENDED, at, status: 'failed', outcome }];
-  const next = nextAttemptAt({
-    attemptsMade: state.attempts.length,
-    finishedAt: input.now,
-    deadlineAt: new Date(state.deadlineAt),
-    retryAfter: input.result.kind === 'response' ? input.result.retryAfter : undefined,
-    random: input.random,
-  });
-  if (!next) return [finished(null), { type: DELIVERY_ENDED, at, status: 'failed', outcome: 'exhausted' }];
-  return [finished(next)];
+function attempted(
+  job: DeliveryState,
+  a: { startedAt: Date; now: Date; outcome: AttemptOutcome; httpStatus: number | null; durationMs: number | null; retryAfter: string | undefined; random: number },
+): DeliveryAttempted {
+  const attemptsMade = job.attempts.length + 1;
+  const next =
+    job.status === 'pending'
+      ? afterAttempt({ outcome: a.outcome, attemptsMade, finishedAt: a.now, deadlineAt: new Date(job.deadlineAt), retryAfter: a.retryAfter, random: a.random })
+      : { ended: null, nextAttemptAt: null };
+  return {
+    type: DELIVERY_ATTEMPTED,
+    at: a.now.toISOString(),
+    attempt: attemptsMade,
+    started_at: a.startedAt.toISOString(),
+    outcome: a.outcome,
+    http_status: a.httpStatus,
+    duration_ms: a.durationMs,
+    next_attempt_at: next.nextAttemptAt?.toISOString() ?? null,
+    ended: next.ended,
+  };
 }
 
 /** The endpoint was replaced (or its job must not go out any more): a pending job ends. */

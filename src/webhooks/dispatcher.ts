@@ -1,13 +1,14 @@
+import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
-import { ERASED, withTransaction, type Tx } from '../../eventstore/index.js';
 import type { ServiceContext } from '../context.js';
 import { postWebhook } from './attempt.js';
-import { begin, finish, type DeliveryState } from './delivery.js';
-import { ATTEMPT_STARTED } from './deliveryEvents.js';
-import { isVerified, type Endpoint } from './endpoint.js';
-import { egressFor } from './egress.js';
-import { MAX_RESPONSE_BYTES, type TransportResult } from './retryPolicy.js';
+import { renderDelivery } from './body.js';
+import { afterEvents, decideAttempt, decideStart, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
+import { isVerified } from './endpoint.js';
+import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
+import { DELIVERY_ATTEMPTED } from './deliveryEvents.js';
+import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from './retryPolicy.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
 import { openSecret, secretsInForce, type SigningSecret } from './secrets.js';
 import { signatureHeaders } from './signing.js';
@@ -15,24 +16,19 @@ import * as sql from './sql.js';
 import { appendDeliveryEvents, loadDelivery } from './streams.js';
 
 /**
- * The at-least-once delivery loop. A due job is claimed with FOR UPDATE SKIP LOCKED and its
- * attempt start committed before the request goes out; the finish is committed after. A crash in
- * between leaves the attempt `started` with no finish, and the job due again when the lease ends.
- * Any number of dispatchers may run over one database; nothing that matters lives in memory.
+ * The at-least-once delivery loop. A due job is claimed by leasing its row (one statement, no
+ * event), its request is sent outside any transaction, and its outcome is appended as one event
+ * under the lease, which is then released. A dispatcher that dies mid-attempt leaves its lease to
+ * run out; the next claimer records that attempt as `unknown`, then sends the next one. Any number
+ * of dispatchers may run over one database; nothing that matters lives in memory.
  */
 
-/** What an attempt needs once its start is committed. */
-interface StartedAttempt {
+/** What an attempt sends, read outside any transaction. */
+interface Outgoing {
   job: DeliveryState;
-  attempt: number;
   url: string;
-  /** Undefined when the body or the secrets cannot be opened: the attempt fails signing_unavailable. */
+  /** Undefined when the body or the secrets cannot be opened now: the attempt fails signing_unavailable. */
   body: string | undefined;
-  secrets: SigningSecret[] | undefined;
-}
-
-interface Destination {
-  endpoint: Endpoint | undefined;
   secrets: SigningSecret[] | undefined;
 }
 
@@ -46,7 +42,7 @@ export interface DispatcherOptions {
 }
 
 export class DeliveryDispatcher {
-  /** Recorded with every attempt start, so the log says which process made each attempt. */
+  /** Holds this process's leases, and is recorded with every attempt: the log says who made each. */
   readonly id = `dsp_${ulid()}`;
   private readonly egress: Transport | undefined;
   private readonly pollMs: number;
@@ -55,7 +51,7 @@ export class DeliveryDispatcher {
   private filling: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribes: Array<() => void> = [];
   private stopped = true;
 
   constructor(private readonly ctx: ServiceContext, options: DispatcherOptions = {}) {
@@ -66,14 +62,18 @@ export class DeliveryDispatcher {
 
   start(): void {
     this.stopped = false;
-    this.unsubscribe = this.ctx.wakeups.on(sql.DELIVERIES_CHANNEL, () => this.wake());
+    this.unsubscribes = [
+      this.ctx.wakeups.on(sql.DELIVERIES_CHANNEL, () => this.wake()),
+      // Jobs queued while the listener was away woke nobody: look now rather than at the next poll.
+      this.ctx.wakeups.onConnected(() => this.wake()),
+    ];
     this.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     await this.filling;
     await Promise.all(this.inFlight);
   }
@@ -85,7 +85,10 @@ export class DeliveryDispatcher {
       return;
     }
     this.filling = this.fill()
-      .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'webhook dispatcher could not claim jobs; will retry'))
+      .catch((error: unknown) => {
+        this.ctx.log.warn({ err: error }, 'webhook dispatcher could not claim jobs; will retry');
+        if (!this.stopped) this.pollIn(this.pollMs);
+      })
       .finally(() => {
         this.filling = undefined;
         if (this.again) {
@@ -108,16 +111,16 @@ export class DeliveryDispatcher {
     for (;;) {
       const free = this.concurrency - this.inFlight.size;
       if (free <= 0) break;
-      const { claimed, started } = await this.claimDue(free);
-      for (const attempt of started) this.launch(attempt);
-      if (claimed < free) break;
+      const claims = await claimDue(this.ctx.pool, { now: this.ctx.clock.now(), limit: free, leasedBy: this.id, leaseMs: ATTEMPT_LEASE_MS });
+      for (const claim of claims) this.launch(claim);
+      if (claims.length < free) break;
     }
     if (!this.stopped) await this.scheduleNext();
   }
 
-  private launch(started: StartedAttempt): void {
-    const running = this.run(started)
-      .catch((error: unknown) => this.ctx.log.warn({ err: error, delivery: started.job.id }, 'webhook attempt could not be recorded'))
+  private launch(claim: Claim): void {
+    const running = this.run(claim)
+      .catch((error: unknown) => this.ctx.log.warn({ err: error, delivery: claim.deliveryId }, 'webhook attempt could not be made or recorded'))
       .finally(() => {
         this.inFlight.delete(running);
         if (!this.stopped) this.wake();
@@ -126,8 +129,8 @@ export class DeliveryDispatcher {
   }
 
   /**
-   * The next wake-up: the earliest due job, or the poll interval, whichever is sooner. While
-   * attempts are in flight, each one's end wakes the loop anyway.
+   * The next wake-up: the earliest due job or running-out lease, or the poll interval, whichever is
+   * sooner. While attempts are in flight, each one's end wakes the loop anyway.
    */
   private async scheduleNext(): Promise<void> {
     let wait = this.pollMs;
@@ -135,75 +138,106 @@ export class DeliveryDispatcher {
       const due = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
       if (due) wait = Math.min(wait, Math.max(0, due.getTime() - this.ctx.clock.now().getTime()));
     }
+    this.pollIn(wait);
+  }
+
+  private pollIn(ms: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer = setTimeout(() => this.wake(), ms);
+  }
+
+  /** One claimed job: its attempt sent, and its outcome recorded under the lease. */
+  private async run(claim: Claim): Promise<void> {
+    const outgoing = await this.prepare(claim);
+    if (!outgoing) return;
+    const startedAt = this.ctx.clock.now();
+    const sentAt = performance.now();
+    const result = await this.send(outgoing);
+    await this.record(claim.deliveryId, { startedAt, result, durationMs: Math.round(performance.now() - sentAt) });
   }
 
   /**
-   * Takes up to `limit` due jobs in one transaction. Each either starts an attempt (committed
-   * before any request goes out) or ends without one: its endpoint may no longer receive, its
-   * Session was purged, or its budget is spent.
+   * What the claimed job's attempt sends; undefined when none goes out. It writes first only when
+   * it must: the attempt of a lease that ran out (outcome unknown), or an end without an attempt.
    */
-  private async claimDue(limit: number): Promise<{ claimed: number; started: StartedAttempt[] }> {
-    return withTransaction(this.ctx.pool, async (tx) => {
-      const now = this.ctx.clock.now();
-      const { rows } = await tx.query<{ delivery_id: string }>(sql.CLAIM_DUE, [now, limit]);
-      const destinations = new Map<string, Promise<Destination>>();
-      const started: StartedAttempt[] = [];
-      for (const { delivery_id: id } of rows) {
-        const job = (await loadDelivery(tx, id))!;
-        if (!destinations.has(job.workspaceId)) destinations.set(job.workspaceId, this.destinationOf(tx, job.workspaceId, now));
-        const { endpoint, secrets } = (await destinations.get(job.workspaceId))!;
-        const receiving = endpoint?.id === job.endpointId && isVerified(endpoint, now);
-        const body = receiving ? await this.openBody(tx, job) : undefined;
-        const events = begin(job, { now, endpointUsable: receiving && body !== 'erased' });
-        await appendDeliveryEvents(tx, this.ctx, job.id, job, events, { dispatcher: this.id });
-        const start = events[0];
-        if (body !== 'erased' && start?.type === ATTEMPT_STARTED) started.push({ job, attempt: start.attempt, url: endpoint!.url, body, secrets });
-      }
-      return { claimed: rows.length, started };
+  private async prepare(claim: Claim): Promise<Outgoing | undefined> {
+    const now = this.ctx.clock.now();
+    const job = (await loadDelivery(this.ctx.pool, claim.deliveryId))!;
+    const outgoing = await this.outgoing(job, now);
+    const endpointUsable = outgoing !== undefined;
+    const lostAt = claim.lostAttemptStartedAt;
+    if (!lostAt && decideStart(job, { now, endpointUsable }).send) return outgoing;
+    const sends = await this.ctx.store.withUnitOfWork(async (uow) => {
+      if (!(await holdLease(uow, job.id, this.id))) return this.leaseTakenOver(job.id);
+      const locked = (await loadDelivery(uow, job.id))!;
+      const lost = lostAt ? recordLostAttempt(locked, { startedAt: lostAt, now }) : [];
+      const start = decideStart(afterEvents(locked, lost), { now, endpointUsable });
+      await appendDeliveryEvents(uow, job.id, locked, start.send ? lost : [...lost, ...start.events], { dispatcher: this.id });
+      if (!start.send) await releaseLease(uow, job.id, this.id);
+      return start.send;
     });
+    return sends ? outgoing : undefined;
   }
 
-  /** The workspace's current endpoint and the secrets in force, opened (undefined when they cannot be). */
-  private async destinationOf(tx: Tx, workspaceId: string, now: Date): Promise<Destination> {
-    const endpoint = await currentEndpoint(tx, workspaceId);
-    try {
-      const secrets = secretsInForce(await storedSecrets(tx, workspaceId), now).map((s) => openSecret(this.ctx.deploymentKey, s));
-      return { endpoint, secrets };
-    } catch (error) {
-      this.ctx.log.warn({ err: error, workspace: workspaceId }, 'webhook signing secrets cannot be opened');
-      return { endpoint, secrets: undefined };
-    }
+  /**
+   * Where the job's attempt goes and what it carries; undefined when its endpoint may no longer
+   * receive it (replaced or lapsed) or its Session's content is erased.
+   */
+  private async outgoing(job: DeliveryState, now: Date): Promise<Outgoing | undefined> {
+    const [endpoint, body, secrets] = await Promise.all([
+      currentEndpoint(this.ctx.pool, job.workspaceId),
+      this.bodyOf(job),
+      this.secretsOf(job.workspaceId, now),
+    ]);
+    if (endpoint?.id !== job.endpointId || !isVerified(endpoint, now) || body === 'gone') return undefined;
+    return { job, url: endpoint.url, body, secrets };
   }
 
-  /** The body fixed at queue time; `erased` once its Session is purged; undefined when it cannot be opened. */
-  private async openBody(tx: Tx, job: DeliveryState): Promise<string | 'erased' | undefined> {
+  /** Rendered from the Session's accepted response; undefined when it cannot be opened now. */
+  private async bodyOf(job: DeliveryState): Promise<string | 'gone' | undefined> {
     try {
-      const body = (await this.ctx.streamKeys.opener(tx, job.sessionId))(job.sealedBody);
-      return body === ERASED ? 'erased' : (body as string);
+      return await renderDelivery(this.ctx.pool, this.ctx.streamKeys, job);
     } catch (error) {
-      this.ctx.log.warn({ err: error, delivery: job.id }, 'webhook delivery body cannot be opened');
+      this.ctx.log.warn({ err: error, delivery: job.id }, 'webhook delivery body cannot be rendered');
       return undefined;
     }
   }
 
-  private async run(started: StartedAttempt): Promise<void> {
-    const result = await this.send(started);
-    await withTransaction(this.ctx.pool, async (tx) => {
-      await tx.query(sql.LOCK_DELIVERY, [started.job.id]);
-      const job = (await loadDelivery(tx, started.job.id))!;
-      const events = finish(job, { attempt: started.attempt, now: this.ctx.clock.now(), result, random: Math.random() });
-      await appendDeliveryEvents(tx, this.ctx, job.id, job, events, { dispatcher: this.id });
+  /** The workspace's secrets in force, opened; undefined when they cannot be. */
+  private async secretsOf(workspaceId: string, now: Date): Promise<SigningSecret[] | undefined> {
+    try {
+      return secretsInForce(await storedSecrets(this.ctx.pool, workspaceId), now).map((s) => openSecret(this.ctx.deploymentKey, s));
+    } catch (error) {
+      this.ctx.log.warn({ err: error, workspace: workspaceId }, 'webhook signing secrets cannot be opened');
+      return undefined;
+    }
+  }
+
+  private async send(outgoing: Outgoing): Promise<TransportResult> {
+    const { body, secrets } = outgoing;
+    if (body === undefined || !secrets?.length) return { kind: 'failure', outcome: 'signing_unavailable' };
+    // webhook-id is the Event's ID: the same on every attempt and redelivery, for deduplication.
+    const headers = signatureHeaders({ messageId: outgoing.job.eventId, timestamp: this.ctx.clock.now(), body, secrets });
+    return postWebhook(this.egress ?? this.ctx.egress, { url: outgoing.url, headers, body, maxBytes: MAX_RESPONSE_BYTES });
+  }
+
+  /** The attempt's one event, appended under this dispatcher's own lease, which it then releases. */
+  private async record(deliveryId: string, report: Omit<AttemptReport, 'now' | 'random'>): Promise<void> {
+    await this.ctx.store.withUnitOfWork(async (uow) => {
+      if (!(await holdLease(uow, deliveryId, this.id))) return this.leaseTakenOver(deliveryId);
+      const job = (await loadDelivery(uow, deliveryId))!;
+      const now = this.ctx.clock.now();
+      const events = decideAttempt(job, { ...report, now, random: Math.random() });
+      await appendDeliveryEvents(uow, deliveryId, job, events, { dispatcher: this.id });
+      await releaseLease(uow, deliveryId, this.id);
+      const delivered = events.some((e) => e.type === DELIVERY_ATTEMPTED && e.ended === 'delivered');
+      this.ctx.metrics.webhookAttempted(outcomeOf(report.result), delivered ? now.getTime() - Date.parse(job.createdAt) : undefined);
     });
   }
 
-  private async send(started: StartedAttempt): Promise<TransportResult> {
-    const { body, secrets } = started;
-    if (body === undefined || !secrets?.length) return { kind: 'failure', outcome: 'signing_unavailable' };
-    // webhook-id is the Event's ID: the same on every attempt and redelivery, for deduplication.
-    const headers = signatureHeaders({ messageId: started.job.eventId, timestamp: this.ctx.clock.now(), body, secrets });
-    return postWebhook(this.egress ?? egressFor(this.ctx), { url: started.url, headers, body, maxBytes: MAX_RESPONSE_BYTES });
+  /** The lease ran out and another dispatcher claimed the job; it recorded this attempt as unknown. */
+  private leaseTakenOver(deliveryId: string): false {
+    this.ctx.log.warn({ delivery: deliveryId, dispatcher: this.id }, 'webhook delivery lease ran out and was taken over; the attempt is recorded as unknown');
+    return false;
   }
 }
-

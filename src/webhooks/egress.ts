@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
-import type { ServiceContext } from '../context.js';
+import type { Config } from '../config.js';
 import { TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 
 /**
@@ -17,7 +17,7 @@ import { TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 /** `public`: the default, only globally routable unicast. `loopback`: tests only, 127.0.0.1 on any port. */
 export type EgressPolicy = 'public' | 'loopback';
 
-export const policyOf = (ctx: ServiceContext): EgressPolicy => (ctx.config.webhookTestEgress === 'loopback' ? 'loopback' : 'public');
+export const policyOf = (config: Pick<Config, 'webhookTestEgress'>): EgressPolicy => (config.webhookTestEgress === 'loopback' ? 'loopback' : 'public');
 
 /** Resolves a host name to the addresses a connection may use. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -78,6 +78,11 @@ function trustedAuthorities(): string[] | undefined {
 export interface EgressOptions {
   policy: EgressPolicy;
   resolve?: Resolver;
+  /**
+   * Tests only: the port every connection is made to, whatever the URL's (always 443 for a host
+   * name), so that a registered name can reach a test receiver on its own port.
+   */
+  connectPort?: number;
 }
 
 /** An undici dispatcher whose every connection is resolved and checked by the policy first. */
@@ -98,28 +103,11 @@ export function createEgress(options: EgressOptions): Agent {
           const address = addresses.find((a) => addressAllowed(a, port, options.policy));
           if (!address) return callback(new EgressRefused(addresses.join(', ') || hostname), null);
           // Connect to the checked address; the certificate is still checked against the host name.
-          tlsConnect({ ...target, hostname: address, servername: isIP(hostname) ? undefined : hostname }, callback);
+          const connectTo = options.connectPort === undefined ? target.port : String(options.connectPort);
+          tlsConnect({ ...target, hostname: address, port: connectTo, servername: isIP(hostname) ? undefined : hostname }, callback);
         },
         (error: Error) => callback(error, null),
       );
     },
   });
-}
-
-const egresses = new WeakMap<ServiceContext, Agent>();
-
-/** The egress of a service context, made once from its configuration. */
-export function egressFor(ctx: ServiceContext): Agent {
-  let egress = egresses.get(ctx);
-  if (!egress) {
-    egress = createEgress({ policy: policyOf(ctx) });
-    egresses.set(ctx, egress);
-  }
-  return egress;
-}
-
-/** Replaces the egress of a context: a test resolving a name to an address of its choosing. */
-export function useEgress(ctx: ServiceContext, options: Omit<EgressOptions, 'policy'>): void {
-  void egresses.get(ctx)?.close();
-  egresses.set(ctx, createEgress({ ...options, policy: policyOf(ctx) }));
 }

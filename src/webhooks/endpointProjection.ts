@@ -1,5 +1,4 @@
-import type { RecordedEvent, Tx } from '../../eventstore/index.js';
-import type { Projection } from '../../projections/index.js';
+import type { Projection, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
 import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './endpointEvents.js';
 import * as sql from './sql.js';
 import { asEvent } from './streams.js';
@@ -9,20 +8,23 @@ export const webhookEndpointsProjection: Projection = {
   name: 'webhook_endpoints',
   tables: ['webhook_endpoints', 'webhook_secrets'],
   eventTypes: WEBHOOK_EVENT_TYPES,
-  async apply(tx: Tx, recorded: RecordedEvent) {
-    const event = asEvent<WebhookEvent>(recorded);
-    switch (event.type) {
-      case ENDPOINT_REGISTERED:
-        await tx.query(sql.ENDPOINT_MARK_REPLACED, [event.workspace_id, event.at]);
-        await tx.query(sql.ENDPOINT_INSERT, [event.endpoint_id, event.workspace_id, event.url, event.at]);
-        return;
-      case ENDPOINT_VERIFIED:
-        await tx.query(sql.ENDPOINT_VERIFIED, [event.endpoint_id, event.at, event.expires_at]);
-        return;
-      case SECRET_CREATED:
-        if (event.retires) await tx.query(sql.SECRET_RETIRE, [event.retires.kid, event.retires.retire_at]);
-        await tx.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed_secret, event.at]);
-        return;
-    }
+  async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+    for (const recorded of events) await applyOne(uow, asEvent<WebhookEvent>(recorded));
   },
 };
+
+async function applyOne(uow: UnitOfWork, event: WebhookEvent): Promise<void> {
+  switch (event.type) {
+    case ENDPOINT_REGISTERED:
+      await uow.query(sql.ENDPOINT_MARK_REPLACED, [event.workspace_id, event.at]);
+      await uow.query(sql.ENDPOINT_INSERT, [event.endpoint_id, event.workspace_id, event.url, event.at]);
+      return;
+    case ENDPOINT_VERIFIED:
+      await uow.query(sql.ENDPOINT_VERIFIED, [event.endpoint_id, event.at, event.expires_at]);
+      return;
+    case SECRET_CREATED:
+      if (event.retires) await uow.query(sql.SECRET_RETIRE, [event.retires.kid, event.retires.retire_at]);
+      await uow.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed_secret, event.at]);
+      return;
+  }
+}

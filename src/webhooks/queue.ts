@@ -1,6 +1,5 @@
 import { ulid } from 'ulid';
-import { transactionMemo, type Tx } from '../../eventstore/index.js';
-import type { AcceptedResponse } from '../sessions/index.js';
+import type { UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../context.js';
 import { endUnavailable } from './delivery.js';
 import { DELIVERY_QUEUED, type DeliveryKind } from './deliveryEvents.js';
@@ -10,50 +9,32 @@ import * as sql from './sql.js';
 import { appendDeliveryEvents, loadDelivery } from './streams.js';
 import { currentEndpoint } from './reads.js';
 
-/** Putting delivery jobs on the queue, and taking pending ones off when they may not go out. */
+/**
+ * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
+ * names the accepted response it delivers; the body is rendered from it when sent (body.ts). At
+ * most one job per Event and endpoint is pending at a time (a unique index holds every path to it).
+ */
 
-/** What an accepted response hands to the queue: whose it is and the WebhookDelivery fields. */
-export type AcceptedDelivery = Omit<AcceptedResponse, 'clientEventId' | 'requestDigest'> & { workspaceId: string; sessionId: string };
-
-/** The WebhookDelivery body (SPEC 2.7). Its key order is fixed: one response, one byte string. */
-function webhookDeliveryBody(accepted: AcceptedDelivery): string {
-  return JSON.stringify({
-    type: 'response.accepted',
-    event_id: accepted.eventId,
-    session_id: accepted.sessionId,
-    sequence: accepted.sequence,
-    revision: accepted.revision,
-    action_id: accepted.actionId,
-    data: accepted.data,
-    accepted_at: accepted.acceptedAt,
-    receipt: accepted.receipt,
-  });
+/** Whose accepted response a job delivers. */
+export interface AcceptedDelivery {
+  workspaceId: string;
+  sessionId: string;
+  eventId: string;
 }
 
 /**
  * The workspace's endpoint if it may receive now: current, verified, not lapsed. Its row is
- * share-locked, so inside the caller's transaction the answer holds until commit, and the locked
- * row is read once: the accepting transaction asks (for the receipt's channel) before it queues.
+ * share-locked, so the answer holds until the caller's unit of work commits: the accepting one
+ * asks once (for the receipt's channel) and hands the endpoint to queueDelivery.
  */
-export async function receivingEndpoint(tx: Tx, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
-  const memo = transactionMemo(tx);
-  const key = `webhook-endpoint:${workspaceId}`;
-  let endpoint = memo?.get(key) as Endpoint | undefined;
-  if (!endpoint) {
-    endpoint = await currentEndpoint(tx, workspaceId, 'share');
-    // Only a locked row cannot change; a missing one may yet be registered.
-    if (endpoint) memo?.set(key, endpoint);
-  }
+export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
+  const endpoint = await currentEndpoint(uow, workspaceId, 'share');
   return endpoint && isVerified(endpoint, now) ? endpoint : undefined;
 }
 
-async function enqueue(
-  tx: Tx,
-  ctx: ServiceContext,
-  job: { workspaceId: string; sessionId: string; eventId: string; endpointId: string; kind: DeliveryKind; sealedBody: string; now: Date },
-): Promise<string> {
+async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
   const deliveryId = `obx_${ulid()}`;
-  await appendDeliveryEvents(tx, ctx, deliveryId, undefined, [
+  await appendDeliveryEvents(uow, deliveryId, undefined, [
     {
       type: DELIVERY_QUEUED,
       at: job.now.toISOString(),
@@ -63,59 +44,62 @@ async function enqueue(
       event_id: job.eventId,
       endpoint_id: job.endpointId,
       kind: job.kind,
-      sealed_body: job.sealedBody,
       deadline_at: new Date(job.now.getTime() + DELIVERY_BUDGET_MS).toISOString(),
     },
   ]);
-  await tx.query(sql.NOTIFY_QUEUED, [deliveryId]);
+  uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
   return deliveryId;
 }
 
 /**
- * Called inside the transaction that accepts a person's response: when the workspace has a
- * verified endpoint, the delivery job is queued (its row readable at once, dispatchers woken on
- * commit) and its ID returned; otherwise nothing happens. The body is fixed here, sealed with the
- * Session's data key, and sent as these same bytes on every attempt and redelivery.
+ * Called inside the unit of work that accepts a person's response, with the endpoint that
+ * receivingEndpoint found: the delivery job is queued (its row readable at once, dispatchers woken
+ * after commit).
  */
-export async function queueDelivery(tx: Tx, ctx: ServiceContext, accepted: AcceptedDelivery): Promise<string | undefined> {
-  const now = ctx.clock.now();
-  const endpoint = await receivingEndpoint(tx, accepted.workspaceId, now);
-  if (!endpoint) return undefined;
-  const sealedBody = await ctx.streamKeys.seal(tx, accepted.sessionId, webhookDeliveryBody(accepted));
-  return enqueue(tx, ctx, { ...accepted, endpointId: endpoint.id, kind: 'accepted', sealedBody, now });
+export async function queueDelivery(uow: UnitOfWork, ctx: ServiceContext, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
+  return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
 }
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
-async function endDelivery(tx: Tx, ctx: ServiceContext, deliveryId: string, now: Date): Promise<void> {
-  const job = await loadDelivery(tx, deliveryId);
-  if (job) await appendDeliveryEvents(tx, ctx, deliveryId, job, endUnavailable(job, now));
+async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
+  const job = await loadDelivery(uow, deliveryId);
+  if (job) await appendDeliveryEvents(uow, deliveryId, job, endUnavailable(job, now));
 }
 
 /** A replaced endpoint's pending jobs end as endpoint_unavailable; they are never redirected. */
-export async function endPendingDeliveries(tx: Tx, ctx: ServiceContext, endpointId: string): Promise<void> {
-  const now = ctx.clock.now();
-  const { rows } = await tx.query<{ delivery_id: string }>(sql.LOCK_PENDING_OF_ENDPOINT, [endpointId]);
-  for (const row of rows) await endDelivery(tx, ctx, row.delivery_id, now);
+export async function endPendingDeliveries(uow: UnitOfWork, endpointId: string, now: Date): Promise<void> {
+  const { rows } = await uow.query<{ delivery_id: string }>(sql.LOCK_PENDING_OF_ENDPOINT, [endpointId]);
+  for (const row of rows) await endDelivery(uow, row.delivery_id, now);
 }
 
 /**
- * SPEC 4.1 rule 10: the accepted Event again, to the current verified endpoint, with a fresh
- * budget and the same bytes. A job already pending to that endpoint stands; one pending to a
- * replaced endpoint ends and a new one is queued.
+ * A purged Session's pending jobs end as endpoint_unavailable, in the purging unit of work: its
+ * content is erased, so nothing is left to send (a delivered webhook is not recalled). Returns
+ * how many ended.
  */
-export async function redeliver(tx: Tx, ctx: ServiceContext, accepted: AcceptedDelivery): Promise<'queued' | 'already_pending' | 'not_configured'> {
+export async function endSessionDeliveries(uow: UnitOfWork, sessionId: string, now: Date): Promise<number> {
+  const { rows } = await uow.query<{ delivery_id: string }>(sql.LOCK_PENDING_OF_SESSION, [sessionId]);
+  for (const row of rows) await endDelivery(uow, row.delivery_id, now);
+  return rows.length;
+}
+
+/**
+ * The accepted Event again, to the current verified endpoint, with a fresh budget (and the same
+ * bytes: the body is rendered from the Event). A job already pending to that endpoint stands and
+ * is the answer; one pending to a replaced endpoint ends and a new one is queued. Concurrent
+ * callers for one Event take turns, so the second finds the first one's job.
+ */
+export async function redeliver(uow: UnitOfWork, ctx: ServiceContext, accepted: AcceptedDelivery): Promise<'queued' | 'already_pending' | 'not_configured'> {
   const now = ctx.clock.now();
-  const endpoint = await receivingEndpoint(tx, accepted.workspaceId, now);
+  const endpoint = await receivingEndpoint(uow, accepted.workspaceId, now);
   if (!endpoint) return 'not_configured';
-  const earlier = (await tx.query<{ delivery_id: string; endpoint_id: string; status: string; sealed_body: string }>(
-    sql.LOCK_EVENT_DELIVERIES,
-    [accepted.sessionId, accepted.eventId],
-  )).rows;
-  const pending = earlier.filter((d) => d.status === 'pending');
+  await uow.query(sql.LOCK_EVENT_QUEUE, [accepted.eventId]);
+  const { rows: pending } = await uow.query<{ delivery_id: string; endpoint_id: string }>(sql.LOCK_PENDING_OF_EVENT, [
+    accepted.sessionId,
+    accepted.eventId,
+  ]);
   if (pending.some((d) => d.endpoint_id === endpoint.id)) return 'already_pending';
-  for (const d of pending) await endDelivery(tx, ctx, d.delivery_id, now);
-  // The bytes fixed when the response was first queued; built the same way if it never was.
-  const sealedBody = earlier[0]?.sealed_body ?? (await ctx.streamKeys.seal(tx, accepted.sessionId, webhookDeliveryBody(accepted)));
-  await enqueue(tx, ctx, { ...accepted, endpointId: endpoint.id, kind: 'redelivery', sealedBody, now });
+  for (const d of pending) await endDelivery(uow, d.delivery_id, now);
+  await enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'redelivery', now });
   return 'queued';
 }

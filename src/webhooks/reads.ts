@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import type { Tx } from '../../eventstore/index.js';
+import type { Reader } from '../../eventstore/index.js';
 import type { Endpoint } from './endpoint.js';
 import type { StoredSecret } from './secrets.js';
 import * as sql from './sql.js';
@@ -7,19 +6,17 @@ import { endpointOfRow, type EndpointRow } from './views.js';
 
 /** Reads of the endpoint view (webhook_endpoints, webhook_secrets). */
 
-type Db = Tx | pg.Pool;
-
 /**
  * The workspace's current endpoint. `share` holds it until the transaction ends, so a PUT that
  * replaces it waits for a job being queued to it, then ends that job with the others.
  */
-export async function currentEndpoint(db: Db, workspaceId: string, lock?: 'share'): Promise<Endpoint | undefined> {
+export async function currentEndpoint(db: Reader, workspaceId: string, lock?: 'share'): Promise<Endpoint | undefined> {
   const { rows } = await db.query<EndpointRow>(lock ? sql.CURRENT_ENDPOINT_SHARED : sql.CURRENT_ENDPOINT, [workspaceId]);
   return rows[0] && endpointOfRow(rows[0]);
 }
 
 /** Every signing secret of the workspace, sealed, newest first. */
-export async function storedSecrets(db: Db, workspaceId: string): Promise<StoredSecret[]> {
+export async function storedSecrets(db: Reader, workspaceId: string): Promise<StoredSecret[]> {
   const { rows } = await db.query<{ kid: string; sealed_secret: string; created_at: Date; retire_at: Date | null }>(sql.SECRETS, [workspaceId]);
   return rows.map((r) => ({ kid: r.kid, sealed: r.sealed_secret, createdAt: r.created_at.toISOString(), retireAt: r.retire_at?.toISOString() ?? null }));
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { withCommandTransaction } from '../../eventstore/index.js';
-import { authenticateOwner } from '../auth/owner.js';
+import { ownerOf, requireOwner } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import { ApiError, errorResponses } from '../http/errors.js';
+import { ApiError, errorResponses, refusalError } from '../http/errors.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { redeliver } from './queue.js';
@@ -20,7 +19,7 @@ import {
 import { ownedViewRow } from '../sessions/index.js';
 import { ownedAcceptedResponses } from './sessionAccess.js';
 import * as sql from './sql.js';
-import { checkWebhookUrl } from './url.js';
+import { checkWebhookUrl, MAX_URL_LENGTH } from './url.js';
 import { deliveryItem, type DeliveryRow } from './views.js';
 
 const URL_MESSAGES = {
@@ -30,7 +29,7 @@ const URL_MESSAGES = {
   fragment: 'The webhook URL must not have a fragment.',
   non_public_address: 'The webhook URL must not point at a non-public address.',
   malformed: 'The webhook URL is not an absolute URL.',
-  too_long: 'The webhook URL is longer than 2048 characters.',
+  too_long: `The webhook URL is longer than ${MAX_URL_LENGTH} characters.`,
 } as const;
 
 const notConfigured = (message: string) => new ApiError(409, 'WEBHOOK_NOT_CONFIGURED', message);
@@ -45,11 +44,12 @@ function requireDataKey(ctx: ServiceContext): void {
 type SessionRequest = FastifyRequest<{ Params: { id: string } }>;
 type EventRequest = FastifyRequest<{ Params: { id: string; event_id: string } }>;
 
-/** The webhook and delivery routes of SPEC 4.1, for the credential's workspace. */
+/** The webhook and delivery routes of the owner API, for the credential's workspace. */
 export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   for (const schema of [webhookEndpointSchema, registerResponseSchema, webhookResponseSchema, verifyResponseSchema, rotateResponseSchema, deliveriesResponseSchema]) {
     app.addSchema(schema);
   }
+  requireOwner(app, ctx);
   const tags = ['webhooks'];
   const security = [{ bearer: [] }];
 
@@ -59,8 +59,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       schema: { tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, ...errorResponses(400, 401, 503) } },
     },
     async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
-      const principal = await authenticateOwner(request, ctx);
-      const checked = checkWebhookUrl(request.body.url, policyOf(ctx));
+      const principal = ownerOf(request);
+      const checked = checkWebhookUrl(request.body.url, policyOf(ctx.config));
       if ('refusal' in checked) throw new ApiError(400, 'WEBHOOK_INVALID_URL', URL_MESSAGES[checked.refusal], checked.refusal);
       requireDataKey(ctx);
       return reply.code(201).send(await registerEndpoint(ctx, principal.workspaceId, checked.url));
@@ -68,7 +68,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
   );
 
   app.get('/v1/webhook', { schema: { tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
-    const principal = await authenticateOwner(request, ctx);
+    const principal = ownerOf(request);
     return webhookOverview(ctx, principal.workspaceId);
   });
 
@@ -85,7 +85,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       },
     },
     async (request) => {
-      const principal = await authenticateOwner(request, ctx);
+      const principal = ownerOf(request);
       requireDataKey(ctx);
       const verified = await verifyEndpoint(ctx, principal.workspaceId);
       if (!verified) throw notConfigured('There is no webhook endpoint to verify (PUT /v1/webhook first).');
@@ -100,7 +100,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/webhook/secrets/rotate',
     { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, ...errorResponses(401, 409, 503) } } },
     async (request, reply) => {
-      const principal = await authenticateOwner(request, ctx);
+      const principal = ownerOf(request);
       requireDataKey(ctx);
       const rotated = await rotateSecret(ctx, principal.workspaceId);
       if (!rotated) throw notConfigured('There is no webhook to rotate the secret of (PUT /v1/webhook first).');
@@ -112,9 +112,9 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/deliveries',
     { schema: { tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
     async (request: SessionRequest) => {
-      const principal = await authenticateOwner(request, ctx);
+      const principal = ownerOf(request);
       const { id } = request.params;
-      await ownedViewRow(ctx.pool, principal, id);
+      if (!(await ownedViewRow(ctx.pool, principal, id))) throw refusalError({ refused: 'session_not_found' });
       const { rows } = await ctx.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
       return { id, deliveries: rows.map(deliveryItem) };
     },
@@ -131,12 +131,16 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       },
     },
     async (request: EventRequest, reply) => {
-      const principal = await authenticateOwner(request, ctx);
+      const principal = ownerOf(request);
       const { id, event_id: eventId } = request.params;
-      const result = await withCommandTransaction(ctx.pool, async (tx) => {
-        const accepted = (await ownedAcceptedResponses(tx, ctx, principal, id)).find((a) => a.eventId === eventId);
+      const result = await ctx.store.command(async (uow) => {
+        // The Session's turn, which its purge takes too: a job is never queued for a purged Session.
+        await uow.lockStream(id);
+        const responses = await ownedAcceptedResponses(uow, ctx, principal, id);
+        if ('refused' in responses) throw refusalError(responses);
+        const accepted = responses.find((a) => a.eventId === eventId);
         if (!accepted) throw new ApiError(404, 'NOT_FOUND', 'The Session has no accepted response with this event_id.');
-        return redeliver(tx, ctx, accepted);
+        return redeliver(uow, ctx, accepted);
       });
       if (result === 'not_configured') throw notConfigured('The workspace has no verified webhook endpoint.');
       return reply.code(202).send();

@@ -1,6 +1,7 @@
 import { OUTCOMES } from './retryPolicy.js';
+import { MAX_URL_LENGTH } from './url.js';
 
-/** The webhook routes' schemas, for the contract document (SPEC 2.7). */
+/** The webhook routes' schemas: checked by fastify's Ajv (request bodies) and the contract document. */
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
@@ -14,7 +15,7 @@ export const webhookEndpointSchema = {
   additionalProperties: false,
   properties: {
     id: idPattern('whe_'),
-    url: { type: 'string', maxLength: 2048 },
+    url: { type: 'string', maxLength: MAX_URL_LENGTH },
     status: { type: 'string', enum: ['pending', 'verified'] },
     created_at: timestamp,
     verified_at: nullableTimestamp,
@@ -34,7 +35,7 @@ export const registerRequestSchema = {
   type: 'object',
   required: ['url'],
   additionalProperties: false,
-  properties: { url: { type: 'string', description: 'Absolute https URL on port 443, at most 2048 characters, no user info, no fragment' } },
+  properties: { url: { type: 'string', description: `Absolute https URL on port 443, at most ${MAX_URL_LENGTH} characters, no user info, no fragment` } },
 } as const;
 
 export const registerResponseSchema = {

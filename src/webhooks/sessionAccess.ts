@@ -1,19 +1,26 @@
-import type { Tx } from '../../eventstore/index.js';
+import type { Reader } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../context.js';
-import { loadOwnedSession } from '../sessions/index.js';
+import { loadChangeableSession, type OwnerRefusal } from '../sessions/index.js';
 import type { AcceptedDelivery } from './queue.js';
 
 /**
  * What the delivery routes need of a Session, and nothing more: that the caller's workspace owns
- * it, and its accepted responses as the queue takes them. The only place webhooks read Sessions.
+ * it, and its accepted responses as the queue takes them. (A dispatcher reads the Session too, to
+ * render a delivery's body: body.ts.)
  */
 
 /**
- * The accepted responses of a Session the principal's workspace owns, in sequence order; 404
- * SESSION_NOT_FOUND when the Session is unknown or another workspace's.
+ * The accepted responses of a Session the principal may change, in sequence order; a refusal
+ * when it may only read it, or the Session is unknown or another workspace's.
  */
-export async function ownedAcceptedResponses(tx: Tx, ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string): Promise<AcceptedDelivery[]> {
-  const state = await loadOwnedSession(tx, ctx, principal, sessionId);
-  return state.responses.map((response) => ({ ...response, workspaceId: state.workspaceId, sessionId: state.id }));
+export async function ownedAcceptedResponses(
+  db: Reader,
+  ctx: ServiceContext,
+  principal: OwnerPrincipal,
+  sessionId: string,
+): Promise<AcceptedDelivery[] | OwnerRefusal> {
+  const state = await loadChangeableSession(db, ctx, principal, sessionId);
+  if ('refused' in state) return state;
+  return state.responses.map((response) => ({ workspaceId: state.workspaceId, sessionId: state.id, eventId: response.eventId }));
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { addressAllowed, unbracket, type EgressPolicy } from './egress.js';
 
-/** The WEBHOOK_INVALID_URL reasons of SPEC 7, one per rule of SPEC 4.1. */
+/** The WEBHOOK_INVALID_URL reasons, one per rule a registered URL keeps. */
 export type UrlRefusal = 'not_https' | 'port' | 'credentials' | 'fragment' | 'non_public_address' | 'malformed' | 'too_long';
 
 export const MAX_URL_LENGTH = 2048;
@@ -31,10 +31,13 @@ export function checkWebhookUrl(raw: string, policy: EgressPolicy): { url: strin
   const authority = /^https:\/*([^/?#]*)/i.exec(raw)?.[1] ?? '';
   if (url.username || url.password || authority.includes('@')) return { refusal: 'credentials' };
   if (raw.includes('#')) return { refusal: 'fragment' };
-  if (url.port !== '' && policy === 'public') return { refusal: 'port' };
   const host = unbracket(url.hostname);
   const port = Number(url.port || 443);
-  if (isIP(host) !== 0 ? !addressAllowed(host, port, policy) : policy === 'public' && LOCAL_NAME.test(host)) {
+  // The test policy judges an address literal by the address alone (its receiver listens on any
+  // port of 127.0.0.1); a host name keeps port 443 under every policy.
+  const literal = isIP(host) !== 0;
+  if (url.port !== '' && !(literal && policy === 'loopback')) return { refusal: 'port' };
+  if (literal ? !addressAllowed(host, port, policy) : policy === 'public' && LOCAL_NAME.test(host)) {
     return { refusal: 'non_public_address' };
   }
   return { url: url.href };

@@ -1,7 +1,8 @@
 import type { Attempt } from './delivery.js';
 import { isVerified, type Endpoint } from './endpoint.js';
+import type { Outcome } from './retryPolicy.js';
 
-/** The JSON shapes of SPEC 2.7, from folded state and read-model rows. */
+/** The JSON shapes of the webhook resources, from folded state and read-model rows. */
 
 export interface EndpointBody {
   id: string;
@@ -14,7 +15,7 @@ export interface EndpointBody {
 
 const iso = (value: Date | null): string | null => value?.toISOString() ?? null;
 
-/** The endpoint object; a lapsed verification reads as pending (SPEC 3.2). */
+/** The endpoint object; a lapsed verification reads as pending. */
 export function endpointBody(endpoint: Endpoint, now: Date): EndpointBody {
   return {
     id: endpoint.id,
@@ -43,9 +44,15 @@ export const endpointOfRow = (row: EndpointRow): Endpoint => ({
   verificationExpiresAt: iso(row.verification_expires_at),
 });
 
+/**
+ * An outcome as a delivery shows it: an attempt whose outcome is unknown (its dispatcher died
+ * during it) is shown as an interrupted attempt, `started` with no finish time.
+ */
+export const shownOutcome = (outcome: Outcome | 'unknown'): Outcome => (outcome === 'unknown' ? 'started' : outcome);
+
 /** The attempts array of a delivery as DeliveriesResponse shows it (stored so in the job row). */
 export const attemptsBody = (attempts: readonly Attempt[]): object[] =>
-  attempts.map((a) => ({ attempt: a.attempt, started_at: a.startedAt, finished_at: a.finishedAt, outcome: a.outcome, http_status: a.httpStatus }));
+  attempts.map((a) => ({ attempt: a.attempt, started_at: a.startedAt, finished_at: a.finishedAt, outcome: shownOutcome(a.outcome), http_status: a.httpStatus }));
 
 export interface DeliveryRow {
   delivery_id: string;

@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { StreamVersionConflict, append, readStream, verify, withTransaction } from '../../eventstore/index.js';
+import { StreamVersionConflict, readStream, verify, type RecordedEvent } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { appendTo, storeOf } from '../support/store.js';
 
 const db = useTestDatabase();
 
 describe('append', () => {
   it('numbers a batch from the expected version and chains it', async () => {
-    await withTransaction(db.pool, (tx) => append(tx, 'batch', 0, [{ type: 'a', data: { n: 1 } }, { type: 'b', data: { n: 2 } }]));
-    await withTransaction(db.pool, (tx) => append(tx, 'batch', 2, [{ type: 'c', data: {} }]));
+    await appendTo(db, 'batch', 0, [{ type: 'a', data: { n: 1 } }, { type: 'b', data: { n: 2 } }]);
+    await appendTo(db, 'batch', 2, [{ type: 'c', data: {} }]);
     const events = await readStream(db.pool, 'batch');
     expect(events.map((e) => [e.streamVersion, e.type])).toEqual([
       [1, 'a'],
@@ -18,10 +19,10 @@ describe('append', () => {
   });
 
   it('lets exactly one of 20 concurrent appenders at the same expected version win', async () => {
-    await withTransaction(db.pool, (tx) => append(tx, 'race', 0, [{ type: 'opened', data: {} }]));
+    await appendTo(db, 'race', 0, [{ type: 'opened', data: {} }]);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 20 }, (_, writer) =>
-        withTransaction(db.pool, (tx) => append(tx, 'race', 1, [{ type: 'raced', data: { writer } }])),
+        appendTo(db, 'race', 1, [{ type: 'raced', data: { writer } }]),
       ),
     );
     const won = outcomes.filter((o) => o.status === 'fulfilled');
@@ -34,17 +35,17 @@ describe('append', () => {
     }
     const events = await readStream(db.pool, 'race');
     expect(events.map((e) => e.streamVersion)).toEqual([1, 2]);
-    const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof append>>>).value[0];
+    const winner = (won[0] as PromiseFulfilledResult<RecordedEvent[]>).value[0];
     expect(events[1]?.eventId).toBe(winner?.eventId);
     expect(await verify(db.pool, 'race')).toEqual([]);
   });
 
   it('refuses an expectation behind or ahead of the stream without writing', async () => {
-    await withTransaction(db.pool, (tx) => append(tx, 'expect', 0, [{ type: 'a', data: {} }]));
-    await expect(withTransaction(db.pool, (tx) => append(tx, 'expect', 0, [{ type: 'b', data: {} }]))).rejects.toBeInstanceOf(
+    await appendTo(db, 'expect', 0, [{ type: 'a', data: {} }]);
+    await expect(appendTo(db, 'expect', 0, [{ type: 'b', data: {} }])).rejects.toBeInstanceOf(
       StreamVersionConflict,
     );
-    await expect(withTransaction(db.pool, (tx) => append(tx, 'expect', 5, [{ type: 'b', data: {} }]))).rejects.toBeInstanceOf(
+    await expect(appendTo(db, 'expect', 5, [{ type: 'b', data: {} }])).rejects.toBeInstanceOf(
       StreamVersionConflict,
     );
     expect((await readStream(db.pool, 'expect')).map((e) => e.type)).toEqual(['a']);
@@ -53,7 +54,7 @@ describe('append', () => {
 
 describe('the events table is append-only at the database', () => {
   beforeAll(async () => {
-    await withTransaction(db.pool, (tx) => append(tx, 'fixed', 0, [{ type: 'a', data: { v: 1 } }]));
+    await appendTo(db, 'fixed', 0, [{ type: 'a', data: { v: 1 } }]);
   });
 
   it.each([
@@ -68,26 +69,21 @@ describe('the events table is append-only at the database', () => {
 
 describe('stream order in the global log', () => {
   it('refuses an append from a transaction older than the version it follows; a new transaction succeeds', async () => {
-    const older = await db.pool.connect();
-    try {
-      await older.query('BEGIN');
-      await older.query('SELECT pg_current_xact_id()'); // takes its transaction id now
-      const [first] = await withTransaction(db.pool, (tx) => append(tx, 'ordered', 0, [{ type: 'a', data: {} }]));
-      // Were it allowed, it would sort ahead of version 1 in readAll, which orders by transaction id.
-      await expect(append(older, 'ordered', 1, [{ type: 'b', data: {} }])).rejects.toBeInstanceOf(StreamVersionConflict);
-      await older.query('ROLLBACK');
+    const older = await storeOf(db).begin();
+    await older.uow.query('SELECT pg_current_xact_id()'); // takes its transaction id now
+    const [first] = await appendTo(db, 'ordered', 0, [{ type: 'a', data: {} }]);
+    // Were it allowed, it would sort ahead of version 1 in readAll, which orders by transaction id.
+    await expect(older.uow.append('ordered', 1, [{ type: 'b', data: {} }])).rejects.toBeInstanceOf(StreamVersionConflict);
+    await older.rollback();
 
-      const [second] = await withTransaction(db.pool, (tx) => append(tx, 'ordered', 1, [{ type: 'b', data: {} }]));
-      expect(BigInt(second!.transactionId)).toBeGreaterThan(BigInt(first!.transactionId));
-    } finally {
-      older.release();
-    }
+    const [second] = await appendTo(db, 'ordered', 1, [{ type: 'b', data: {} }]);
+    expect(BigInt(second!.transactionId)).toBeGreaterThan(BigInt(first!.transactionId));
   });
 
   it('still lets one transaction append several versions, and to a stream it began', async () => {
-    await withTransaction(db.pool, async (tx) => {
-      await append(tx, 'same-tx', 0, [{ type: 'a', data: {} }]);
-      await append(tx, 'same-tx', 1, [{ type: 'b', data: {} }, { type: 'c', data: {} }]);
+    await storeOf(db).withUnitOfWork(async (uow) => {
+      await uow.append('same-tx', 0, [{ type: 'a', data: {} }]);
+      await uow.append('same-tx', 1, [{ type: 'b', data: {} }, { type: 'c', data: {} }]);
     });
     expect((await readStream(db.pool, 'same-tx')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
   });

@@ -1,19 +1,20 @@
 import { expect, it } from 'vitest';
-import { START, append, assertTransactionIdsAhead, readAll, withTransaction } from '../../eventstore/index.js';
+import { START, assertTransactionIdsAhead, readAll } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { appendTo, storeOf } from '../support/store.js';
 import { pageUntil } from './paging.js';
 
 const db = useTestDatabase();
 
 it('lets a cluster whose transaction ids are ahead of the log start', async () => {
   await assertTransactionIdsAhead(db.pool);
-  await withTransaction(db.pool, (tx) => append(tx, 'ordinary', 0, [{ type: 'a', data: {} }]));
+  await appendTo(db, 'ordinary', 0, [{ type: 'a', data: {} }]);
   await assertTransactionIdsAhead(db.pool);
 });
 
 it('refuses a log restored into a cluster whose transaction ids are behind it', async () => {
   // A restore into a fresh cluster: stored ids from the old cluster, far above the new one's.
-  await withTransaction(db.pool, async (tx) => {
+  await storeOf(db).withUnitOfWork(async (tx) => {
     await tx.query('ALTER TABLE events DISABLE TRIGGER USER');
     await tx.query(`
       INSERT INTO events (event_id, stream_id, stream_version, type, data, transaction_id, hash)
@@ -27,7 +28,7 @@ it('refuses a log restored into a cluster whose transaction ids are behind it', 
   const { rows } = await db.pool.query(
     `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition" FROM events WHERE event_id = 'evt_restored'`,
   );
-  const [fresh] = await withTransaction(db.pool, (tx) => append(tx, 'after-restore', 0, [{ type: 'b', data: {} }]));
+  const [fresh] = await appendTo(db, 'after-restore', 0, [{ type: 'b', data: {} }]);
   await pageUntil(db.pool, START, (events) => events.some((e) => e.eventId === fresh!.eventId));
   expect(await readAll(db.pool, rows[0], 1000)).toEqual([]);
 });

@@ -5,22 +5,21 @@ import {
   ERASED,
   StreamKeyDestroyed,
   StreamKeys,
-  append,
   parseDataKey,
   readStream,
   verify,
-  withTransaction,
 } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { storeOf } from '../support/store.js';
 
 const db = useTestDatabase();
 const keys = new StreamKeys(new DeploymentKey(randomBytes(32)));
 
 /** Appends one event whose content is sealed with the stream's key, as Sessions store content. */
 async function appendSealed(streamId: string, expectedVersion: number, content: unknown): Promise<void> {
-  await withTransaction(db.pool, async (tx) => {
-    const sealed = await keys.seal(tx, streamId, content);
-    await append(tx, streamId, expectedVersion, [{ type: 'content', data: { sealed } }]);
+  await storeOf(db).withUnitOfWork(async (uow) => {
+    const sealed = await keys.seal(uow, streamId, content);
+    await uow.append(streamId, expectedVersion, [{ type: 'content', data: { sealed } }]);
   });
 }
 
@@ -49,7 +48,7 @@ describe('StreamKeys', () => {
   it('after destroy reads back ERASED, refuses a new seal, and the chain still verifies', async () => {
     await appendSealed('ses_d', 0, { title: 'to be shredded' });
     await appendSealed('ses_d', 1, { answer: 'no' });
-    await keys.destroy(db.pool, 'ses_d');
+    await storeOf(db).withUnitOfWork((uow) => keys.destroy(uow, 'ses_d'));
 
     expect(await openAll('ses_d')).toEqual([ERASED, ERASED]);
     await expect(appendSealed('ses_d', 2, { title: 'again' })).rejects.toBeInstanceOf(StreamKeyDestroyed);
@@ -60,15 +59,15 @@ describe('StreamKeys', () => {
   });
 
   it('keeps a tombstone for a stream destroyed before it ever had a key', async () => {
-    await keys.destroy(db.pool, 'ses_never');
-    await keys.destroy(db.pool, 'ses_never');
+    await storeOf(db).withUnitOfWork((uow) => keys.destroy(uow, 'ses_never'));
+    await storeOf(db).withUnitOfWork((uow) => keys.destroy(uow, 'ses_never'));
     await expect(appendSealed('ses_never', 0, { x: 1 })).rejects.toBeInstanceOf(StreamKeyDestroyed);
   });
 
   it('gives concurrent first writers of a stream one key', async () => {
     await Promise.all([appendSealed('ses_e', 0, { a: 1 }), appendSealed('ses_f', 0, { b: 1 })]);
     const sealed = await Promise.all(
-      Array.from({ length: 5 }, () => withTransaction(db.pool, (tx) => keys.seal(tx, 'ses_g', { same: true }))),
+      Array.from({ length: 5 }, () => storeOf(db).withUnitOfWork((uow) => keys.seal(uow, 'ses_g', { same: true }))),
     );
     const open = await keys.opener(db.pool, 'ses_g');
     expect(sealed.map(open)).toEqual(Array(5).fill({ same: true }));

@@ -1,16 +1,12 @@
 import { expect, it } from 'vitest';
-import type pg from 'pg';
-import { START, append, checkpointOf, withTransaction, type RecordedEvent } from '../../eventstore/index.js';
+import { START, checkpointOf, type OpenUnitOfWork, type RecordedEvent } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { appendTo, storeOf } from '../support/store.js';
 import { pageAll, pageUntil } from './paging.js';
 
 const db = useTestDatabase();
 
-async function openTransaction(): Promise<pg.PoolClient> {
-  const client = await db.pool.connect();
-  await client.query('BEGIN');
-  return client;
-}
+const openTransaction = (): Promise<OpenUnitOfWork> => storeOf(db).begin();
 
 const ids = (events: RecordedEvent[]) => events.map((e) => e.eventId);
 
@@ -18,8 +14,8 @@ it('never reads past an earlier transaction that is still open, and then reads b
   const before = (await pageAll(db.pool, START)).at;
 
   const earlier = await openTransaction();
-  const [held] = await append(earlier, 'held', 0, [{ type: 'held', data: {} }]);
-  const [later] = await withTransaction(db.pool, (tx) => append(tx, 'later', 0, [{ type: 'later', data: {} }]));
+  const [held] = await earlier.uow.append('held', 0, [{ type: 'held', data: {} }]);
+  const [later] = await appendTo(db, 'later', 0, [{ type: 'later', data: {} }]);
   // The later event is committed and has the higher position: a reader that followed positions
   // alone would take it now and jump over the held one for good.
   expect(BigInt(later!.globalPosition)).toBeGreaterThan(BigInt(held!.globalPosition));
@@ -32,8 +28,7 @@ it('never reads past an earlier transaction that is still open, and then reads b
     expect(page.at).toEqual(before);
   }
 
-  await earlier.query('COMMIT');
-  earlier.release();
+  await earlier.commit();
   const { events: seen } = await pageUntil(db.pool, before, (events) => events.length >= 2);
   expect(ids(seen)).toEqual([held!.eventId, later!.eventId]);
   expect((await pageAll(db.pool, checkpointOf(seen.at(-1)!))).events).toEqual([]);
@@ -45,15 +40,14 @@ it('holds back a later-committed event even when the open transaction appends af
   // The open transaction takes its transaction id first but writes its event last, so its event
   // has the higher position and the lower transaction id.
   const earlier = await openTransaction();
-  await earlier.query('SELECT pg_current_xact_id()');
-  const [later] = await withTransaction(db.pool, (tx) => append(tx, 'later-2', 0, [{ type: 'later', data: {} }]));
-  const [held] = await append(earlier, 'held-2', 0, [{ type: 'held', data: {} }]);
+  await earlier.uow.query('SELECT pg_current_xact_id()');
+  const [later] = await appendTo(db, 'later-2', 0, [{ type: 'later', data: {} }]);
+  const [held] = await earlier.uow.append('held-2', 0, [{ type: 'held', data: {} }]);
   expect(BigInt(held!.globalPosition)).toBeGreaterThan(BigInt(later!.globalPosition));
 
   expect((await pageAll(db.pool, before)).events).toEqual([]);
 
-  await earlier.query('COMMIT');
-  earlier.release();
+  await earlier.commit();
   const { events: seen } = await pageUntil(db.pool, before, (events) => events.length >= 2);
   expect(ids(seen)).toEqual([held!.eventId, later!.eventId]);
 });
@@ -61,11 +55,10 @@ it('holds back a later-committed event even when the open transaction appends af
 it('never yields an event whose transaction rolled back', async () => {
   const before = (await pageAll(db.pool, START)).at;
   const aborted = await openTransaction();
-  await append(aborted, 'aborted', 0, [{ type: 'gone', data: {} }]);
-  const [kept] = await withTransaction(db.pool, (tx) => append(tx, 'kept', 0, [{ type: 'kept', data: {} }]));
+  await aborted.uow.append('aborted', 0, [{ type: 'gone', data: {} }]);
+  const [kept] = await appendTo(db, 'kept', 0, [{ type: 'kept', data: {} }]);
   expect((await pageAll(db.pool, before)).events).toEqual([]);
-  await aborted.query('ROLLBACK');
-  aborted.release();
+  await aborted.rollback();
   const { events: seen } = await pageUntil(db.pool, before, (events) => events.length >= 1);
   expect(ids(seen)).toEqual([kept!.eventId]);
   expect((await pageAll(db.pool, checkpointOf(seen[0]!))).events).toEqual([]);

@@ -1,25 +1,24 @@
 import { beforeAll, expect, it } from 'vitest';
-import { append, verify, withTransaction } from '../../eventstore/index.js';
+import { verify } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { appendTo, storeOf } from '../support/store.js';
 
 const db = useTestDatabase();
 beforeAll(async () => {
-  await withTransaction(db.pool, (tx) => append(tx, 'bystander', 0, [{ type: 'a', data: { n: 1 } }, { type: 'b', data: {} }]));
+  await appendTo(db, 'bystander', 0, [{ type: 'a', data: { n: 1 } }, { type: 'b', data: {} }]);
 });
 
 async function streamOfThree(streamId: string): Promise<void> {
-  await withTransaction(db.pool, (tx) =>
-    append(tx, streamId, 0, [
-      { type: 'first', data: { n: 1 } },
-      { type: 'second', data: { n: 2 }, metadata: { actor: 'owner' } },
-      { type: 'third', data: { n: 3 } },
-    ]),
-  );
+  await appendTo(db, streamId, 0, [
+    { type: 'first', data: { n: 1 } },
+    { type: 'second', data: { n: 2 }, metadata: { actor: 'owner' } },
+    { type: 'third', data: { n: 3 } },
+  ]);
 }
 
 /** What an intruder with superuser rights does: switch off the append-only triggers, edit, switch them back. */
 async function tamper(...statements: string[]): Promise<void> {
-  await withTransaction(db.pool, async (tx) => {
+  await storeOf(db).withUnitOfWork(async (tx) => {
     await tx.query('ALTER TABLE events DISABLE TRIGGER USER');
     for (const statement of statements) await tx.query(statement);
     await tx.query('ALTER TABLE events ENABLE TRIGGER USER');

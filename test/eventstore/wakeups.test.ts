@@ -1,22 +1,23 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
-import { EVENTS_CHANNEL, Wakeups, append, reconnectDelay, withTransaction } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, EVERYTHING, Wakeups, wakeupTargets } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { appendTo, storeOf } from '../support/store.js';
 
 const db = useTestDatabase();
 
 const quiet = { warn: () => undefined };
 let versions = 0;
 
-/** Appends one event to a stream of its own; the append's NOTIFY names it. */
+/** Appends one event to a stream of its own; the commit's wake-up names it. */
 async function appendOne(): Promise<string> {
   const streamId = `woken-${versions++}`;
-  await withTransaction(db.pool, (tx) => append(tx, streamId, 0, [{ type: 'a', data: {} }]));
+  await appendTo(db, streamId, 0, [{ type: 'a', data: {} }]);
   return streamId;
 }
 
 describe('Wakeups', () => {
-  it('delivers "<stream_id> <position>" for every append', async () => {
+  it('names the streams of every commit, once the commit has answered', async () => {
     const payloads: string[] = [];
     const wakeups = new Wakeups(db.url, quiet);
     wakeups.on(EVENTS_CHANNEL, (payload) => payloads.push(payload));
@@ -24,8 +25,62 @@ describe('Wakeups', () => {
     try {
       const streams = [await appendOne(), await appendOne()];
       await wakeups.fence();
-      expect(payloads.map((p) => p.split(' ')[0])).toEqual(streams);
-      expect(payloads.every((p) => /^\S+ \d+$/.test(p))).toBe(true);
+      expect(payloads.flatMap((p) => wakeupTargets(p))).toEqual(streams);
+      // A unique token leads each payload, so PostgreSQL never folds two into one.
+      expect(new Set(payloads.map((p) => p.split(' ')[0])).size).toBe(payloads.length);
+    } finally {
+      await wakeups.close();
+    }
+  });
+
+  it('coalesces the wake-ups of concurrent commits into fewer NOTIFYs, losing none', async () => {
+    const payloads: string[] = [];
+    const wakeups = new Wakeups(db.url, quiet);
+    wakeups.on(EVENTS_CHANNEL, (payload) => payloads.push(payload));
+    await wakeups.start();
+    try {
+      // One store: the process whose commits are coalesced.
+      const store = storeOf(db);
+      const streams = Array.from({ length: 40 }, (_, i) => `together-${i}`);
+      await Promise.all(streams.map((id) => store.withUnitOfWork((uow) => uow.append(id, 0, [{ type: 'a', data: {} }]))));
+      await wakeups.fence();
+      expect(new Set(payloads.flatMap((p) => wakeupTargets(p)))).toEqual(new Set(streams));
+      expect(payloads.length).toBeLessThan(streams.length);
+    } finally {
+      await wakeups.close();
+    }
+  });
+
+  it('sends no wake-up for work that rolled back', async () => {
+    const payloads: string[] = [];
+    const wakeups = new Wakeups(db.url, quiet);
+    wakeups.on(EVENTS_CHANNEL, (payload) => payloads.push(payload));
+    await wakeups.start();
+    try {
+      const store = storeOf(db);
+      await expect(
+        store.withUnitOfWork(async (uow) => {
+          await uow.append('rolled-back', 0, [{ type: 'a', data: {} }]);
+          throw new Error('changed its mind');
+        }),
+      ).rejects.toThrow('changed its mind');
+      const kept = await appendOne();
+      await wakeups.fence();
+      expect(payloads.flatMap((p) => wakeupTargets(p))).toEqual([kept]);
+    } finally {
+      await wakeups.close();
+    }
+  });
+
+  it('tells every listener to drop everything when a process starts', async () => {
+    const payloads: string[] = [];
+    const wakeups = new Wakeups(db.url, quiet);
+    wakeups.on(EVENTS_CHANNEL, (payload) => payloads.push(payload));
+    await wakeups.start();
+    try {
+      await storeOf(db).notifier.sendEverything();
+      await wakeups.fence();
+      expect(payloads.map((p) => wakeupTargets(p))).toEqual([EVERYTHING]);
     } finally {
       await wakeups.close();
     }
@@ -52,7 +107,7 @@ describe('Wakeups', () => {
       expect(wakeups.listening).toBe(true);
       const stream = await appendOne();
       await wakeups.fence();
-      expect(payloads.map((p) => p.split(' ')[0])).toContain(stream);
+      expect(payloads.flatMap((p) => wakeupTargets(p))).toContain(stream);
     } finally {
       await admin.end();
       await wakeups.close();
@@ -77,15 +132,5 @@ describe('Wakeups', () => {
     } finally {
       await wakeups.close();
     }
-  });
-});
-
-describe('reconnectDelay', () => {
-  it('grows from 100 ms to a 30 s ceiling, jittered over the upper half', () => {
-    expect(reconnectDelay(0, () => 0)).toBe(50);
-    expect(reconnectDelay(0, () => 1)).toBe(100);
-    expect(reconnectDelay(3, () => 1)).toBe(800);
-    expect(reconnectDelay(50, () => 0)).toBe(15_000);
-    expect(reconnectDelay(50, () => 1)).toBe(30_000);
   });
 });

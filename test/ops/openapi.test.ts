@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
+import { CLIENT_TYPES, clientTypesSource } from '../../scripts/client-types.js';
 import { loadConfig } from '../../src/config.js';
 import { committedContract, contractDocument } from '../../src/openapi.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -21,4 +23,8 @@ it('has not drifted from the committed docs/openapi.json (regenerate: npx tsx sc
   const committed = await committedContract();
   expect(await contractDocument(loadConfig({}))).toBe(committed);
   expect((await t.app.inject({ url: '/openapi.json' })).json()).toEqual(JSON.parse(committed));
+});
+
+it('has generated the client types from the committed contract (regenerate: npx tsx scripts/write-openapi.ts)', async () => {
+  expect(await readFile(CLIENT_TYPES, 'utf8')).toBe(await clientTypesSource(await committedContract()));
 });

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Checkpoint, RecordedEvent, Tx } from '../../eventstore/index.js';
+import type { Checkpoint, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
 import type { Projection } from '../../projections/index.js';
 
 /**
@@ -13,13 +13,15 @@ export function effectsProjection(name: string, fail: (event: RecordedEvent) => 
     name,
     tables: [name],
     eventTypes: ['counted'],
-    async apply(tx: Tx, event: RecordedEvent) {
-      if (fail(event)) throw new Error(`injected failure at ${event.eventId}`);
-      await tx.query(`INSERT INTO ${name} (event_id, stream_id, stream_version) VALUES ($1, $2, $3)`, [
-        event.eventId,
-        event.streamId,
-        event.streamVersion,
-      ]);
+    async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+      for (const event of events) {
+        if (fail(event)) throw new Error(`injected failure at ${event.eventId}`);
+        await uow.query(`INSERT INTO ${name} (event_id, stream_id, stream_version) VALUES ($1, $2, $3)`, [
+          event.eventId,
+          event.streamId,
+          event.streamVersion,
+        ]);
+      }
     },
   };
 }
@@ -37,15 +39,17 @@ export function totalsProjection(name: string): Projection {
     name,
     tables: [name],
     eventTypes: ['counted', 'renamed'],
-    async apply(tx: Tx, event: RecordedEvent) {
-      await tx.query(
-        `INSERT INTO ${name} (stream_id, events, last_version, last_type, first_event_id, label)
-         VALUES ($1, 1, $2, $3, $4, $5)
-         ON CONFLICT (stream_id) DO UPDATE SET
-           events = ${name}.events + 1, last_version = EXCLUDED.last_version, last_type = EXCLUDED.last_type,
-           label = coalesce(EXCLUDED.label, ${name}.label)`,
-        [event.streamId, event.streamVersion, event.type, event.eventId, event.data.label ?? null],
-      );
+    async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+      for (const event of events) {
+        await uow.query(
+          `INSERT INTO ${name} (stream_id, events, last_version, last_type, first_event_id, label)
+           VALUES ($1, 1, $2, $3, $4, $5)
+           ON CONFLICT (stream_id) DO UPDATE SET
+             events = ${name}.events + 1, last_version = EXCLUDED.last_version, last_type = EXCLUDED.last_type,
+             label = coalesce(EXCLUDED.label, ${name}.label)`,
+          [event.streamId, event.streamVersion, event.type, event.eventId, event.data.label ?? null],
+        );
+      }
     },
   };
 }
@@ -72,7 +76,7 @@ export async function expectedTotals(pool: pg.Pool): Promise<object[]> {
       'stream_id', stream_id, 'events', count(*)::int, 'last_version', max(stream_version),
       'last_type', (array_agg(type ORDER BY stream_version DESC))[1],
       'first_event_id', (array_agg(event_id ORDER BY stream_version))[1],
-      'label', (array_agg(data->>'label' ORDER BY stream_version DESC) FILTER (WHERE data ? 'label'))[1]
+      'label', (array_agg(data::jsonb->>'label' ORDER BY stream_version DESC) FILTER (WHERE data::jsonb ? 'label'))[1]
     ) AS row
     FROM events WHERE type IN ('counted', 'renamed') GROUP BY stream_id`);
   return stable(rows);

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { StreamVersionConflict, append, readStream, withTransaction, type NewEvent } from '../../eventstore/index.js';
-import { applyAll, catchUpOnce, rebuild, type Projection } from '../../projections/index.js';
+import { StreamVersionConflict, readStream, type NewEvent } from '../../eventstore/index.js';
+import { catchUpOnce, rebuild, type Projection } from '../../projections/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+import { storeOf } from '../support/store.js';
 import { checkpointOfProjection, createTotalsTable, dump, endOfLog, expectedTotals, totalsProjection } from './fixtures.js';
 
 const db = useTestDatabase();
@@ -16,10 +17,7 @@ async function write(streamId: string, inline: Projection | undefined): Promise<
   for (;;) {
     const version = (await readStream(db.pool, streamId)).length;
     try {
-      await withTransaction(db.pool, async (tx) => {
-        const recorded = await append(tx, streamId, version, [eventFor(version)]);
-        if (inline) await applyAll([inline], tx, recorded);
-      });
+      await storeOf(db, inline ? [inline] : []).withUnitOfWork((uow) => uow.append(streamId, version, [eventFor(version)]));
       return;
     } catch (error) {
       if (!(error instanceof StreamVersionConflict)) throw error;
@@ -71,7 +69,7 @@ describe('rebuild of an inline projection', () => {
   it('replays the log into rows equal to the live ones', async () => {
     const live = await dump(db.pool, table);
     expect(live).toEqual(await expectedTotals(db.pool));
-    expect(await rebuild(db.pool, projection, { async: false })).toBe(await eventCount());
+    expect(await rebuild(storeOf(db), projection, { async: false })).toBe(await eventCount());
     expect(await dump(db.pool, table)).toEqual(live);
   });
 
@@ -80,7 +78,7 @@ describe('rebuild of an inline projection', () => {
     const load = writers('inline-live', projection);
     await vi.waitFor(async () => expect(await eventCount()).toBeGreaterThan(start + 10), { timeout: 30_000, interval: 20 });
     const before = await eventCount();
-    await rebuild(db.pool, projection, { async: false });
+    await rebuild(storeOf(db), projection, { async: false });
     const during = (await eventCount()) - before;
     const written = await load.stop();
     expect(written).toBeGreaterThan(0);
@@ -88,7 +86,7 @@ describe('rebuild of an inline projection', () => {
 
     const live = await dump(db.pool, table);
     expect(live).toEqual(await expectedTotals(db.pool));
-    await rebuild(db.pool, projection, { async: false });
+    await rebuild(storeOf(db), projection, { async: false });
     expect(await dump(db.pool, table)).toEqual(live);
   });
 
@@ -106,7 +104,7 @@ describe('rebuild of an async projection', () => {
   async function caughtUp(): Promise<void> {
     await vi.waitFor(
       async () => {
-        await catchUpOnce(db.pool, projection);
+        await catchUpOnce(storeOf(db), projection);
         expect(await checkpointOfProjection(db.pool, table)).toEqual(await endOfLog(db.pool));
       },
       { timeout: 30_000, interval: 20 },
@@ -122,9 +120,9 @@ describe('rebuild of an async projection', () => {
   it('replays the log into rows equal to the live ones, and its checkpoint moves with them', async () => {
     const live = await dump(db.pool, table);
     expect(live).toEqual(await expectedTotals(db.pool));
-    await rebuild(db.pool, projection, { async: true });
+    await rebuild(storeOf(db), projection, { async: true });
     expect(await dump(db.pool, table)).toEqual(live);
-    expect(await catchUpOnce(db.pool, projection)).toBe(0);
+    expect(await catchUpOnce(storeOf(db), projection)).toBe(0);
     expect(await dump(db.pool, table)).toEqual(live);
   });
 
@@ -134,10 +132,10 @@ describe('rebuild of an async projection', () => {
     await vi.waitFor(async () => expect(await eventCount()).toBeGreaterThan(start + 10), { timeout: 30_000, interval: 20 });
     let running = true;
     const runner = (async () => {
-      while (running) await catchUpOnce(db.pool, projection);
+      while (running) await catchUpOnce(storeOf(db), projection);
     })();
     const before = await eventCount();
-    await rebuild(db.pool, projection, { async: true });
+    await rebuild(storeOf(db), projection, { async: true });
     const during = (await eventCount()) - before;
     await load.stop();
     running = false;
@@ -147,7 +145,7 @@ describe('rebuild of an async projection', () => {
     await caughtUp();
     const live = await dump(db.pool, table);
     expect(live).toEqual(await expectedTotals(db.pool));
-    await rebuild(db.pool, projection, { async: true });
+    await rebuild(storeOf(db), projection, { async: true });
     expect(await dump(db.pool, table)).toEqual(live);
   });
 });

@@ -23,7 +23,7 @@ it('rebuilds session_views and session_revisions equal to the live rows', async 
   const live = await dump();
   expect(live.views).toHaveLength(5);
   expect(live.revisions).toHaveLength(9);
-  const replayed = await rebuild(db.pool, sessionViewProjection(t.ctx), { async: false });
+  const replayed = await rebuild(t.ctx.store, sessionViewProjection(t.ctx.streamKeys), { async: false });
   expect(replayed).toBeGreaterThanOrEqual(11);
   expect(await dump()).toEqual(live);
 });

@@ -5,7 +5,7 @@ import { capabilities } from '../../src/capabilities.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createContext, type ServiceContext } from '../../src/context.js';
-import { buildApp, type Capability } from '../../src/http/app.js';
+import { buildApp, type AppOptions, type Capability } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { TestDatabase } from './database.js';
 import { testConfig } from './config.js';
@@ -25,6 +25,8 @@ export interface TestAppOptions {
   log?: Logger;
   /** Routes that exist only in a test, beside every capability. */
   extraCapabilities?: Capability[];
+  /** Options of the HTTP edge (shorter timeouts). */
+  http?: AppOptions;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
   await wakeups.start();
   const clock = options.clock ?? new ManualClock(new Date());
   const ctx = createContext({ config, pool: db.pool, clock, log, wakeups });
-  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? [])]);
+  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? [])], options.http);
   if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();
   return {
@@ -47,6 +49,7 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
     clock,
     async close() {
       await app.close();
+      await ctx.egress.close();
       await wakeups.close();
     },
   };

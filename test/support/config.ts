@@ -22,6 +22,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     smtpUrl: undefined,
     mailFrom: undefined,
     trial: true,
+    trustProxy: false,
     build: {
       gitSha: 'a'.repeat(40),
       buildId: 'test-build',
@@ -29,6 +30,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       root: '/nonexistent',
     },
     webhookTestEgress: undefined,
+    checkpointIntervalS: 300,
+    shutdownTimeoutMs: 10_000,
     ...overrides,
   };
 }

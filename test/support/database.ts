@@ -2,6 +2,7 @@ import pg from 'pg';
 import { ulid } from 'ulid';
 import { inject } from 'vitest';
 import { migrate } from '../../eventstore/index.js';
+import { MIGRATION_FOLDERS } from '../../src/migrations.js';
 import { createPool } from '../../src/service.js';
 
 export interface TestDatabase {
@@ -28,7 +29,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   await admin.end();
   const url = withDatabase(adminUrl, name);
   const pool = createPool(url, 20);
-  if (options.migrated !== false) await migrate(pool);
+  if (options.migrated !== false) await migrate(pool, MIGRATION_FOLDERS);
   return {
     url,
     pool,

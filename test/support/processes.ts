@@ -7,10 +7,17 @@ export { freePort };
 
 /** Real service processes (`node --import tsx src/main.ts <role>`), as an operator runs them. */
 
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface ServiceProcess {
   child: ChildProcess;
   baseUrl: string;
   output(): string;
+  /** How the process ended, once it has. */
+  exited: Promise<Exit>;
   /** SIGKILL: no shutdown hook runs, as in a crash. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -61,11 +68,15 @@ export async function startServiceProcess(
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   if (options.waitForHttp !== false) await waitUntilLive(baseUrl, child, () => output);
-  const exited = child.exitCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined);
+  const exited: Promise<Exit> =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
+      : once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   return {
     child,
     baseUrl,
     output: () => output,
+    exited,
     async kill() {
       child.kill('SIGKILL');
       await exited;
@@ -75,4 +86,26 @@ export async function startServiceProcess(
       await exited;
     },
   };
+}
+
+export interface CommandResult extends Exit {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `src/main.ts` with these arguments to its end, as an operator's script would. A command
+ * still running after `limitMs` is killed (the result then shows SIGKILL), so that a command that
+ * never ends fails its test instead of outliving it.
+ */
+export async function runCommand(args: string[], env: Record<string, string> = {}, limitMs = 30_000): Promise<CommandResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const limit = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  child.on('exit', () => clearTimeout(limit));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr };
 }

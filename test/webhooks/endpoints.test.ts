@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
-import { useEgress } from '../../src/webhooks/egress.js';
+import { createEgress } from '../../src/webhooks/egress.js';
 import { expectError } from '../support/envelope.js';
 import { answer, verifyWebhook, type Receiver } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
@@ -157,7 +157,7 @@ describe('POST /v1/webhook/verify', () => {
 
   it('goes through the egress policy: a registered name that resolves to a private address is refused', async () => {
     w = await startWebhookTest({});
-    useEgress(w.t.ctx, { resolve: async () => ['10.0.0.1'] });
+    w.t.ctx.egress = createEgress({ policy: 'loopback', resolve: async () => ['10.0.0.1'] });
     expect((await put('https://hooks.example.com/hook')).statusCode).toBe(201);
     const res = await verify();
     expect(res.statusCode).toBe(422);

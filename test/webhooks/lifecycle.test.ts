@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withTransaction } from '../../eventstore/index.js';
 import { DAY } from '../../src/clock.js';
 import { rebuild } from '../../projections/index.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
 import { deliveriesProjection } from '../../src/webhooks/deliveryProjection.js';
-import { createEgress, useEgress } from '../../src/webhooks/egress.js';
+import { createEgress } from '../../src/webhooks/egress.js';
 import { webhookEndpointsProjection } from '../../src/webhooks/endpointProjection.js';
 import { RECEIVER_HOSTNAME, answer, verifyWebhook } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
@@ -18,7 +17,7 @@ import {
   useWebhookTest,
 } from './support.js';
 
-/** Jobs across the endpoint's life (SPEC 3.2, 3.3), redelivery (rule 10), and what the log guarantees. */
+/** Jobs across the endpoint's life, redelivery, and what the log guarantees. */
 
 const receiver = useReceiver();
 
@@ -78,10 +77,10 @@ describe('the endpoint behind the jobs', () => {
     expect((await overview()).deliveries).toEqual({ pending: 2, failed: 0, delivered: 0, oldest_pending_age_seconds: 90 });
   });
 
-  it('cancels a pending delivery of a purged Session: its body is erased with the Session\'s key, nothing goes out', async () => {
+  it('cancels a pending delivery of a purged Session: its content is erased with the Session\'s key, nothing goes out', async () => {
     await registerVerified(t, receiver);
     const { sessionId, deliveryId } = await answeredSession(t);
-    await withTransaction(db.pool, (tx) => t.ctx.streamKeys.destroy(tx, sessionId)); // what purge does
+    await t.ctx.store.withUnitOfWork((uow) => t.ctx.streamKeys.destroy(uow, sessionId)); // what purge does
     await dispatcher.drain();
     const { rows } = await db.pool.query('SELECT status, last_outcome, attempts FROM webhook_deliveries WHERE delivery_id = $1', [deliveryId]);
     expect(rows).toEqual([{ status: 'failed', last_outcome: 'endpoint_unavailable', attempts: [] }]);
@@ -89,8 +88,9 @@ describe('the endpoint behind the jobs', () => {
   });
 
   it('refuses at connect time a registered name that now resolves to a private address (DNS rebinding)', async () => {
-    useEgress(t.ctx, { resolve: async () => ['127.0.0.1'] });
-    await registerVerified(t, receiver, `https://${RECEIVER_HOSTNAME}:${receiver.port}/hook`);
+    // A host name keeps port 443 under every policy; the test egress connects to the receiver's port.
+    t.ctx.egress = createEgress({ policy: 'loopback', resolve: async () => ['127.0.0.1'], connectPort: receiver.port });
+    await registerVerified(t, receiver, `https://${RECEIVER_HOSTNAME}/hook`);
     const { sessionId } = await answeredSession(t);
     const rebound = new DeliveryDispatcher(t.ctx, { egress: createEgress({ policy: 'loopback', resolve: async () => ['10.0.0.1'] }) });
     await rebound.drain();
@@ -117,6 +117,25 @@ describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
     const jobs = await deliveriesOf(t, sessionId);
     expect(jobs.map((j) => [j.kind, j.status])).toEqual([['accepted', 'delivered'], ['redelivery', 'delivered']]);
     expect(jobs[1]!.deadline_at).toBe(new Date(clock.now().getTime() + DAY).toISOString());
+  });
+
+  it('sends the same bytes on a retry and on a redelivery, rendered from the accepted response: the job keeps no copy', async () => {
+    await registerVerified(t, receiver);
+    receiver.respond(answer(503));
+    const { sessionId, eventId, deliveryId } = await answeredSession(t, { amount: 4.5, reason: 'ünïcödé ✓' });
+    await dispatcher.drain();
+    receiver.respond(answer(200));
+    clock.set((await deliveriesOf(t, sessionId))[0]!.next_attempt_at!);
+    await dispatcher.drain();
+    expect((await redeliver(sessionId, eventId)).statusCode).toBe(202);
+    await dispatcher.drain();
+
+    const bodies = deliveriesTo(receiver).map((r) => r.body);
+    expect(bodies).toHaveLength(3);
+    expect(new Set(bodies).size).toBe(1);
+    expect(JSON.parse(bodies[0]!)).toMatchObject({ event_id: eventId, data: { amount: 4.5, reason: 'ünïcödé ✓' } });
+    const { rows } = await db.pool.query<{ data: string }>(`SELECT data FROM events WHERE stream_id = $1 AND type = 'delivery.queued'`, [`delivery-${deliveryId}`]);
+    expect(Object.keys(JSON.parse(rows[0]!.data)).sort()).toEqual(['at', 'deadline_at', 'delivery_id', 'endpoint_id', 'event_id', 'kind', 'session_id', 'workspace_id']);
   });
 
   it('answers 202 without a second job while one is pending to the current endpoint', async () => {
@@ -195,8 +214,8 @@ describe('the log is the truth', () => {
         (SELECT json_agg(d ORDER BY delivery_id)::text FROM webhook_deliveries d) AS deliveries`)).rows[0];
     const live = await snapshot();
     expect(live.deliveries).toContain('"pending"');
-    await rebuild(db.pool, webhookEndpointsProjection, { async: false });
-    await rebuild(db.pool, deliveriesProjection, { async: false });
+    await rebuild(t.ctx.store, webhookEndpointsProjection, { async: false });
+    await rebuild(t.ctx.store, deliveriesProjection, { async: false });
     expect(await snapshot()).toEqual(live);
     expect(receiver.requests).toHaveLength(sent);
   });

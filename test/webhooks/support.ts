@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { newEventId, withCommandTransaction } from '../../eventstore/index.js';
-import { appendSessionEvents, decideAcceptance, loadSession } from '../../src/sessions/index.js';
+import { newEventId } from '../../eventstore/index.js';
+import { appendSession, evolve, decideAcceptance, loadSession } from '../../src/sessions/index.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import { queueDelivery } from '../../src/webhooks/queue.js';
+import { queueDelivery, receivingEndpoint } from '../../src/webhooks/queue.js';
 import type { TestApp } from '../support/app.js';
 import type { TestDatabase } from '../support/database.js';
 import { openTestApp, useTestApp, type OpenedTestApp } from '../support/lifecycle.js';
@@ -122,8 +122,8 @@ let answered = 0;
 export async function acceptAnswer(t: TestApp, sessionId: string, data: Record<string, unknown> = { amount: 12.5 }): Promise<{ eventId: string; deliveryId: string | undefined }> {
   const eventId = newEventId();
   const receipt = `eyJhbGciOiJFZERTQSJ9.receipt-${++answered}.c2lnbmF0dXJl`;
-  const deliveryId = await withCommandTransaction(t.ctx.pool, async (tx) => {
-    const state = (await loadSession(tx, t.ctx, sessionId))!;
+  const deliveryId = await t.ctx.store.command(async (uow) => {
+    const state = (await loadSession(uow, t.ctx.streamKeys, sessionId))!;
     const decision = decideAcceptance(state, {
       revision: state.revisions.length,
       actionId: 'approve',
@@ -132,19 +132,11 @@ export async function acceptAnswer(t: TestApp, sessionId: string, data: Record<s
       requestDigest: eventId,
       now: t.clock.now(),
     });
-    if (decision.kind !== 'accept') throw new Error(`not accepted: ${JSON.stringify(decision)}`);
-    const [recorded] = await appendSessionEvents(tx, t.ctx, sessionId, state.version, [{ event: { ...decision.event, receipt }, eventId }]);
-    return queueDelivery(tx, t.ctx, {
-      workspaceId: state.workspaceId,
-      sessionId,
-      eventId,
-      sequence: recorded!.streamVersion - 1,
-      revision: decision.event.revision,
-      actionId: decision.event.action_id,
-      data: decision.event.data,
-      acceptedAt: decision.event.at,
-      receipt,
-    });
+    if (!('events' in decision)) throw new Error(`not accepted: ${JSON.stringify(decision)}`);
+    const records = await appendSession(uow, t.ctx.streamKeys, sessionId, state.version, [{ event: { ...decision.events[0]!, receipt }, eventId }]);
+    const response = records.reduce(evolve, state).responses.at(-1)!;
+    const endpoint = await receivingEndpoint(uow, state.workspaceId, t.clock.now());
+    return endpoint && queueDelivery(uow, t.ctx, endpoint, { workspaceId: state.workspaceId, sessionId, ...response });
   });
   return { eventId, deliveryId };
 }

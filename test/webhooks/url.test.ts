@@ -69,3 +69,18 @@ describe('the connect-time address check', () => {
     expect(addressAllowed('not-an-address', 443, 'public')).toBe(false);
   });
 });
+
+describe('the URL rules every policy keeps', () => {
+  it.each(['public', 'loopback'] as const)('under the %s policy a host name must use port 443', (policy) => {
+    expect(checkWebhookUrl('https://example.com:8443/', policy)).toEqual({ refusal: 'port' });
+    expect(checkWebhookUrl('https://hooks.example.test:9443/hook', policy)).toEqual({ refusal: 'port' });
+    expect(checkWebhookUrl('https://localhost:8443/hook', policy)).toEqual({ refusal: 'port' });
+    expect(checkWebhookUrl('https://example.com/', policy)).toEqual({ url: 'https://example.com/' });
+  });
+
+  it('the loopback policy relaxes the port for its loopback address only', () => {
+    expect(checkWebhookUrl('https://127.0.0.1:9443/hook', 'loopback')).toEqual({ url: 'https://127.0.0.1:9443/hook' });
+    expect(checkWebhookUrl('https://127.0.0.1:9443/hook', 'public')).toEqual({ refusal: 'port' });
+    expect(checkWebhookUrl('https://93.184.216.34:8443/hook', 'loopback')).toEqual({ refusal: 'non_public_address' });
+  });
+});

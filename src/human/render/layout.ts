@@ -6,9 +6,10 @@ export const STYLESHEET_PATH = '/assets/human.css';
 
 /**
  * A complete HTML document. The stable error code, when there is one, is on <main> as
- * data-error-code (SPEC 4.2). No script, no inline style, nothing fetched from elsewhere.
+ * data-error-code (SPEC 4.2). No script, no inline style, nothing fetched from elsewhere; a page
+ * of another capability may add one stylesheet of its own from this origin.
  */
-export function pageDocument(page: { title: string; main: SafeHtml; errorCode?: ErrorCode }): string {
+export function pageDocument(page: { title: string; main: SafeHtml; errorCode?: ErrorCode; stylesheet?: string }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -18,7 +19,8 @@ export function pageDocument(page: { title: string; main: SafeHtml; errorCode?: 
 <meta name="referrer" content="no-referrer">
 <title>${page.title}</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
-</head>
+${page.stylesheet !== undefined && html`<link rel="stylesheet" href="${page.stylesheet}">
+`}</head>
 <body>
 <main${page.errorCode ? html` data-error-code="${page.errorCode}"` : ''}>
 ${page.main}

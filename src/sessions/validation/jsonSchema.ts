@@ -3,7 +3,7 @@ import canonicalize from 'canonicalize';
 
 /**
  * One Ajv (JSON Schema 2020-12) for field values and responses, and the words its refusals are
- * shown in. Lengths count code points (Ajv's default), as SPEC 8 does everywhere else.
+ * shown in. Lengths count code points (Ajv's default), as every limit of the service does.
  */
 
 // ownProperties: without it Ajv reads `data.constructor` of an answer that lacks a field named
@@ -38,15 +38,6 @@ function compile(schema: object): ValidateFunction {
  */
 export function repeatsItem(value: unknown): boolean {
   return Array.isArray(value) && new Set(value).size !== value.length;
-}
-
-/** The instance path of an error as property names and indexes (JSON Pointer decoded). */
-export function segmentsOf(error: ErrorObject): string[] {
-  if (error.instancePath === '') return [];
-  return error.instancePath
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
 const TYPE_WORDS: Record<string, string> = {

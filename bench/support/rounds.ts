@@ -1,0 +1,38 @@
+import { describe, type Measurement } from './measure.js';
+
+/** Rounds per figure (BENCH_ROUNDS, at least 3) and seconds per timed measurement (BENCH_SECONDS). */
+export const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 3));
+export const SECONDS = Math.max(1, Number(process.env.BENCH_SECONDS ?? 4));
+const WARM_UP_SECONDS = 1;
+
+export interface Pass {
+  /** 1..ROUNDS, or 0 for the warm-up pass. */
+  round: number;
+  /** How long a timed contender runs in this pass. */
+  seconds: number;
+}
+
+/** One side of a figure: a measurement made anew in every pass. */
+export type Contender = (pass: Pass) => Promise<Measurement>;
+
+/**
+ * Measures every contender once per round, in the order given (baseline, subject, baseline,
+ * subject, ...), for ROUNDS rounds, after a short warm-up pass of each that is thrown away (unless
+ * `warmUp` is false). Prints each measurement as it is made.
+ */
+export async function interleave<K extends string>(
+  contenders: Record<K, Contender>,
+  options: { warmUp?: boolean } = {},
+): Promise<Record<K, Measurement[]>> {
+  const names = Object.keys(contenders) as K[];
+  const results = Object.fromEntries(names.map((name) => [name, [] as Measurement[]])) as Record<K, Measurement[]>;
+  if (options.warmUp !== false) for (const name of names) await contenders[name]({ round: 0, seconds: WARM_UP_SECONDS });
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const name of names) {
+      const measurement = await contenders[name]({ round, seconds: SECONDS });
+      results[name].push(measurement);
+      console.log(`  ${name === names[0] ? `round ${round}` : ''.padEnd(7)}  ${describe(measurement)}`);
+    }
+  }
+  return results;
+}

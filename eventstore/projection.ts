@@ -1,0 +1,48 @@
+import type { RecordedEvent } from './events.js';
+import type { UnitOfWork } from './unitOfWork.js';
+
+/** Columns of a projection's table that are not folded from events: a rebuild copies them from the live rows. */
+export interface KeptColumns {
+  table: string;
+  /** The column that matches a rebuilt row to its live one. */
+  key: string;
+  columns: readonly string[];
+}
+
+/**
+ * A read model folded from the log. `apply` must be a pure function of the events it is given and
+ * of the log before them (times come from events, never the clock), so a rebuild writes the same
+ * rows as the live fold. SQL names its tables unqualified: a rebuild points search_path at fresh
+ * copies. Registered with the store at start: inline ones run inside the appending unit of work,
+ * in the order given; async ones follow the log from a checkpoint (projections/runner.ts).
+ */
+export interface Projection {
+  name: string;
+  /** The tables this projection owns; nothing else writes them, except the columns it keeps. */
+  tables: readonly string[];
+  /** Columns other writers own (a job's lease): columns a rebuild copies from the live rows. */
+  keep?: readonly KeptColumns[];
+  /** Event types it folds; others are never passed to apply. */
+  eventTypes: readonly string[];
+  /**
+   * Set when a row is written by events of more than one stream (a trial's Session row, inserted
+   * by the trial's stream and deleted by the Session's purge), so the order of different streams'
+   * events matters: a rebuild then replays it in log order. Otherwise a rebuild replays the log
+   * stream by stream, which is faster (projections/runner.ts).
+   */
+  foldsAcrossStreams?: true;
+  /** One stream's events are in version order; live appends arrive in commit order. */
+  apply(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<void>;
+}
+
+/** Runs each projection over the events of its types, in registration order. */
+export async function applyProjections(projections: readonly Projection[], uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<void> {
+  for (const projection of projections) {
+    const relevant = events.filter((e) => projection.eventTypes.includes(e.type));
+    if (relevant.length > 0) await projection.apply(uow, relevant);
+  }
+}
+
+/** Rows as one array per column: the parameters of a set-wide `unnest(...)` write of a batch. */
+export const columnsOf = (rows: readonly unknown[][], width: number): unknown[][] =>
+  Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));

@@ -1,0 +1,191 @@
+import type pg from 'pg';
+import { StreamVersionConflict, UnitOfWorkEnded } from './errors.js';
+import { linkHash, recordedAtText } from './chain.js';
+import { canonicalText, newEventId, toRecorded, type EventRow, type NewEvent, type RecordedEvent, type Statement } from './events.js';
+import { applyProjections, type Projection } from './projection.js';
+import * as sql from './sql.js';
+import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
+
+type StreamRow = { requested: string; has_key: boolean; wrapped_key: Buffer | null } & { [K in keyof EventRow]: EventRow[K] | null };
+
+const UNIQUE_VIOLATION = '23505';
+// Raised by the chain trigger when the predecessor is missing or not the one linked to, or was
+// appended by a transaction newer than this one (migrations/0005_event_links.sql).
+const SERIALIZATION_FAILURE = '40001';
+
+/** A stream's data key as a unit of work has opened it, or the tombstone of a destroyed one. */
+export type OpenedKey = Buffer | 'destroyed';
+
+/** A stream's key row as read with its events: wrapped, a tombstone (null), or none (undefined). */
+export type StoredKey = Buffer | null | undefined;
+
+/**
+ * Everything one command does in one transaction: its queries, the streams it read (each read
+ * once, then kept here with what it appended), the events it appended (inline projections
+ * applied in the same transaction), and the wake-ups to send once it has committed. Created and
+ * ended by the event store; used after it ended, it throws.
+ */
+export class UnitOfWork {
+  /** Set only here, so a pool or a bare client never type-checks as a unit of work. */
+  readonly kind = 'unit-of-work' as const;
+  /** Data keys this unit of work has opened, by stream (eventstore/keys.ts). */
+  readonly streamKeys = new Map<string, OpenedKey>();
+  /** Key rows read with the streams, not opened yet: keys.ts opens them when content is. */
+  readonly storedKeys = new Map<string, StoredKey>();
+  private readonly streams = new Map<string, RecordedEvent[]>();
+  private readonly recorded: RecordedEvent[] = [];
+  private readonly wakeups: Wakeup[] = [];
+  private ended = false;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly inline: readonly Projection[],
+  ) {}
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.ended) throw new UnitOfWorkEnded();
+    return typeof statement === 'string' ? this.client.query<R>(statement, params) : this.client.query<R>({ ...statement, values: params });
+  }
+
+  /** The stream as this unit of work sees it: what was committed before it, and its own appends. */
+  async readStream(streamId: string): Promise<readonly RecordedEvent[]> {
+    return (await this.readStreams([streamId])).get(streamId)!;
+  }
+
+  /** Several streams, the ones not read yet in one round trip. */
+  async readStreams(streamIds: readonly string[]): Promise<ReadonlyMap<string, readonly RecordedEvent[]>> {
+    const missing = [...new Set(streamIds)].filter((id) => !this.streams.has(id));
+    if (missing.length > 0) {
+      for (const id of missing) this.streams.set(id, []);
+      const { rows } = await this.query<StreamRow>(sql.READ_STREAMS, [missing]);
+      for (const row of rows) {
+        if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, row.has_key ? row.wrapped_key : undefined);
+        if (row.event_id !== null) this.streams.get(row.requested)!.push(toRecorded(row as EventRow));
+      }
+    }
+    return new Map(streamIds.map((id) => [id, this.streams.get(id)!]));
+  }
+
+  /**
+   * Takes streams a caller has read already as read by this unit of work: each must hold every
+   * event from version 1 up to its last one (a rebuild hands over the streams of a page it read).
+   */
+  adoptStreams(streams: ReadonlyMap<string, readonly RecordedEvent[]>): void {
+    for (const [id, events] of streams) if (!this.streams.has(id)) this.streams.set(id, [...events]);
+  }
+
+  /**
+   * Waits until no other unit of work holds this stream's turn, and holds it until this one ends;
+   * call it before reading the stream. For a stream many writers append to at once: each would
+   * read, lose the append race to another and run again, and enough at once outrun any bound on
+   * retries. The expected version still guards every append; the turn only spares the retries.
+   */
+  async lockStream(streamId: string): Promise<void> {
+    await this.query(sql.LOCK_STREAM, [streamId]);
+  }
+
+  /**
+   * The version of the stream's newest event (0 for none) without reading its events: what a
+   * writer appends at when the stream is a long ledger whose content it reads from a projection.
+   */
+  async streamVersion(streamId: string): Promise<number> {
+    const known = this.streams.get(streamId);
+    if (known) return known.length;
+    const { rows } = await this.query<{ version: number }>(sql.STREAM_VERSION, [streamId]);
+    return rows[0]!.version;
+  }
+
+  /**
+   * Appends at expectedVersion + 1.. and applies the inline projections to what was appended. A
+   * lost race or a wrong expectation is a StreamVersionConflict; the transaction is then aborted,
+   * and the command must run again in a new unit of work (EventStore.command does).
+   */
+  async append(streamId: string, expectedVersion: number, events: readonly NewEvent[]): Promise<RecordedEvent[]> {
+    if (events.length === 0) return [];
+    const known = this.streams.get(streamId);
+    // Each event links to the one before it; the database checks the link names its predecessor.
+    let prevHash = expectedVersion === 0 ? null : known?.length === expectedVersion ? known.at(-1)!.hash : await this.linkAt(streamId, expectedVersion);
+    const recordedAt = new Date();
+    const linked = events.map((e, i) => {
+      const link = {
+        prev_hash: prevHash,
+        event_id: e.eventId ?? newEventId(),
+        stream_id: streamId,
+        stream_version: expectedVersion + i + 1,
+        type: e.type,
+        data: canonicalText(e.data),
+        metadata: canonicalText(e.metadata ?? {}),
+        recorded_at: recordedAtText(recordedAt),
+        link_format: 2 as const,
+      };
+      const hash = linkHash(link);
+      prevHash = hash;
+      return { ...link, hash, event: e };
+    });
+    let rows: Array<Pick<EventRow, 'global_position' | 'stream_version' | 'transaction_id'>>;
+    try {
+      ({ rows } = await this.query(sql.APPEND, [
+        streamId,
+        expectedVersion,
+        recordedAt,
+        linked.map((l) => l.event_id),
+        linked.map((l) => l.type),
+        linked.map((l) => l.data),
+        linked.map((l) => l.metadata),
+        linked.map((l) => l.prev_hash),
+        linked.map((l) => l.hash),
+      ]));
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === SERIALIZATION_FAILURE || (code === UNIQUE_VIOLATION && constraint === 'events_stream_id_stream_version_key')) {
+        throw new StreamVersionConflict(streamId, expectedVersion);
+      }
+      throw error;
+    }
+    rows.sort((a, b) => a.stream_version - b.stream_version);
+    const recorded = rows.map((row, i): RecordedEvent => ({
+      globalPosition: row.global_position,
+      eventId: linked[i]!.event_id,
+      streamId,
+      streamVersion: row.stream_version,
+      type: linked[i]!.type,
+      data: linked[i]!.event.data,
+      metadata: linked[i]!.event.metadata ?? {},
+      transactionId: row.transaction_id,
+      recordedAt,
+      hash: linked[i]!.hash,
+    }));
+    // Appended at its start, a stream is exactly what was appended; further on, only if it was read.
+    if (known?.length === expectedVersion) known.push(...recorded);
+    else if (expectedVersion === 0) this.streams.set(streamId, [...recorded]);
+    else this.streams.delete(streamId);
+    this.recorded.push(...recorded);
+    this.wakeAfterCommit(EVENTS_CHANNEL, streamId);
+    await applyProjections(this.inline, this, recorded);
+    return recorded;
+  }
+
+  /** The link of the stream's event at a version; a conflict when the stream has no such event. */
+  private async linkAt(streamId: string, version: number): Promise<string> {
+    const { rows } = await this.query<{ hash: string }>(sql.LINK_AT, [streamId, version]);
+    if (!rows[0]) throw new StreamVersionConflict(streamId, version);
+    return rows[0].hash;
+  }
+
+  /** Everything this unit of work appended, in order. */
+  get appended(): readonly RecordedEvent[] {
+    return this.recorded;
+  }
+
+  /** Sent after COMMIT, coalesced with other commits' wake-ups; never if the work rolls back. */
+  wakeAfterCommit(channel: string, payload: string): void {
+    if (this.ended) throw new UnitOfWorkEnded();
+    this.wakeups.push({ channel, payload });
+  }
+
+  /** Ends the unit of work; what it collected to send after commit. */
+  end(): readonly Wakeup[] {
+    this.ended = true;
+    return this.wakeups;
+  }
+}

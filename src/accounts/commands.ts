@@ -1,0 +1,224 @@
+import type { Reader, UnitOfWork } from '../../eventstore/index.js';
+import type { ServiceContext } from '../context.js';
+import { isManagementCredential, trialForClaim } from '../trials/index.js';
+import {
+  fingerprintOf,
+  isToken,
+  newAccountId,
+  newDeveloperKey,
+  newDeveloperWorkspaceId,
+  newKeyId,
+  newLinkId,
+  newSessionId,
+  newToken,
+  secretHash,
+} from './credentials.js';
+import {
+  decideClaim,
+  decideCreateKey,
+  decideLinkRequest,
+  decideLinkSent,
+  decidePendingKey,
+  decideRevoke,
+  decideSignIn,
+  decideSignOut,
+  type AccountRefusal,
+  type KeyForm,
+  type KeyIntent,
+  type NewKey,
+} from './decide.js';
+import { LINK_ISSUED, accountStreamId, addressStreamId, claimStreamId, clientTurnId, type AccountEvent, type LinkIssued } from './events.js';
+import { ACCOUNT_LIMITS } from './limits.js';
+import type { Mailer } from './mail.js';
+import * as sql from './sql.js';
+import { NEW_ADDRESS, evolveAccount, evolveAddress, evolveClaim, type AccountState } from './state.js';
+import { appendAccountEvents, foldStream } from './store.js';
+
+/**
+ * The accounts' commands. Each is one unit of work: fold the stream it decides on, decide, append
+ * at the version folded (a lost race runs it again, EventStore.command), answer from the decision.
+ * Secrets are drawn before the unit of work and leave it only in the answer, never in an event.
+ */
+
+/** An account session as a request presents it (its cookie), once found live. */
+export interface AccountSession {
+  sessionId: string;
+  accountId: string;
+  workspaceId: string;
+  email: string | null;
+}
+
+/** A sign-in link request: the address (normalized), the client's digest, and whether it finishes a key. */
+export interface LinkRequest {
+  email: string;
+  client: string;
+  continueKey: boolean;
+}
+
+/** The address's stream: a keyed digest, so the log never names an address in the clear. */
+const addressOf = (ctx: ServiceContext, email: string): string => ctx.deploymentKey.digest('sign-in-address', email);
+
+/** A new key: the secret, shown once, and what is recorded of it. */
+function drawKey(): { secret: string; key: NewKey } {
+  const secret = newDeveloperKey();
+  return { secret, key: { keyId: newKeyId(), keyHash: secretHash(secret), fingerprint: fingerprintOf(secret) } };
+}
+
+const loadAccount = (uow: UnitOfWork, accountId: string): Promise<AccountState | undefined> =>
+  foldStream<AccountState | undefined, AccountEvent>(uow, accountStreamId(accountId), undefined, evolveAccount);
+
+/**
+ * Issues a sign-in link within the address's and the client's limits, then mails it. The link is
+ * recorded before the mail goes out (it counts toward the limits whatever the provider says), and
+ * its sending is recorded only once the provider confirmed it: only then does it cancel the
+ * address's earlier links. Requests of one client take their turn, so its count is read one at a
+ * time; requests for one address race on its stream.
+ */
+export async function requestSignInLink(ctx: ServiceContext, mailer: Mailer, request: LinkRequest): Promise<{ accepted: true } | AccountRefusal> {
+  const token = newToken();
+  const linkId = newLinkId();
+  const stream = addressStreamId(addressOf(ctx, request.email));
+  const issued = await ctx.store.command(async (uow): Promise<LinkIssued | AccountRefusal> => {
+    const now = ctx.clock.now();
+    await uow.lockStream(clientTurnId(request.client));
+    const address = await foldStream(uow, stream, NEW_ADDRESS, evolveAddress);
+    const since = new Date(now.getTime() - ACCOUNT_LIMITS.linkWindowMs);
+    const { rows } = await uow.query<{ issued_at: Date }>(sql.CLIENT_LINKS_SINCE, [request.client, since]);
+    const decision = decideLinkRequest(address, rows.map((row) => row.issued_at), { linkId, tokenHash: secretHash(token), client: request.client, email: request.email, now });
+    if ('refused' in decision) return decision;
+    await appendAccountEvents(uow, ctx.streamKeys, stream, address.version, decision.events);
+    return decision.events[0]!;
+  });
+  if ('refused' in issued) return issued;
+  const link = `${ctx.config.publicOrigin}/app/confirm/${token}${request.continueKey ? '?continue=key' : ''}`;
+  if ((await mailer.send({ to: request.email, link, expiresAt: new Date(issued.expires_at) })) !== 'sent') return { refused: 'mail_unconfirmed' };
+  await ctx.store.command(async (uow) =>
+    appendAccountEvents(uow, ctx.streamKeys, stream, await uow.streamVersion(stream), decideLinkSent({ linkId, now: ctx.clock.now() })),
+  );
+  return { accepted: true };
+}
+
+/** What a pending key came to at sign-in. */
+export type PendingKeyOutcome =
+  | { created: { key: string; keyId: string } }
+  | { refused: 'key_limit_reached' }
+  | { notCreated: 'other_account' | 'already_created' | 'expiry_date_moved' | 'none' };
+
+export interface SignedIn {
+  /** The account cookie's value: shown to the browser once, stored only as its hash. */
+  sessionToken: string;
+  session: AccountSession;
+  pending: PendingKeyOutcome;
+}
+
+/** The address as the link's request typed it, opened from its sealed event. */
+async function linkEmail(uow: UnitOfWork, ctx: ServiceContext, stream: string, linkId: string): Promise<string> {
+  const issued = (await uow.readStream(stream)).find((r) => r.type === LINK_ISSUED && r.data.link_id === linkId)!;
+  return (await ctx.streamKeys.opener(uow, stream))(issued.data.email as string) as string;
+}
+
+/**
+ * Consumes a sign-in link: signs its address in (opening its account the first time) and starts a
+ * browser session; with a key intent of this browser, creates the pending key in the same unit of
+ * work, when the form's account and expiry date still hold.
+ */
+export function signIn(ctx: ServiceContext, token: string, intent: KeyIntent | undefined): Promise<SignedIn | AccountRefusal> {
+  const sessionToken = newToken();
+  const pendingKey = intent && drawKey();
+  return ctx.store.command(async (uow): Promise<SignedIn | AccountRefusal> => {
+    const now = ctx.clock.now();
+    const { rows } = isToken(token) ? await uow.query<{ link_id: string; address: string }>(sql.LINK_BY_TOKEN, [secretHash(token)]) : { rows: [] };
+    const link = rows[0];
+    if (!link) return { refused: 'sign_in_link_invalid' };
+    const stream = addressStreamId(link.address);
+    const address = await foldStream(uow, stream, NEW_ADDRESS, evolveAddress);
+    const email = await linkEmail(uow, ctx, stream, link.link_id);
+    const session = { sessionId: newSessionId(), tokenHash: secretHash(sessionToken) };
+    const decision = decideSignIn(address, {
+      address: link.address,
+      tokenHash: secretHash(token),
+      newAccount: { accountId: newAccountId(), workspaceId: newDeveloperWorkspaceId() },
+      email,
+      session,
+      now,
+    });
+    if ('refused' in decision) return decision;
+    await appendAccountEvents(uow, ctx.streamKeys, stream, address.version, decision.addressEvents);
+
+    const before = await loadAccount(uow, decision.accountId);
+    const signedIn = decision.accountEvents.reduce<AccountState | undefined>((state, event, i) => evolveAccount(state, event, (before?.version ?? 0) + i + 1), before)!;
+    const events = [...decision.accountEvents];
+    let pending: PendingKeyOutcome = { notCreated: 'none' };
+    if (intent && pendingKey) {
+      const decided = decidePendingKey(signedIn, intent, { key: pendingKey.key, now });
+      if ('events' in decided) {
+        events.push(...decided.events);
+        pending = { created: { key: pendingKey.secret, keyId: pendingKey.key.keyId } };
+      } else pending = decided;
+    }
+    await appendAccountEvents(uow, ctx.streamKeys, accountStreamId(decision.accountId), before?.version ?? 0, events);
+    return { sessionToken, session: { sessionId: session.sessionId, accountId: decision.accountId, workspaceId: signedIn.workspaceId, email }, pending };
+  });
+}
+
+/** The live account session a cookie's token opens; undefined for none, an ended or an expired one. */
+export async function liveSession(db: Reader, token: string | undefined, now: Date): Promise<AccountSession | undefined> {
+  if (token === undefined || !isToken(token)) return undefined;
+  const { rows } = await db.query<{ session_id: string; account_id: string; workspace_id: string; email: string | null }>(sql.LIVE_SESSION, [secretHash(token), now]);
+  const row = rows[0];
+  return row && { sessionId: row.session_id, accountId: row.account_id, workspaceId: row.workspace_id, email: row.email };
+}
+
+/** The account an account session (live or not) belongs to: whose a key form was. */
+export async function accountOfSession(db: Reader, sessionId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ account_id: string }>(sql.ACCOUNT_OF_SESSION, [sessionId]);
+  return rows[0]?.account_id;
+}
+
+/** Runs a decision on the session's account stream and appends what it decided. */
+function onAccount<T>(
+  ctx: ServiceContext,
+  session: AccountSession,
+  decide: (account: AccountState, now: Date) => { events: AccountEvent[] } | AccountRefusal,
+  answer: T,
+): Promise<T | AccountRefusal> {
+  return ctx.store.command(async (uow) => {
+    const account = (await loadAccount(uow, session.accountId))!;
+    const decision = decide(account, ctx.clock.now());
+    if ('refused' in decision) return decision;
+    await appendAccountEvents(uow, ctx.streamKeys, accountStreamId(session.accountId), account.version, decision.events);
+    return answer;
+  });
+}
+
+/** A key from the keys form: the key itself is returned once and never stored. */
+export function createKey(ctx: ServiceContext, session: AccountSession, form: KeyForm): Promise<{ key: string; keyId: string } | AccountRefusal> {
+  const { secret, key } = drawKey();
+  return onAccount(ctx, session, (account, now) => decideCreateKey(account, { sessionId: session.sessionId, form, key, now }), { key: secret, keyId: key.keyId });
+}
+
+export function revokeKey(ctx: ServiceContext, session: AccountSession, keyId: string): Promise<{ revoked: true } | AccountRefusal> {
+  return onAccount(ctx, session, (account, now) => decideRevoke(account, { keyId, now }), { revoked: true as const });
+}
+
+export function signOut(ctx: ServiceContext, session: AccountSession): Promise<{ signedOut: true } | AccountRefusal> {
+  return onAccount(ctx, session, (account, now) => ({ events: decideSignOut(account, { sessionId: session.sessionId, now }) }), { signedOut: true as const });
+}
+
+/**
+ * Claims the trial a management credential opens, once, on the trial's own claim stream: two
+ * accounts claiming at once race on it, and the loser decides again on the winner's claim.
+ */
+export function claimTrial(ctx: ServiceContext, session: AccountSession, credential: string): Promise<{ claimed: true } | AccountRefusal> {
+  if (!isManagementCredential(credential)) return Promise.resolve({ refused: 'not_a_management_credential' });
+  return ctx.store.command(async (uow) => {
+    const now = ctx.clock.now();
+    const trial = await trialForClaim(uow, credential);
+    const stream = trial && claimStreamId(trial.workspaceId);
+    const claim = stream ? await foldStream(uow, stream, undefined, evolveClaim) : undefined;
+    const decision = decideClaim(claim, { trial, accountId: session.accountId, now });
+    if ('refused' in decision) return decision;
+    if (stream) await appendAccountEvents(uow, ctx.streamKeys, stream, claim?.version ?? 0, decision.events);
+    return { claimed: true as const };
+  });
+}

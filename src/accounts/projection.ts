@@ -1,0 +1,79 @@
+import type { Projection, RecordedEvent, StreamKeys, UnitOfWork } from '../../eventstore/index.js';
+import {
+  ACCOUNT_EVENT_TYPES,
+  ACCOUNT_OPENED,
+  KEY_CREATED,
+  KEY_REVOKED,
+  KEY_USED,
+  LINK_ISSUED,
+  SIGNED_IN,
+  SIGNED_OUT,
+  TRIAL_CLAIMED,
+  accountOfStream,
+  addressOfStream,
+  asAccountEvent,
+  type AnyAccountEvent,
+} from './events.js';
+import { expiresAtOf } from './limits.js';
+import * as sql from './sql.js';
+
+/**
+ * Accounts, their sessions and keys, sign-in links and trial claims, written inline: the next
+ * request finds its session by the cookie, its key by the bearer token and a link by its token.
+ * Addresses and labels are opened from the log's sealed values; once a stream's key is destroyed
+ * they are null.
+ */
+export function accountsProjection(streamKeys: StreamKeys): Projection {
+  async function opened(uow: UnitOfWork, recorded: RecordedEvent, sealed: string | null): Promise<string | null> {
+    if (sealed === null) return null;
+    const value = (await streamKeys.opener(uow, recorded.streamId))(sealed);
+    return typeof value === 'string' ? value : null;
+  }
+
+  return {
+    name: 'accounts',
+    tables: ['sign_in_links', 'accounts', 'account_sessions', 'api_keys', 'trial_claims'],
+    eventTypes: ACCOUNT_EVENT_TYPES,
+    // A key's row is written by its account's stream and its last use by the key's own stream.
+    foldsAcrossStreams: true,
+    async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+      for (const recorded of events) {
+        const event = asAccountEvent<AnyAccountEvent>(recorded);
+        switch (event.type) {
+          case LINK_ISSUED:
+            await uow.query(sql.INSERT_LINK, [event.link_id, addressOfStream(recorded.streamId), event.client, event.token_hash, event.at, event.expires_at]);
+            break;
+          case ACCOUNT_OPENED:
+            await uow.query(sql.INSERT_ACCOUNT, [event.account_id, event.workspace_id, event.address, await opened(uow, recorded, event.email), event.at]);
+            break;
+          case SIGNED_IN:
+            await uow.query(sql.INSERT_SESSION, [event.session_id, accountOfStream(recorded.streamId), event.token_hash, event.at, event.expires_at]);
+            break;
+          case SIGNED_OUT:
+            await uow.query(sql.END_SESSION, [event.session_id, event.at]);
+            break;
+          case KEY_CREATED:
+            await uow.query(sql.INSERT_KEY, [
+              event.key_id,
+              accountOfStream(recorded.streamId),
+              event.key_hash,
+              event.fingerprint,
+              await opened(uow, recorded, event.label),
+              event.at,
+              event.expires_on && expiresAtOf(event.expires_on),
+            ]);
+            break;
+          case KEY_REVOKED:
+            await uow.query(sql.REVOKE_KEY, [event.key_id, event.at]);
+            break;
+          case KEY_USED:
+            await uow.query(sql.KEY_USED, [event.key_id, event.at]);
+            break;
+          case TRIAL_CLAIMED:
+            await uow.query(sql.INSERT_CLAIM, [event.workspace_id, event.account_id, event.at]);
+            break;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,299 @@
+import { LRUCache } from 'lru-cache';
+import { backoffDelayMs, sleep, type Backoff } from './backoff.js';
+import { ClientError } from './errors.js';
+import { send, type Call, type Transport } from './http.js';
+import { verifyReceipt } from './receipts.js';
+import type {
+  AcceptedResponse,
+  CreatedSession,
+  Deliveries,
+  Interaction,
+  InteractiveSession,
+  ReceiptClaims,
+  Session,
+  SessionEvents,
+  WebhookEndpointVerified,
+  WebhookOverview,
+  WebhookRegistration,
+  WebhookRotation,
+} from './types.js';
+
+export interface ClientOptions {
+  /** Where the service answers, for example `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** An owner key or a developer API key. */
+  apiKey: string;
+  /** The fetch to call the service with; the global one unless given. */
+  fetch?: typeof fetch;
+  /** For a call whose outcome is unknown: tries in all (4) and the waits between them (0.25 s doubling to 4 s). */
+  retry?: Partial<Backoff & { attempts: number }>;
+  /** waitForResponse's waits between reads while nothing changes (0.5 s doubling to 10 s). */
+  poll?: Partial<Backoff>;
+  /** The service's public origin, which issues receipts; the origin of baseUrl unless given. */
+  issuer?: string;
+  /** The workspace receipts are issued to; `wks_operator`, the owner key's, unless given. */
+  workspaceId?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ChangeOptions extends CallOptions {
+  /** The ETag the change is made against; the last one this client read for the Session unless given. */
+  ifMatch?: string;
+  /** Names this change so that a repeat is recognised; generated unless given, and reused by every retry. */
+  idempotencyKey?: string;
+}
+
+export interface WaitOptions extends CallOptions {
+  /** Give up after this long, with ClientError `WAIT_TIMEOUT`; no limit unless given. */
+  timeoutMs?: number;
+  poll?: Partial<Backoff>;
+}
+
+/** The answer to the Session's current revision. */
+export interface Answered {
+  session: InteractiveSession;
+  response: AcceptedResponse;
+  /** The response's decision receipt (compact JWS); verify it with verifyReceipt. */
+  receipt: string | null;
+  etag: string;
+}
+
+/** One stored revision, as GET /v1/sessions/{id}/surfaces/{revision} returns it. */
+export type SurfaceRevision = Pick<Session, 'id' | 'revision' | 'interaction' | 'response_schema'>;
+
+/** What the client last saw of a Session: its ETag, and its body unless it only created it. */
+interface Known {
+  etag: string;
+  /** null: created by this client and not read since; as created, it is active and unanswered. */
+  session: Session | null;
+}
+
+/** A path of the API from its segments, each one escaped. */
+const route = (...segments: string[]) => `/${segments.map(encodeURIComponent).join('/')}`;
+
+/**
+ * The owner API of the hosted handoff service, typed from its contract. Reads are conditional
+ * (If-None-Match), changes carry If-Match from the last read, and a change whose outcome is
+ * unknown is retried with the same Idempotency-Key, body and If-Match. Every failure is a
+ * HandoffError (see errors.ts).
+ */
+export class HandoffClient {
+  private readonly transport: Transport;
+  private readonly poll: Backoff;
+  private readonly issuer: string;
+  private readonly workspaceId: string;
+  /** Bounded: an agent that runs for months must not keep every Session it ever touched. */
+  private readonly known = new LRUCache<string, Known>({ max: 1000 });
+
+  constructor(options: ClientOptions) {
+    this.transport = {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      apiKey: options.apiKey,
+      fetch: options.fetch ?? globalThis.fetch,
+      retry: { attempts: 4, minDelayMs: 250, maxDelayMs: 4_000, ...options.retry },
+    };
+    this.poll = { minDelayMs: 500, maxDelayMs: 10_000, ...options.poll };
+    this.issuer = options.issuer ?? new URL(options.baseUrl).origin;
+    this.workspaceId = options.workspaceId ?? 'wks_operator';
+  }
+
+  private async call<T>(call: Call): Promise<{ body: T; etag: string | null }> {
+    const reply = await send<T>(this.transport, call);
+    return { body: reply.body as T, etag: reply.headers.get('etag') };
+  }
+
+  private async get<T>(path: string, options: CallOptions): Promise<T> {
+    return (await this.call<T>({ method: 'GET', path, expect: [200], repeatable: true, signal: options.signal })).body;
+  }
+
+  private remember(sessionId: string, etag: string | null, session: Session | null): void {
+    if (etag !== null) this.known.set(sessionId, { etag, session });
+  }
+
+  /** The last ETag this client saw for the Session, if any. */
+  etagOf(sessionId: string): string | undefined {
+    return this.known.get(sessionId)?.etag;
+  }
+
+  /**
+   * Creates a Session. Never retried: the service refuses Idempotency-Key on create (the human link
+   * is stored only as a hash), so a repeat could create a second Session; an unknown outcome is
+   * reported as ClientError `OUTCOME_UNKNOWN`.
+   */
+  async createSession(interaction: Interaction, options: CallOptions = {}): Promise<CreatedSession> {
+    const { body, etag } = await this.call<CreatedSession>({
+      method: 'POST',
+      path: '/v1/sessions',
+      body: { interaction },
+      expect: [201],
+      repeatable: false,
+      signal: options.signal,
+    });
+    // A display Session never changes, so only an interactive one is worth remembering as created.
+    if (interaction.mode === 'interactive') this.remember(body.id, etag, null);
+    return body;
+  }
+
+  /**
+   * One conditional read: If-None-Match with the last ETag, so an unchanged Session costs a 304
+   * and no body. `createdCounts`: a tag from create alone may be sent too (its 304 means "still as
+   * created"), for a caller that needs no body while nothing changed.
+   */
+  private async read(sessionId: string, signal: AbortSignal | undefined, createdCounts = false): Promise<Known & { changed: boolean }> {
+    const known = this.known.get(sessionId);
+    const conditional = known !== undefined && (known.session !== null || createdCounts);
+    const reply = await send<Session>(this.transport, {
+      method: 'GET',
+      path: route('v1', 'sessions', sessionId),
+      headers: conditional ? { 'if-none-match': known.etag } : {},
+      expect: [200, 304],
+      repeatable: true,
+      signal,
+    });
+    if (reply.status === 304 && conditional) return { ...known, changed: false };
+    const etag = reply.headers.get('etag');
+    if (reply.status !== 200 || reply.body === undefined || etag === null) {
+      throw new ClientError('UNEXPECTED_RESPONSE', `GET ${sessionId} answered ${reply.status} without a body and an ETag.`, null, reply.status);
+    }
+    this.remember(sessionId, etag, reply.body);
+    return { etag, session: reply.body, changed: true };
+  }
+
+  async getSession(sessionId: string, options: CallOptions = {}): Promise<Session> {
+    return (await this.read(sessionId, options.signal)).session!;
+  }
+
+  /** One stored revision exactly as the person saw it. */
+  async getSurface(sessionId: string, revision: number, options: CallOptions = {}): Promise<SurfaceRevision> {
+    return this.get<SurfaceRevision>(route('v1', 'sessions', sessionId, 'surfaces', String(revision)), options);
+  }
+
+  private async ifMatch(sessionId: string, options: ChangeOptions): Promise<string> {
+    if (options.ifMatch !== undefined) return options.ifMatch;
+    const known = this.known.get(sessionId);
+    return known ? known.etag : (await this.read(sessionId, options.signal)).etag;
+  }
+
+  /** PATCH and complete: retried on an unknown outcome with the same key, body and If-Match. */
+  private async change(sessionId: string, path: string, method: 'PATCH' | 'POST', body: unknown, options: ChangeOptions): Promise<InteractiveSession> {
+    const headers = {
+      'if-match': await this.ifMatch(sessionId, options),
+      'idempotency-key': options.idempotencyKey ?? crypto.randomUUID(),
+    };
+    const reply = await this.call<InteractiveSession>({ method, path, body, headers, expect: [200], repeatable: true, signal: options.signal });
+    this.remember(sessionId, reply.etag, reply.body);
+    return reply.body;
+  }
+
+  /** Publishes the next revision of an interactive Session (allowed while active or responded). */
+  publish(sessionId: string, interaction: Interaction, options: ChangeOptions = {}): Promise<InteractiveSession> {
+    return this.change(sessionId, route('v1', 'sessions', sessionId), 'PATCH', { interaction }, options);
+  }
+
+  /** Completes an interactive Session: it takes no further answer or revision. */
+  complete(sessionId: string, options: ChangeOptions = {}): Promise<InteractiveSession> {
+    return this.change(sessionId, route('v1', 'sessions', sessionId, 'complete'), 'POST', undefined, options);
+  }
+
+  async events(sessionId: string, options: CallOptions = {}): Promise<SessionEvents> {
+    return this.get<SessionEvents>(route('v1', 'sessions', sessionId, 'events'), options);
+  }
+
+  async deliveries(sessionId: string, options: CallOptions = {}): Promise<Deliveries> {
+    return this.get<Deliveries>(route('v1', 'sessions', sessionId, 'deliveries'), options);
+  }
+
+  /** Queues an accepted Event again to the verified endpoint; a delivery already pending is kept, so a repeat is harmless. */
+  async redeliver(sessionId: string, eventId: string, options: CallOptions = {}): Promise<void> {
+    await this.call<undefined>({ method: 'POST', path: route('v1', 'sessions', sessionId, 'events', eventId, 'redeliver'), expect: [202], repeatable: true, signal: options.signal });
+  }
+
+  /**
+   * Registers (or replaces) the workspace's webhook endpoint; it stays pending until verified. The
+   * first registration shows the signing secret once. Never retried: a repeat would replace the
+   * endpoint again; after an unknown outcome, read getWebhook and rotate for a visible secret.
+   */
+  async registerWebhook(url: string, options: CallOptions = {}): Promise<WebhookRegistration> {
+    return (await this.call<WebhookRegistration>({ method: 'PUT', path: '/v1/webhook', body: { url }, expect: [201], repeatable: false, signal: options.signal })).body;
+  }
+
+  async getWebhook(options: CallOptions = {}): Promise<WebhookOverview> {
+    return this.get<WebhookOverview>('/v1/webhook', options);
+  }
+
+  /** Sends the endpoint a fresh signed challenge; it must echo it to become verified (for 30 days). */
+  async verifyWebhookEndpoint(options: CallOptions = {}): Promise<WebhookEndpointVerified> {
+    return (await this.call<WebhookEndpointVerified>({ method: 'POST', path: '/v1/webhook/verify', expect: [200], repeatable: true, signal: options.signal })).body;
+  }
+
+  /** A new signing secret, shown once; the previous one keeps signing for 24 hours. Never retried: each call creates a secret. */
+  async rotateWebhookSecret(options: CallOptions = {}): Promise<WebhookRotation> {
+    return (await this.call<WebhookRotation>({ method: 'POST', path: '/v1/webhook/secrets/rotate', expect: [201], repeatable: false, signal: options.signal })).body;
+  }
+
+  /**
+   * Resolves with the answer to the Session's current revision: at once if it has one, else once
+   * the person answers. Reads with If-None-Match, so each wait while nothing changes costs a 304
+   * and no body; the waits grow with jitter while nothing changes. Rejects with the signal's reason
+   * when it aborts, ClientError `WAIT_TIMEOUT` after timeoutMs, `NO_RESPONSE_POSSIBLE` for a
+   * display Session or one completed before its current revision was answered.
+   */
+  async waitForResponse(sessionId: string, options: WaitOptions = {}): Promise<Answered> {
+    const poll = { ...this.poll, ...options.poll };
+    const controller = new AbortController();
+    const stop = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) stop();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => controller.abort(new ClientError('WAIT_TIMEOUT', `No answer to ${sessionId} within ${options.timeoutMs} ms.`)), options.timeoutMs);
+    try {
+      for (let quiet = 0; ; ) {
+        const read = await this.read(sessionId, controller.signal, true);
+        const answered = answerOf(sessionId, read);
+        if (answered) return answered;
+        quiet = read.changed ? 0 : quiet + 1;
+        await sleep(backoffDelayMs(poll, quiet), controller.signal);
+      }
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', stop);
+    }
+  }
+
+  /**
+   * Verifies a response's receipt against the service's key set and binds it to the response and
+   * to the revision it answered (read from the service); resolves with the receipt's claims.
+   */
+  async verifyReceipt(sessionId: string, response: AcceptedResponse, options: CallOptions & { currentDate?: Date } = {}): Promise<ReceiptClaims> {
+    if (response.receipt === null) throw new ClientError('RECEIPT_INVALID', 'The response carries no receipt.', 'missing');
+    const surface = await this.getSurface(sessionId, response.revision, options);
+    return verifyReceipt(response.receipt, {
+      keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
+      expected: { issuer: this.issuer, audience: this.workspaceId, sessionId, response, interaction: surface.interaction },
+      currentDate: options.currentDate,
+    });
+  }
+}
+
+/** The answer to the current revision, undefined while there is none yet; throws when none can come. */
+function answerOf(sessionId: string, known: Known): Answered | undefined {
+  const { session } = known;
+  if (session === null) return undefined;
+  if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} is a display Session: it takes no answer.`);
+  const interactive = session as InteractiveSession;
+  const latest = interactive.responses.at(-1);
+  if (latest && latest.revision === interactive.revision) return { session: interactive, response: latest, receipt: latest.receipt, etag: known.etag };
+  if (interactive.status === 'completed') {
+    throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} was completed before revision ${interactive.revision} was answered.`);
+  }
+  return undefined;
+}
+
+export function createClient(options: ClientOptions): HandoffClient {
+  return new HandoffClient(options);
+}

@@ -1,0 +1,86 @@
+import type { components, paths } from './openapi.js';
+
+/** Names for the contract's shapes (src/client/openapi.ts is generated from docs/openapi.json). */
+
+type Schemas = components['schemas'];
+
+export type ErrorEnvelope = Schemas['ErrorEnvelope'];
+/** Every error code the service answers with. */
+export type ErrorCode = ErrorEnvelope['error']['code'];
+
+/**
+ * What a person is shown: a display interaction, or an interactive one whose components are the
+ * contract's Components. (The contract checks an interaction in ordered steps, shape first and
+ * component types after, which the generator cannot merge into one type; this is their meaning.)
+ */
+export type Interaction =
+  | Schemas['DisplayInteraction']
+  | (Omit<Schemas['InteractiveInteraction'], 'source'> & { source: { kind: 'svc_surface'; components: Component[] } });
+
+export type Component = Schemas['Component'];
+export type FieldSchema = Schemas['FieldSchema'];
+export type CreatedSession = Schemas['CreateSessionResponse'];
+/** A display Session, or an interactive one (then `status`, `response_schema` and `responses` are present). */
+export type Session = Omit<Schemas['SessionResponse'], 'interaction'> & { interaction: Interaction };
+export type InteractiveSession = Session & Required<Pick<Session, 'status' | 'response_schema' | 'responses'>>;
+/** One response the service accepted from the person, with its receipt. */
+export type AcceptedResponse = InteractiveSession['responses'][number];
+
+export type SessionEvents = Schemas['SessionEventsResponse'];
+export type SessionEvent = SessionEvents['events'][number];
+export type Deliveries = Schemas['DeliveriesResponse'];
+
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookRegistration = Schemas['WebhookRegisterResponse'];
+export type WebhookOverview = Schemas['WebhookResponse'];
+export type WebhookEndpointVerified = Schemas['WebhookVerifyResponse'];
+export type WebhookRotation = Schemas['WebhookRotateResponse'];
+
+export type ReceiptKeySet = paths['/.well-known/svc-receipt-keys.json']['get']['responses'][200]['content']['application/json'];
+
+/**
+ * The claims a decision receipt signs (docs/receipts.md). The receipt is signed by the service, so
+ * the contract document, which describes requests and answers, does not list them.
+ */
+export interface ReceiptClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  accepted_at: string;
+  workspace_id: string;
+  session_id: string;
+  event_id: string;
+  step_id: string;
+  revision: number;
+  revision_sha256: string;
+  action_id: string;
+  action_label: string;
+  summary: string;
+  input_sha256: string;
+  assurance: 'link_holder';
+  return_binding: { channel: 'poll' | 'webhook'; session_id: string; event_id: string } | null;
+}
+
+/** The body of a `response.accepted` webhook; identical on every delivery of one Event. */
+export interface WebhookDelivery {
+  type: 'response.accepted';
+  event_id: string;
+  session_id: string;
+  sequence: number;
+  revision: number;
+  action_id: string;
+  data: Record<string, unknown>;
+  accepted_at: string;
+  receipt: string | null;
+}
+
+/** The body of the challenge POST /v1/webhook/verify sends; answer 2xx with `{challenge}`. */
+export interface WebhookChallenge {
+  type: 'svc.webhook.verification';
+  challenge: string;
+}
+
+export type WebhookPayload = WebhookDelivery | WebhookChallenge;

@@ -1,0 +1,140 @@
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RecordedEvent } from '../../eventstore/index.js';
+import type { Clock } from '../clock.js';
+import { purgeBacklog } from '../purge/index.js';
+import { deliveryQueue, projectionLag } from './backlog.js';
+
+/**
+ * The service's Prometheus metrics, one registry per service context, every family prefixed
+ * `svc_`. Label values are drawn from small fixed sets (methods, route templates, status codes,
+ * event types, outcomes), never from ids, tokens or content. Backlogs are read from the database
+ * when scraped; everything else is counted as it happens.
+ */
+
+export interface MetricSources {
+  pool: pg.Pool;
+  clock: Clock;
+  /** The registered projections, by kind (read at scrape time: the store is made after this). */
+  projections(): { inline: readonly string[]; async: readonly string[] };
+  warn(obj: object, msg: string): void;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** From a tenth of a second to a day: the whole retry budget of a delivery. */
+const DELIVERY_BUCKETS_S = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requestDuration: Histogram;
+  private readonly eventsAppended: Counter;
+  private readonly webhookAttempts: Counter;
+  private readonly deliveryLatency: Histogram;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
+    this.requestDuration = new Histogram({
+      name: 'svc_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status code.',
+      labelNames: ['method', 'route', 'status_code'],
+      registers,
+    });
+    this.eventsAppended = new Counter({ name: 'svc_events_appended_total', help: 'Events committed to the log, by type.', labelNames: ['type'], registers });
+    this.webhookAttempts = new Counter({
+      name: 'svc_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.deliveryLatency = new Histogram({
+      name: 'svc_webhook_delivery_latency_seconds',
+      help: 'From a response accepted (its delivery queued) to the 2xx of its endpoint.',
+      buckets: DELIVERY_BUCKETS_S,
+      registers,
+    });
+
+    // A failed read leaves the family without samples for this scrape rather than failing it.
+    const scraped = (read: (gauge: Gauge) => Promise<void>) =>
+      async function (this: Gauge) {
+        try {
+          await read(this);
+        } catch (error) {
+          sources.warn({ err: error, metric: (this as unknown as { name: string }).name }, 'metric could not be read');
+        }
+      };
+    new Gauge({
+      name: 'svc_projection_lag_events',
+      help: 'Committed events a projection has not folded yet (inline projections fold with the append: 0).',
+      labelNames: ['projection'],
+      registers,
+      collect: scraped(async (gauge) => {
+        const { inline, async } = sources.projections();
+        for (const name of inline) gauge.set({ projection: name }, 0);
+        for (const lag of await projectionLag(sources.pool, async)) gauge.set({ projection: lag.name }, lag.behind);
+      }),
+    });
+    const queue = async () => deliveryQueue(sources.pool, sources.clock.now());
+    new Gauge({
+      name: 'svc_webhook_queue_depth',
+      help: 'Webhook deliveries pending.',
+      registers,
+      collect: scraped(async (gauge) => gauge.set((await queue()).pending)),
+    });
+    new Gauge({
+      name: 'svc_webhook_queue_oldest_pending_age_seconds',
+      help: 'Age of the oldest pending webhook delivery; 0 when none is pending.',
+      registers,
+      collect: scraped(async (gauge) => gauge.set((await queue()).oldest_pending_age_s ?? 0)),
+    });
+    new Gauge({
+      name: 'svc_purge_backlog',
+      help: 'Sessions past their purge deadline and not purged yet, due and overdue.',
+      labelNames: ['state'],
+      registers,
+      collect: scraped(async (gauge) => {
+        const backlog = await purgeBacklog(sources.pool, sources.clock.now());
+        gauge.set({ state: 'due' }, backlog.due);
+        gauge.set({ state: 'overdue' }, backlog.overdue);
+      }),
+    });
+    new Gauge({
+      name: 'svc_db_pool_connections',
+      help: 'Database pool connections in use and idle.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        this.set({ state: 'in_use' }, sources.pool.totalCount - sources.pool.idleCount);
+        this.set({ state: 'idle' }, sources.pool.idleCount);
+      },
+    });
+    new Gauge({
+      name: 'svc_db_pool_waiting',
+      help: 'Queries waiting for a database pool connection.',
+      registers,
+      collect() {
+        this.set(sources.pool.waitingCount);
+      },
+    });
+  }
+
+  /** `route` is the matched route's template (undefined: no route matched). */
+  observeRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+    this.requestDuration.observe({ method: METHODS.has(method) ? method : 'other', route: route ?? 'unmatched', status_code: String(statusCode) }, seconds);
+  }
+
+  eventsCommitted(events: readonly RecordedEvent[]): void {
+    for (const event of events) this.eventsAppended.inc({ type: event.type });
+  }
+
+  /** One attempt's outcome; `deliveredAfterMs` when it delivered the job: the time since it was queued. */
+  webhookAttempted(outcome: string, deliveredAfterMs: number | undefined): void {
+    this.webhookAttempts.inc({ outcome });
+    if (deliveredAfterMs !== undefined) this.deliveryLatency.observe(deliveredAfterMs / 1000);
+  }
+
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

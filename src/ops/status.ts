@@ -1,0 +1,52 @@
+import { MIGRATION_FOLDERS } from '../migrations.js';
+import { bundledMigrations, pendingMigrations } from '../../eventstore/index.js';
+import { newestCheckpoint, payloadOf } from '../audit/checkpoint.js';
+import type { ServiceContext } from '../context.js';
+import { asyncProjections } from '../projections.js';
+import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
+import { deliveryQueue, projectionLag, secondsBetween, type DeliveryQueue, type ProjectionLag } from './backlog.js';
+import { UsageError } from '../commandLine.js';
+
+/** `status`: what an operator checks first, read from the database the environment names. */
+export interface Status {
+  projections: ProjectionLag[];
+  deliveries: DeliveryQueue;
+  purge: PurgeBacklog;
+  checkpoint: { age_s: number } | null;
+  migrations: { applied: number; pending: number };
+}
+
+export async function readStatus(ctx: ServiceContext): Promise<Status> {
+  const now = ctx.clock.now();
+  const newest = await newestCheckpoint(ctx.pool);
+  const pending = (await pendingMigrations(ctx.pool, MIGRATION_FOLDERS)).length;
+  return {
+    projections: await projectionLag(ctx.pool, asyncProjections().map((p) => p.name)),
+    deliveries: await deliveryQueue(ctx.pool, now),
+    purge: await purgeBacklog(ctx.pool, now),
+    checkpoint: newest ? { age_s: secondsBetween(new Date(payloadOf(newest.jws).iat * 1000), now) } : null,
+    migrations: { applied: (await bundledMigrations(MIGRATION_FOLDERS)).length - pending, pending },
+  };
+}
+
+export function formatStatus(s: Status): string {
+  const lines = ['projections:'];
+  if (s.projections.length === 0) lines.push('  (no async projection)');
+  for (const p of s.projections) lines.push(`  ${p.name}: at position ${p.position}, ${p.behind} events behind`);
+  const oldest = s.deliveries.oldest_pending_age_s === null ? '' : ` (oldest ${s.deliveries.oldest_pending_age_s} s)`;
+  lines.push(`deliveries: ${s.deliveries.pending} pending${oldest}, ${s.deliveries.failed} failed`);
+  lines.push(`purge: ${s.purge.due} due, ${s.purge.overdue} overdue`);
+  lines.push(`checkpoint: ${s.checkpoint === null ? 'none signed yet' : `${s.checkpoint.age_s} s old`}`);
+  lines.push(`migrations: ${s.migrations.applied} applied, ${s.migrations.pending} pending`);
+  return lines.join('\n');
+}
+
+export async function statusCommand(ctx: ServiceContext, args: string[]): Promise<number> {
+  const json = args[0] === '--json';
+  if (args.length > (json ? 1 : 0)) {
+    throw new UsageError('status takes --json only');
+  }
+  const status = await readStatus(ctx);
+  console.log(json ? JSON.stringify(status) : formatStatus(status));
+  return 0;
+}

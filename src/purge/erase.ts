@@ -1,0 +1,38 @@
+import type { ServiceContext } from '../context.js';
+import { isSessionId } from '../sessions/index.js';
+import { eraseSession, type Purged } from './commands.js';
+
+/** `erase <session_id>` on the command line: what the operator is told, and the exit code. */
+export interface EraseResult {
+  exitCode: 0 | 1;
+  message: string;
+}
+
+function done(purged: Purged): string {
+  return [
+    `erased ${purged.sessionId}: session.purged appended at ${purged.event.at} (reason ${purged.event.reason})`,
+    'its data key destroyed (its events stay as ciphertext; the chain still verifies)',
+    'its read rows deleted (view, revisions, human link, trial row, delivery jobs)',
+    `${purged.deliveriesEnded} pending webhook ${purged.deliveriesEnded === 1 ? 'delivery' : 'deliveries'} ended unsent`,
+  ].join('\n  ');
+}
+
+/**
+ * Purges one Session now, for a data-subject request, through the same purge as the deadline's.
+ * Running it again is harmless: it says the Session was already purged and succeeds.
+ */
+export async function eraseCommand(ctx: ServiceContext, sessionId: string): Promise<EraseResult> {
+  if (!isSessionId(sessionId)) {
+    return { exitCode: 1, message: `${JSON.stringify(sessionId)} is not a Session id (ses_ followed by 26 characters); nothing erased` };
+  }
+  const outcome = await eraseSession(ctx, sessionId);
+  if (!('refused' in outcome)) return { exitCode: 0, message: done(outcome) };
+  switch (outcome.refused) {
+    case 'already_purged':
+      return { exitCode: 0, message: `${sessionId} was already purged at ${outcome.at} (reason ${outcome.reason}); nothing to do` };
+    case 'session_not_found':
+      return { exitCode: 1, message: `no Session ${sessionId} in this deployment; nothing erased` };
+    case 'not_due':
+      throw new Error('an erasure is never refused as not due');
+  }
+}

@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Retention and purge: each Session's deadline folded from the log (the purge schedule), the
+ * worker that purges what is due, and an operator's erasure on request, all through one purge
+ * (commands.ts). See docs/architecture.md, "Purge", and the README's "Data lifecycle".
+ */
+export { eraseSession, type PurgeOutcome, type Purged } from './commands.js';
+export { decidePurge, purgeDeadline, type Deadline, type PurgeCommand, type PurgeRefusal } from './decide.js';
+export { eraseCommand } from './erase.js';
+export { foldLifetime, type SessionLifetime } from './lifetime.js';
+export { purgeScheduleProjection } from './projection.js';
+export { PurgeWorker, type PurgeWorkerOptions } from './worker.js';
+export { purgeBacklog, type PurgeBacklog } from './backlog.js';
+/** The purge capability's table: the schedule. */
+export const PURGE_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

@@ -1,0 +1,35 @@
+/** Every statement of the purge capability, over its own table (migrations/). */
+
+/**
+ * A batch's deadlines, one row per Session ($1-$5), and the Sessions purged in it ($6) gone from
+ * the schedule, in one statement.
+ */
+export const UPSERT_SCHEDULE = `
+WITH forgotten AS (DELETE FROM purge_schedule WHERE session_id = ANY($6::text[]))
+INSERT INTO purge_schedule (session_id, workspace_id, created_at, due_at, reason)
+SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[])
+ON CONFLICT (session_id) DO UPDATE SET due_at = EXCLUDED.due_at, reason = EXCLUDED.reason`;
+
+/**
+ * Claims the earliest due Session that neither another purger holds (skipped, not waited for)
+ * nor this pass has handled ($2), held until the purging unit of work ends.
+ */
+export const CLAIM_DUE = `
+SELECT session_id FROM purge_schedule
+ WHERE due_at <= $1 AND NOT (session_id = ANY($2::text[]))
+ ORDER BY due_at, session_id
+ LIMIT 1
+   FOR UPDATE SKIP LOCKED`;
+
+/** When the next purge falls due. */
+export const NEXT_DUE = `SELECT min(due_at) AS next_due FROM purge_schedule WHERE due_at IS NOT NULL`;
+
+/**
+ * The purge backlog: Sessions past their deadline ($1 now), and of those the ones past it by more
+ * than $2 milliseconds, which a working purger (woken at each deadline, polling each minute) never
+ * leaves behind.
+ */
+export const BACKLOG = `
+SELECT count(*) FILTER (WHERE due_at <= $1)::integer AS due,
+       count(*) FILTER (WHERE due_at <= $1::timestamptz - $2 * interval '1 millisecond')::integer AS overdue
+  FROM purge_schedule WHERE due_at IS NOT NULL`;

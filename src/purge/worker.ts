@@ -1,0 +1,152 @@
+import { ulid } from 'ulid';
+import { EVENTS_CHANNEL, EVERYTHING, wakeupTargets } from '../../eventstore/index.js';
+import { catchUpAll, catchUpOnce } from '../../projections/index.js';
+import type { ServiceContext } from '../context.js';
+import { isSessionId } from '../sessions/index.js';
+import { purgeNextDue, type Purged } from './commands.js';
+import { purgeScheduleProjection } from './projection.js';
+import * as sql from './sql.js';
+
+/**
+ * The purge projector's worker: it brings the purge schedule up to date with the log, purges every
+ * Session that is due, and sleeps until the next deadline. A Session's wake-up (LISTEN/NOTIFY,
+ * after any commit to its stream) wakes it at once, since a new Session or a completion may bring
+ * a deadline nearer; a timer is the safety net for lost wake-ups. Each purge claims its schedule
+ * row and commits with it, so a worker killed anywhere leaves each Session purged or not, and the
+ * next worker (any number run at once) resumes from the schedule: nothing skipped, nothing twice.
+ */
+
+export interface PurgeWorkerOptions {
+  /** The longest sleep, whatever the next deadline: the safety net for a lost wake-up. */
+  pollMs?: number;
+}
+
+/** Purges between two updates of the schedule. */
+const ROUND = 100;
+
+/** A wake-up names a Session's stream (or everything): the only ones that can move a deadline. */
+const namesSession = (payload: string): boolean => {
+  const targets = wakeupTargets(payload);
+  return targets === EVERYTHING || targets.some(isSessionId);
+};
+
+export class PurgeWorker {
+  /** Recorded with every purge it makes: the log says who made each. */
+  readonly id = `prg_${ulid()}`;
+  private readonly pollMs: number;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribes: Array<() => void> = [];
+  private stopped = true;
+
+  constructor(private readonly ctx: ServiceContext, options: PurgeWorkerOptions = {}) {
+    this.pollMs = options.pollMs ?? 60_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.unsubscribes = [
+      this.ctx.wakeups.on(EVENTS_CHANNEL, (payload) => {
+        if (namesSession(payload)) this.wake();
+      }),
+      // Wake-ups sent while the listener was away are lost: look now rather than at the next timer.
+      this.ctx.wakeups.onConnected(() => this.wake()),
+    ];
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    await this.running;
+  }
+
+  /** Runs a pass, then sleeps until the next deadline; a wake-up during a pass runs one more. */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass()
+      .then(() => (this.stopped ? undefined : this.scheduleNext()))
+      .catch((error: unknown) => {
+        this.ctx.log.warn({ err: error }, 'purge pass failed; will retry');
+        if (!this.stopped) this.sleep(this.pollMs);
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /**
+   * One pass now, to its end, over a schedule that holds everything committed before the call,
+   * and the schedule brought up to date with its purges after it: for tests and tools (the clock
+   * is theirs to move).
+   */
+  async drain(): Promise<Purged[]> {
+    await this.running;
+    await catchUpAll(this.ctx.store, purgeScheduleProjection);
+    const purged = await this.pass();
+    await catchUpAll(this.ctx.store, purgeScheduleProjection);
+    return purged;
+  }
+
+  /**
+   * The schedule brought up to date, then every Session due now purged, earliest first, each in its
+   * own unit of work, in rounds: between rounds the schedule is brought up to date again, so it no
+   * longer lists the Sessions purged, and a round never has many to pass over.
+   */
+  private async pass(): Promise<Purged[]> {
+    const purged: Purged[] = [];
+    for (;;) {
+      await this.catchUp();
+      const round = await this.purgeRound();
+      purged.push(...round);
+      // A short round: nothing more is due, or what is left is another purger's (or not yet
+      // forgotten by the schedule, which another process is folding): its commit wakes this one.
+      if (round.length < ROUND) break;
+    }
+    if (purged.length > 0) await this.catchUp();
+    return purged;
+  }
+
+  private async purgeRound(): Promise<Purged[]> {
+    const handled: string[] = [];
+    const purged: Purged[] = [];
+    while (handled.length < ROUND) {
+      const next = await purgeNextDue(this.ctx, handled, this.id);
+      if (!next) break;
+      handled.push(next.sessionId);
+      if ('refused' in next.outcome) continue;
+      purged.push(next.outcome);
+      this.ctx.log.info({ session: next.sessionId, reason: next.outcome.event.reason, purger: this.id }, 'Session purged');
+    }
+    return purged;
+  }
+
+  /** Another process folding the schedule at the same moment makes this return early; it is then that one's work. */
+  private async catchUp(): Promise<void> {
+    while ((await catchUpOnce(this.ctx.store, purgeScheduleProjection)) > 0);
+  }
+
+  /**
+   * Until the next deadline, at most the poll interval. A deadline already past was left by this
+   * pass only because another purger holds it: that one's commit wakes this worker.
+   */
+  private async scheduleNext(): Promise<void> {
+    const nextDue = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
+    const untilDue = nextDue ? nextDue.getTime() - this.ctx.clock.now().getTime() : Infinity;
+    this.sleep(untilDue > 0 ? Math.min(this.pollMs, untilDue) : this.pollMs);
+  }
+
+  private sleep(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), ms);
+  }
+}

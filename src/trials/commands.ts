@@ -1,0 +1,157 @@
+import type { JsonObject, NewEvent, Reader, UnitOfWork } from '../../eventstore/index.js';
+import { HOUR } from '../clock.js';
+import type { ServiceContext } from '../context.js';
+import { newSessionId, openSession, type CreatedSession, type SessionStatus } from '../sessions/index.js';
+import type { InteractiveInteraction } from '../sessions/interaction.js';
+import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
+import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
+import { ADMISSIONS_STREAM, asTrialEvent, trialStreamId, type TrialAdmitted, type TrialEvent } from './events.js';
+import { TRIAL_LIMITS } from './limits.js';
+import * as sql from './sql.js';
+import { evolve, type Admission, type TrialState } from './state.js';
+
+/**
+ * The trial's commands. Each is one unit of work that appends to a stream every competing create
+ * also appends to, at the version its limits were checked against: the trial's own stream for
+ * its Sessions, the admissions ledger for new trials. A create that lost the race conflicts and
+ * runs again (EventStore.command), so two concurrent creates never both slip past a limit. Each
+ * takes its stream's turn before reading it, so that a burst of creates queue rather than keep
+ * losing the race until their retries run out.
+ */
+
+export interface TrialCreated {
+  session: CreatedSession;
+  trial: TrialState;
+  /** Only when this request started the trial: shown once, never stored. */
+  managementCredential?: string;
+}
+
+export type TrialOutcome = TrialCreated | TrialRefusal;
+
+/** What the caller asks for, and which client asks (clientDigest). */
+export interface TrialRequest {
+  interaction: InteractiveInteraction;
+  client: string;
+}
+
+const toNew = ({ type, ...data }: TrialEvent | TrialAdmitted): NewEvent => ({ type, data: data as JsonObject });
+
+/** The trial folded from its stream; undefined when there is none. */
+async function loadTrial(uow: UnitOfWork, workspaceId: string): Promise<TrialState | undefined> {
+  const recorded = await uow.readStream(trialStreamId(workspaceId));
+  return recorded.reduce<TrialState | undefined>((state, r) => evolve(state, asTrialEvent<TrialEvent>(r), r.streamVersion), undefined);
+}
+
+async function admissionsAt(db: Reader, now: Date): Promise<Admission[]> {
+  const since = new Date(now.getTime() - TRIAL_LIMITS.admissionWindowMs);
+  const { rows } = await db.query<{ client: string; admitted_at: Date }>(sql.ADMISSIONS_SINCE, [since]);
+  return rows.map((row) => ({ client: row.client, admittedAt: row.admitted_at }));
+}
+
+async function sessionStatuses(db: Reader, trial: TrialState): Promise<Map<string, SessionStatus>> {
+  const { rows } = await db.query<{ session_id: string; status: SessionStatus }>(sql.SESSION_STATUSES, [trial.sessions.map((s) => s.sessionId)]);
+  return new Map(rows.map((row) => [row.session_id, row.status]));
+}
+
+/**
+ * Appends the trial's new events (first, so its conflict comes before any other write), then
+ * opens the Session they name: interactive, in the trial's workspace, its link and action window
+ * ending together, kept until its result stops being readable.
+ */
+async function appendTrialSession(
+  uow: UnitOfWork,
+  ctx: ServiceContext,
+  before: TrialState | undefined,
+  workspaceId: string,
+  events: readonly TrialEvent[],
+  request: TrialRequest & { sessionId: string; now: Date },
+): Promise<{ session: CreatedSession; trial: TrialState }> {
+  const recorded = await uow.append(trialStreamId(workspaceId), before?.version ?? 0, events.map(toNew));
+  const trial = recorded.reduce<TrialState | undefined>((state, r, i) => evolve(state, events[i]!, r.streamVersion), before)!;
+  const session = await openSession(uow, ctx, request.sessionId, {
+    workspaceId,
+    interaction: request.interaction,
+    linkLifetimeHours: TRIAL_LIMITS.actionWindowMs / HOUR,
+    retentionHours: TRIAL_LIMITS.resultReadableMs / HOUR,
+    trial: true,
+    now: request.now,
+  });
+  return { session, trial };
+}
+
+/** A new trial and its first Session; the management credential is returned once. */
+export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<TrialOutcome> {
+  return ctx.store.command(async (uow): Promise<TrialOutcome> => {
+    const now = ctx.clock.now();
+    await uow.lockStream(ADMISSIONS_STREAM);
+    // The ledger's version first, the window after it: a start committed before the version was
+    // read is in the window too, and one committed after it makes this append conflict.
+    const ledgerVersion = await uow.streamVersion(ADMISSIONS_STREAM);
+    const admissions = await admissionsAt(uow, now);
+    const workspaceId = newTrialWorkspaceId();
+    const credential = newManagementCredential();
+    const sessionId = newSessionId();
+    const start = decideStart(admissions, { workspaceId, credentialHash: credentialHash(credential), sessionId, client: request.client, now });
+    if ('refused' in start) return start;
+    await uow.append(ADMISSIONS_STREAM, ledgerVersion, [toNew(start.admitted)]);
+    const created = await appendTrialSession(uow, ctx, undefined, workspaceId, start.events, { ...request, sessionId, now });
+    return { ...created, managementCredential: credential };
+  });
+}
+
+/** One more Session in the caller's trial, within its limits. */
+export function addTrialSession(ctx: ServiceContext, workspaceId: string, request: TrialRequest): Promise<TrialOutcome> {
+  return ctx.store.command(async (uow): Promise<TrialOutcome> => {
+    const now = ctx.clock.now();
+    await uow.lockStream(trialStreamId(workspaceId));
+    // The stream first: the statuses read after it cover every Session it holds.
+    const before = await loadTrial(uow, workspaceId);
+    if (!before) return { refused: 'trial_not_found' };
+    const statuses = await sessionStatuses(uow, before);
+    const admissions = await admissionsAt(uow, now);
+    const sessionId = newSessionId();
+    const decision = decideTrialSession(before, { sessionId, statuses, admissions, client: request.client, now });
+    if ('refused' in decision) return decision;
+    return appendTrialSession(uow, ctx, before, workspaceId, decision.events, { ...request, sessionId, now });
+  });
+}
+
+/** The trial a management credential opens; undefined for anything else, whatever it is. */
+export async function trialOfCredential(db: Reader, credential: string): Promise<string | undefined> {
+  if (!isManagementCredential(credential)) return undefined;
+  const { rows } = await db.query<{ workspace_id: string }>(sql.TRIAL_BY_CREDENTIAL, [credentialHash(credential)]);
+  return rows[0]?.workspace_id;
+}
+
+/**
+ * The trial a management credential opens, with the time after which nothing of it remains (its
+ * creation window and every Session's result ended); undefined for anything else.
+ */
+export async function trialForClaim(db: Reader, credential: string): Promise<{ workspaceId: string; deletesAt: Date } | undefined> {
+  if (!isManagementCredential(credential)) return undefined;
+  const { rows } = await db.query<{ workspace_id: string; deletes_at: Date }>(sql.TRIAL_FOR_CLAIM, [credentialHash(credential)]);
+  return rows[0] && { workspaceId: rows[0].workspace_id, deletesAt: rows[0].deletes_at };
+}
+
+export interface TrialSessionView {
+  etag: string;
+  /** TrialSessionResponse: the Session's view with the trial's deadlines. */
+  body: string;
+}
+
+/** A trial's Session as the trial reads it, while its result is readable; reading changes nothing. */
+export async function readTrialSession(db: Reader, workspaceId: string, sessionId: string, now: Date): Promise<TrialSessionView | undefined> {
+  const { rows } = await db.query<{ action_expires_at: Date; result_available_until: Date; etag: string; body: string }>(
+    sql.READABLE_SESSION,
+    [sessionId, workspaceId, now],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const trial = {
+    workspace_id: workspaceId,
+    action_expires_at: row.action_expires_at.toISOString(),
+    result_available_until: row.result_available_until.toISOString(),
+  };
+  // The view's bytes as they are, with `trial` added as their last member.
+  return { etag: row.etag, body: `${row.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}` };
+}

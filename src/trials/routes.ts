@@ -1,0 +1,129 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bearerToken } from '../auth/owner.js';
+import type { ServiceContext } from '../context.js';
+import { ApiError, errorResponses, invalid, refusalError, toApiError } from '../http/errors.js';
+import { etagOf, isSessionId } from '../sessions/index.js';
+import type { InteractiveInteraction } from '../sessions/interaction.js';
+import { checkInteraction } from '../sessions/rules.js';
+import { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from '../sessions/schemas.js';
+import { clientDigest } from '../clients.js';
+import { addTrialSession, readTrialSession, startTrial, trialOfCredential, type TrialCreated } from './commands.js';
+import { trialCreateSessionResponseSchema, trialSessionResponseSchema } from './schemas.js';
+
+/**
+ * The trial routes: POST /v1/trial/sessions (without Authorization it starts a trial) and
+ * GET /v1/trial/sessions/{id}, under a prefix of their own whose every answer is the trial's:
+ * 503 TRIAL_UNAVAILABLE while SVC_TRIAL is off, and never 401: whatever is wrong with the
+ * credential, whichever trial a Session is, and any path or id that is no trial route or Session
+ * answer the one 404 NOT_FOUND, so a caller learns nothing of what exists.
+ */
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** The request decoration holding the workspace of the caller's trial (null: no Authorization). */
+const TRIAL = 'trialWorkspace';
+
+const notFound = (): ApiError => refusalError({ refused: 'trial_not_found' });
+
+/** The trial the request's credential opens: undefined for no, a wrong or any other credential. */
+async function trialOfRequest(ctx: ServiceContext, request: FastifyRequest): Promise<string | undefined> {
+  const token = bearerToken(request);
+  return token === undefined ? undefined : trialOfCredential(ctx.pool, token);
+}
+
+function createdBody(created: TrialCreated): string {
+  const { session, trial, managementCredential } = created;
+  const own = trial.sessions.find((s) => s.sessionId === session.state.id)!;
+  return JSON.stringify({
+    id: session.state.id,
+    revision: session.state.revisions.length,
+    human_url: session.humanUrl,
+    workspace_id: trial.workspaceId,
+    ...(managementCredential === undefined ? {} : { management_credential: managementCredential }),
+    action_expires_at: own.actionExpiresAt,
+    result_available_until: own.resultAvailableUntil,
+    trial_expires_at: trial.trialExpiresAt,
+  });
+}
+
+const rateLimited = {
+  description: 'RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more.',
+  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until the limit admits one more.' } },
+  $ref: 'ErrorEnvelope#',
+};
+
+export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  await app.register(
+    async (trial) => {
+      // A trial Session's interaction is checked exactly as a published revision is.
+      for (const schema of [...REQUEST_SCHEMAS, sessionResponseSchema, trialCreateSessionResponseSchema, trialSessionResponseSchema]) trial.addSchema(schema);
+      trial.decorateRequest(TRIAL, null);
+
+      trial.addHook('onRequest', (_request, _reply, done) => {
+        done(ctx.config.trial ? undefined : new ApiError(503, 'TRIAL_UNAVAILABLE', 'The trial is not available on this service.'));
+      });
+      trial.setNotFoundHandler(() => {
+        throw notFound();
+      });
+      // Refusals keep the envelope of the root handler; only what the trial routes answer
+      // differently is changed: a body that is not JSON is a malformed body (there is no 415).
+      trial.setErrorHandler((error) => {
+        throw toApiError(error).status === 415 ? invalid('The request body must be JSON (Content-Type: application/json).') : error;
+      });
+
+      trial.post<{ Body: { interaction: InteractiveInteraction } }>(
+        '/sessions',
+        {
+          schema: {
+            tags: ['trial'],
+            description: 'Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.',
+            security: [{}, { bearer: [] }],
+            body: publishRequestSchema,
+            response: { 201: { $ref: 'TrialCreateSessionResponse#' }, 429: rateLimited, ...errorResponses(400, 404, 413, 500, 503) },
+          },
+          // Before the body is read: a credential that opens no trial is 404 whatever the body.
+          onRequest: async (request) => {
+            if (request.headers.authorization === undefined) return;
+            const workspaceId = await trialOfRequest(ctx, request);
+            if (workspaceId === undefined) throw notFound();
+            request.setDecorator(TRIAL, workspaceId);
+          },
+        },
+        async (request, reply) => {
+          if (request.headers['idempotency-key'] !== undefined) {
+            throw invalid('POST /v1/trial/sessions refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.');
+          }
+          const trialRequest = { interaction: checkInteraction(request.body.interaction) as InteractiveInteraction, client: clientDigest(ctx.deploymentKey, 'trial-client', request.ip) };
+          const workspaceId = request.getDecorator<string | null>(TRIAL);
+          const outcome = workspaceId === null ? await startTrial(ctx, trialRequest) : await addTrialSession(ctx, workspaceId, trialRequest);
+          if ('refused' in outcome) throw refusalError(outcome);
+          return reply
+            .code(201)
+            .header('etag', etagOf(outcome.session.state))
+            .header('location', `/v1/trial/sessions/${outcome.session.state.id}`)
+            .type(JSON_TYPE)
+            .send(createdBody(outcome));
+        },
+      );
+
+      trial.get(
+        '/sessions/:id',
+        {
+          schema: {
+            tags: ['trial'],
+            security: [{ bearer: [] }],
+            params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+            response: { 200: { $ref: 'TrialSessionResponse#' }, ...errorResponses(404, 500, 503) },
+          },
+        },
+        async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
+          const workspaceId = await trialOfRequest(ctx, request);
+          const { id } = request.params;
+          const view = workspaceId && isSessionId(id) ? await readTrialSession(ctx.pool, workspaceId, id, ctx.clock.now()) : undefined;
+          if (!view) throw notFound();
+          return reply.header('etag', view.etag).type(JSON_TYPE).send(view.body);
+        },
+      );
+    },
+    { prefix: '/v1/trial' },
+  );
+}

@@ -1,0 +1,32 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { expect, it } from 'vitest';
+import { useTestApp } from '../support/lifecycle.js';
+import { answerThroughLink, listeningApp } from './support.js';
+
+/** examples/agent.ts as a reader runs it, against the real service, answered through its link. */
+
+const { t } = useTestApp(listeningApp);
+
+it('prints the link, waits for the answer, verifies its receipt and prints the decision', async () => {
+  const agent = spawn(process.execPath, ['--import', 'tsx', 'examples/agent.ts'], {
+    env: { ...process.env, SVC_URL: t.ctx.config.publicOrigin, SVC_API_KEY: t.ctx.config.ownerKey! },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const link = new Promise<string>((resolve) => {
+    agent.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /https?:\/\/\S+\/s\/\S+/.exec(output)?.[0];
+      if (url) resolve(url);
+    });
+  });
+  agent.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(agent, 'exit');
+
+  expect((await answerThroughLink(await link, 'approve', { amount: '30', note: 'Sorry about the parcel.' })).status).toBe(200);
+  const [code] = await exited;
+  expect(output).toContain('Receipt verified: "Approve refund: Approve the refund for order 1042 (revision 1)"');
+  expect(output).toContain('Decision: refund 30.00 EUR (note: Sorry about the parcel.).');
+  expect(code).toBe(0);
+});

@@ -1,0 +1,69 @@
+import { expect } from 'vitest';
+import { createClient, type ClientOptions, type HandoffClient } from '../../src/client/index.js';
+import type { TestApp, TestAppOptions } from '../support/app.js';
+import { freePort } from '../support/processes.js';
+import { PAGE_FORM_HEADERS } from '../human/form-post.js';
+import type { Interaction } from '../../src/client/index.js';
+
+/** Calls shared by the tests that drive the service through its client, over real sockets. */
+
+/** The app listening on a free port that is also its public origin, so human links and receipts name it. */
+export async function listeningApp(): Promise<TestAppOptions> {
+  const port = await freePort();
+  return { listen: true, config: { port, publicOrigin: `http://127.0.0.1:${port}` } };
+}
+
+export function clientOf(t: TestApp, options: Partial<ClientOptions> = {}): HandoffClient {
+  return createClient({
+    baseUrl: t.ctx.config.publicOrigin,
+    apiKey: t.ctx.config.ownerKey!,
+    // Fast enough for a test; the waits themselves are never asserted on.
+    retry: { minDelayMs: 5, maxDelayMs: 20 },
+    poll: { minDelayMs: 5, maxDelayMs: 40 },
+    ...options,
+  });
+}
+
+/** A form field as the page posts it: one string, or a string per ticked box. */
+export type FormAnswer = Record<string, string | string[]>;
+
+/**
+ * The person's answer, the way the page sends it: open the link, take the form's hidden inputs,
+ * post them with the field strings and the pressed button's action, with the Fetch Metadata
+ * Chromium sends for a form the page itself posts. Resolves with the page the service answers.
+ */
+export async function answerThroughLink(humanUrl: string, actionId: string, fields: FormAnswer = {}): Promise<{ status: number; page: string }> {
+  const opened = await fetch(humanUrl);
+  const form = await opened.text();
+  expect(opened.status, form).toBe(200);
+  const hidden = (name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]+)">`).exec(form)?.[1];
+  const body = new URLSearchParams([
+    ['client_event_id', hidden('client_event_id')!],
+    ['surface_revision', hidden('surface_revision')!],
+  ]);
+  for (const [name, value] of Object.entries(fields)) for (const text of [value].flat()) body.append(`data.${name}`, text);
+  body.append('action_id', actionId);
+  const posted = await fetch(humanUrl, { method: 'POST', headers: PAGE_FORM_HEADERS, body: body.toString() });
+  return { status: posted.status, page: await posted.text() };
+}
+
+/** An interactive Session asking for a refund decision: an amount, a reason to choose, a note. */
+export function refundQuestion(title = 'Approve the refund for order 1042'): Interaction {
+  return {
+    mode: 'interactive' as const,
+    title,
+    source: {
+      kind: 'svc_surface',
+      components: [
+        { type: 'record', label: 'Order', fields: { order: '1042', total: 49.9 } },
+        { type: 'field', name: 'amount', label: 'Refund amount', schema: { type: 'number', minimum: 0, maximum: 49.9 }, required: true },
+        { type: 'field', name: 'reason', label: 'Reason', schema: { type: 'string', enum: ['damaged', 'late', 'other'] }, required: true },
+        { type: 'field', name: 'note', label: 'Note', schema: { type: 'string', maxLength: 200 } },
+      ],
+    },
+    actions: [
+      { id: 'approve', label: 'Approve refund', intent: 'approve' as const },
+      { id: 'reject', label: 'Reject', intent: 'reject' as const },
+    ],
+  };
+}

@@ -1,0 +1,158 @@
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
+import { answerThroughLink, listeningApp } from '../client/support.js';
+import { useTestApp } from '../support/lifecycle.js';
+
+/**
+ * The MCP server as a desktop agent runs it (`npm --silent start -- mcp`, a child process speaking
+ * MCP on stdio), driven by the SDK's own client, against the real service.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const { t } = useTestApp(listeningApp);
+let agent: Client;
+let stderr = '';
+const protocolErrors: Error[] = [];
+
+beforeAll(async () => {
+  const transport = new StdioClientTransport({
+    command: 'npm',
+    args: ['--silent', '--prefix', ROOT, 'start', '--', 'mcp'],
+    env: { ...getDefaultEnvironment(), SVC_URL: t.ctx.config.publicOrigin, SVC_API_KEY: t.ctx.config.ownerKey! },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  agent = new Client({ name: 'test-agent', version: '1.0.0' });
+  // A line on stdout that is not an MCP message lands here.
+  agent.onerror = (error) => protocolErrors.push(error);
+  await agent.connect(transport);
+});
+
+afterAll(async () => {
+  await agent?.close();
+});
+
+type Call = CallToolResult & { structuredContent?: Record<string, unknown> };
+
+async function call(name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}): Promise<Call> {
+  const result = (await agent.callTool({ name, arguments: args }, undefined, options)) as Call;
+  const [content] = result.content as Array<{ type: string; text: string }>;
+  expect(content!.type).toBe('text');
+  // The same JSON as text, for clients that read only content.
+  if (!result.isError) expect(JSON.parse(content!.text)).toEqual(result.structuredContent);
+  return result;
+}
+
+const errorOf = (result: Call) => {
+  expect(result.isError).toBe(true);
+  return (JSON.parse((result.content as Array<{ text: string }>)[0]!.text) as { error: { code: string; message: string; request_id?: string } }).error;
+};
+
+const refundQuestion = {
+  title: 'Refund order 1042?',
+  description: 'The customer says the parcel arrived damaged.',
+  fields: [
+    { name: 'amount', label: 'Refund amount', type: 'number', required: true },
+    { name: 'reason', label: 'Reason', type: 'choice', options: ['damaged', 'late', 'other'], required: true },
+    { name: 'notify', label: 'Email the customer', type: 'boolean' },
+    { name: 'note', label: 'Note', type: 'string' },
+  ],
+  actions: ['Approve refund', 'Reject'],
+};
+
+it('lists ask_human, get_answer and list_events, each with an input and an output schema', async () => {
+  const { tools } = await agent.listTools();
+  expect(tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events']);
+  for (const tool of tools) {
+    expect(tool.inputSchema.type).toBe('object');
+    expect(tool.outputSchema?.type).toBe('object');
+    expect(tool.description).toBeTruthy();
+  }
+  expect(agent.getInstructions()).toMatch(/ask_human/);
+});
+
+describe('asking a person', () => {
+  it('asks through a link, and get_answer returns the typed answer with a receipt that verifies', async () => {
+    const asked = await call('ask_human', refundQuestion);
+    const { session_id, url } = asked.structuredContent as { session_id: string; url: string };
+    expect(session_id).toMatch(/^ses_/);
+    expect(url).toMatch(new RegExp(`^${t.ctx.config.publicOrigin}/s/`));
+    expect((await call('get_answer', { session_id })).structuredContent).toEqual({ status: 'pending', action: null, data: null, accepted_at: null, receipt: null });
+
+    expect((await answerThroughLink(url, 'approve_refund', { amount: '20', reason: 'damaged', notify: 'true' })).status).toBe(200);
+    const answer = (await call('get_answer', { session_id })).structuredContent as { status: string; action: string; data: Record<string, unknown>; accepted_at: string; receipt: string };
+    expect(answer).toMatchObject({ status: 'answered', action: 'approve_refund', data: { amount: 20, reason: 'damaged', notify: true } });
+
+    const { events } = (await call('list_events', { session_id })).structuredContent as { events: SessionEvent[] };
+    expect(events.map((event) => [event.type, event.sequence, event.receipt])).toEqual([['response.accepted', 1, answer.receipt]]);
+    // The receipt binds exactly what get_answer returned.
+    const [{ event_id, revision, actor }] = events as [SessionEvent];
+    const response = { event_id, sequence: 1, revision, actor, action_id: answer.action, data: answer.data, accepted_at: answer.accepted_at, receipt: answer.receipt };
+    const claims = await verifyReceipt(answer.receipt, {
+      keysUrl: `${t.ctx.config.publicOrigin}/.well-known/svc-receipt-keys.json`,
+      expected: { issuer: t.ctx.config.publicOrigin, audience: 'wks_operator', sessionId: session_id, response },
+    });
+    expect(claims).toMatchObject({ session_id, action_id: 'approve_refund', action_label: 'Approve refund', summary: 'Approve refund: Refund order 1042? (revision 1)' });
+    expect((await call('list_events', { session_id, after: 1 })).structuredContent).toEqual({ session_id, events: [] });
+  });
+
+  it('with wait_seconds, sends the link as progress and returns the answer once given', async () => {
+    let answered: Promise<unknown> | undefined;
+    const result = await call(
+      'ask_human',
+      { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: 120 },
+      {
+        onprogress: ({ message }) => {
+          const url = /https?:\/\/\S+/.exec(message ?? '')?.[0];
+          if (url && !answered) answered = answerThroughLink(url, 'hold');
+        },
+        resetTimeoutOnProgress: true,
+      },
+    );
+    await answered;
+    expect(result.structuredContent).toMatchObject({ session_id: expect.stringMatching(/^ses_/), status: 'answered', action: 'hold', data: {}, receipt: expect.any(String) });
+  });
+
+  it('with wait_seconds and no answer in time, returns the link and status pending', async () => {
+    const result = await call('ask_human', { title: 'Anyone there?', fields: [], wait_seconds: 0 });
+    expect(result.structuredContent).toMatchObject({ url: expect.stringMatching(/\/s\//), status: 'pending', action: null });
+  });
+});
+
+describe('failures an agent can act on', () => {
+  it('refuses bad arguments with every problem named, and no stack trace', async () => {
+    const error = errorOf(
+      await call('ask_human', {
+        title: ' ',
+        fields: [{ name: 'Amount', label: 'Amount', type: 'money' }, { name: 'reason', label: 'Reason' }],
+        colour: 'blue',
+      }),
+    );
+    expect(error.code).toBe('INVALID_ARGUMENTS');
+    expect(error.message).toContain('title must not be blank');
+    expect(error.message).toContain('fields[0].type must be one of string, number, boolean, choice');
+    expect(error.message).toContain('fields[1].type is required');
+    expect(error.message).toContain('there is no argument colour');
+    expect(error.message).not.toMatch(/\n\s+at /);
+
+    const choice = errorOf(await call('ask_human', { title: 'Pick', fields: [{ name: 'pick', label: 'Pick', type: 'choice' }] }));
+    expect(choice.message).toBe('ask_human: fields[0]: a choice field needs options (a list of strings).');
+    expect(errorOf(await call('get_answer', {})).message).toBe('get_answer: session_id is required.');
+    expect(errorOf(await call('get_answer', { session_id: 42 })).message).toBe('get_answer: session_id must be string.');
+  });
+
+  it("returns a service refusal as a tool error carrying the service's code", async () => {
+    const error = errorOf(await call('get_answer', { session_id: 'ses_00000000000000000000000000' }));
+    expect(error).toMatchObject({ code: 'SESSION_NOT_FOUND', request_id: expect.stringMatching(/^req_/) });
+  });
+
+  it('wrote nothing but MCP on stdout, and its log line on stderr', () => {
+    expect(protocolErrors).toEqual([]);
+    expect(stderr).toContain('mcp: ask_human, get_answer and list_events for');
+  });
+});

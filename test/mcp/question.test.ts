@@ -1,0 +1,119 @@
+import { ulid } from 'ulid';
+import { expect, it } from 'vitest';
+import { answerOf, linkExpiresAt } from '../../src/mcp/answer.js';
+import { actionIds, questionInteraction, questionProblems } from '../../src/mcp/question.js';
+import type { InteractiveSession } from '../../src/client/index.js';
+
+/** ask_human's question as a Surface, and get_answer's reading of a Session: pure, given/when/then. */
+
+it('turns each field into a field component and each label into a button with a predictable ID', () => {
+  const interaction = questionInteraction({
+    title: 'Refund?',
+    description: 'Order 1042',
+    fields: [
+      { name: 'amount', label: 'Amount', type: 'number', required: true },
+      { name: 'reason', label: 'Reason', type: 'choice', options: ['damaged', 'late'] },
+      { name: 'notify', label: 'Notify', type: 'boolean' },
+      { name: 'note', label: 'Note', type: 'string' },
+    ],
+    actions: ['Approve refund', 'Reject'],
+  });
+  expect(interaction).toEqual({
+    mode: 'interactive',
+    title: 'Refund?',
+    description: 'Order 1042',
+    source: {
+      kind: 'svc_surface',
+      components: [
+        { type: 'field', name: 'amount', label: 'Amount', schema: { type: 'number' }, required: true },
+        { type: 'field', name: 'reason', label: 'Reason', schema: { type: 'string', enum: ['damaged', 'late'] } },
+        { type: 'field', name: 'notify', label: 'Notify', schema: { type: 'boolean' } },
+        { type: 'field', name: 'note', label: 'Note', schema: { type: 'string' } },
+      ],
+    },
+    actions: [
+      { id: 'approve_refund', label: 'Approve refund' },
+      { id: 'reject', label: 'Reject' },
+    ],
+  });
+});
+
+it('asks with one Submit button by default, and shows the description as the text of a question without fields', () => {
+  expect(questionInteraction({ title: 'Ready?', description: 'Say when.', fields: [] })).toEqual({
+    mode: 'interactive',
+    title: 'Ready?',
+    source: { kind: 'svc_surface', components: [{ type: 'text', text: 'Say when.' }] },
+    actions: [{ id: 'submit', label: 'Submit' }],
+  });
+});
+
+it('derives action IDs an agent can guess, always valid and unique', () => {
+  expect(actionIds(['Approve', 'Ça va ?', '42 more', '!!!', 'Approve!', 'A'.repeat(60)])).toEqual([
+    'approve',
+    'ca_va',
+    'a_42_more',
+    'action_4',
+    'approve_2',
+    'a'.repeat(29),
+  ]);
+  for (const id of actionIds(['x'.repeat(40), 'x'.repeat(41), 'x'.repeat(42)])) expect(id).toMatch(/^[a-z][a-z0-9_]{0,31}$/);
+});
+
+it('names the problems a schema cannot: choice without options, options elsewhere, a repeated name', () => {
+  expect(
+    questionProblems({
+      title: 'Q',
+      fields: [
+        { name: 'pick', label: 'Pick', type: 'choice' },
+        { name: 'text', label: 'Text', type: 'string', options: ['a'] },
+        { name: 'pick', label: 'Again', type: 'number' },
+      ],
+    }),
+  ).toEqual([
+    'fields[0]: a choice field needs options (a list of strings)',
+    'fields[1]: options apply only to a choice field',
+    'fields[2].name: "pick" is already the name of another field',
+  ]);
+});
+
+const session = (changes: Partial<InteractiveSession>): InteractiveSession => ({
+  id: 'ses_01KAZ3YV4Q8M5T2R7N6P1X9W0C',
+  status: 'active',
+  revision: 1,
+  interaction: { mode: 'interactive', title: 'Q', source: { kind: 'svc_surface', components: [{ type: 'text', text: 'Q' }] }, actions: [{ id: 'submit', label: 'Submit' }] },
+  response_schema: {},
+  responses: [],
+  ...changes,
+});
+
+const response = (revision: number) => ({
+  event_id: `evt_${revision}`,
+  sequence: revision,
+  revision,
+  action_id: 'approve',
+  data: { amount: revision },
+  actor: { assurance: 'link_holder' as const },
+  accepted_at: '2026-03-02T09:15:27.481Z',
+  receipt: 'a.b.c',
+});
+
+it('reads a Session as pending, answered, completed or expired', () => {
+  const created = new Date(Date.UTC(2026, 0, 1));
+  // Session IDs are ULIDs made when the Session is created.
+  const id = `ses_${ulid(created.getTime())}`;
+  expect(linkExpiresAt(id, 'owner-key').toISOString()).toBe('2026-01-31T00:00:00.000Z');
+  expect(linkExpiresAt(id, 'svc_sk_developer').toISOString()).toBe('2026-01-08T00:00:00.000Z');
+
+  const before = new Date('2026-01-30T00:00:00Z');
+  const after = new Date('2026-01-31T00:00:00Z');
+  const expiry = linkExpiresAt(id, 'owner-key');
+  const nothing = { action: null, data: null, accepted_at: null, receipt: null };
+  const latest = { action: 'approve', data: { amount: 1 }, accepted_at: '2026-03-02T09:15:27.481Z', receipt: 'a.b.c' };
+  expect(answerOf(session({}), expiry, before)).toEqual({ status: 'pending', ...nothing });
+  expect(answerOf(session({}), expiry, after)).toEqual({ status: 'expired', ...nothing });
+  expect(answerOf(session({ status: 'responded', responses: [response(1)] }), expiry, after)).toEqual({ status: 'answered', ...latest });
+  // A newer revision not answered yet: the earlier answer is not the answer to it.
+  expect(answerOf(session({ revision: 2, responses: [response(1)] }), expiry, before)).toEqual({ status: 'pending', ...nothing });
+  expect(answerOf(session({ status: 'completed', responses: [response(1)] }), expiry, before)).toEqual({ status: 'completed', ...latest });
+  expect(answerOf(session({ status: 'completed' }), expiry, before)).toEqual({ status: 'completed', ...nothing });
+});
