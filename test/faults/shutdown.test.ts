@@ -157,6 +157,27 @@ describe('the embedded database', () => {
     }
   }, 120_000);
 
+  it('a process that stops it ends on its own with exit 0; one that exits without stopping it still signals it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
+    await chmod(dir, 0o755);
+    const run = async (then: string) => {
+      const script = `const { startEmbeddedPostgres } = await import('./src/database/embedded.ts'); const pg = await startEmbeddedPostgres(${JSON.stringify(join(dir, 'pg'))}); ${then}`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let errors = '';
+      child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number | null];
+      return { code, errors };
+    };
+    try {
+      expect(await run('await pg.stop();')).toEqual({ code: 0, errors: '' });
+      expect(await run('process.exit(0);')).toEqual({ code: 0, errors: '' });
+      for (let i = 0; i < 100 && existsSync(join(dir, 'pg', 'postmaster.pid')); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(existsSync(join(dir, 'pg', 'postmaster.pid'))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('is not even imported when DATABASE_URL is set: nothing of it hooks the process signals', async () => {
     const child = spawn(
       process.execPath,
