@@ -6,7 +6,7 @@ import { useTestApp } from '../test/support/lifecycle.js';
 import { display, interactive, owner } from '../test/support/sessions.js';
 
 /**
- * A model of SPEC 3.1 and 4.1 for the owner side, checked against the real HTTP API over a real
+ * A model of the Session lifecycle and the owner API rules, checked against the real HTTP API over a real
  * database: random sequences of create, GET, PATCH and complete, with random If-Match values and
  * Idempotency-Keys (including replays and reuse with another request).
  */
@@ -137,7 +137,7 @@ class Change implements fc.AsyncCommand<Model, Real> {
 
 const { t } = useTestApp();
 
-it('the owner API follows the model of SPEC 3.1 and 4.1', async () => {
+it('the owner API follows the model of the Session lifecycle', async () => {
   const commands = [
     fc.constantFrom<'display' | 'interactive'>('interactive', 'interactive', 'display').map((mode) => new Create(mode)),
     fc.nat().map((pick) => new Get(pick)),

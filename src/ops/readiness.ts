@@ -7,7 +7,7 @@ import { versionAt } from './version.js';
 const DATABASE_TIMEOUT_MS = 2_000;
 const MIN_OWNER_KEY_LENGTH = 32;
 
-/** Why the service is not ready, or an empty list. Each condition of SPEC 4.5 on its own line. */
+/** Why the service is not ready, or an empty list. Each failed readiness condition on its own line. */
 export async function readinessProblems(ctx: ServiceContext): Promise<string[]> {
   const problems: string[] = [];
   if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');

@@ -3,7 +3,7 @@ import { HOUR } from '../clock.js';
 import type { FieldValue, InteractiveInteraction } from '../sessions/interaction.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 
-/** SPEC 2.6 and 8: a receipt stays verifiable for at least this long after acceptance. */
+/** A receipt stays verifiable for at least this long after acceptance. */
 const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
 
 /** How an accepted result reaches the agent; trials have no return channel (null). */

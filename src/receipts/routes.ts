@@ -29,7 +29,7 @@ const receiptKeysResponse = {
   },
 } as const;
 
-/** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached (SPEC 4.5). */
+/** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached. */
 export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   // The key set is fixed for the life of the process: configuration is read once.
   const body = ctx.receiptKeys ? JSON.stringify({ keys: ctx.receiptKeys.keys.map((key) => key.publicJwk) }) : undefined;

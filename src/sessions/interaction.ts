@@ -17,7 +17,7 @@ export interface DisplayInteraction {
   source: { kind: 'data'; data: { [key: string]: DisplayValue } };
 }
 
-/** The JSON Schema subset a field may use (SPEC 2.3). */
+/** The JSON Schema subset a field may use. */
 export type FieldSchema =
   | { type: 'string'; minLength?: number; maxLength?: number; enum?: string[]; title?: string; description?: string }
   | {
@@ -35,7 +35,7 @@ export type FieldSchema =
       items: { type: 'string'; enum: string[]; title?: string; description?: string };
       minItems?: number;
       maxItems?: number;
-      /** Optional in a field schema; the response schema always carries it (SPEC 2.4). */
+      /** Optional in a field schema; the response schema always carries it. */
       uniqueItems?: true;
       title?: string;
       description?: string;
@@ -94,7 +94,7 @@ export interface InteractiveInteraction {
 
 export type Interaction = DisplayInteraction | InteractiveInteraction;
 
-/** The JSON Schema 2020-12 a revision's responses are validated against (SPEC 2.4). */
+/** The JSON Schema 2020-12 a revision's responses are validated against. */
 export interface ResponseSchema {
   $schema: 'https://json-schema.org/draft/2020-12/schema';
   type: 'object';

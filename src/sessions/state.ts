@@ -24,7 +24,7 @@ export interface AcceptedResponse {
   requestDigest: string;
 }
 
-/** One public Event of the Session (SPEC 2.5), in sequence order. */
+/** One public Event of the Session, in sequence order. */
 export interface PublicEvent {
   eventId: string;
   sequence: number;
@@ -102,7 +102,7 @@ export function revisionInteraction(state: SessionState, revision: number): Inte
 export const revisionAnswered = (state: SessionState, revision: number): boolean =>
   state.responses.some((r) => r.revision === revision);
 
-/** The ETag of SPEC 4.1 rule 1: strong, `"<revision>.<event_count>"`. */
+/** The Session's ETag: strong, `"<revision>.<event_count>"`. */
 export const etagOf = (state: SessionState): string => `"${currentRevision(state)}.${state.events.length}"`;
 
 export function evolve(state: SessionState | undefined, record: SessionRecord): SessionState {

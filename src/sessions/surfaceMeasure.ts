@@ -2,7 +2,7 @@ import canonicalize from 'canonicalize';
 import type { Interaction } from './interaction.js';
 
 /**
- * The Surface measure of SPEC 4.1 rule 6 and SPEC 8: UTF-8 bytes of the RFC 8785 canonical JSON of
+ * The Surface measure the size limit applies to: UTF-8 bytes of the RFC 8785 canonical JSON of
  * the interaction as stored (after validation, so every string is well-formed Unicode).
  */
 export function surfaceMeasure(interaction: Interaction): number {

@@ -23,7 +23,7 @@ export interface WebhookState {
 
 export const EMPTY_WEBHOOK: WebhookState = { version: 0, endpoint: null, secrets: [] };
 
-/** Verified reads as pending again once its 30 days are over (SPEC 3.2). */
+/** Verified reads as pending again once its 30 days are over. */
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
   endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
 

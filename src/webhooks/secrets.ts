@@ -3,7 +3,7 @@ import { ulid } from 'ulid';
 import type { DeploymentKey } from '../../eventstore/index.js';
 
 /**
- * Signing secrets (SPEC 2.1, 5 rules 4 and 5): `whsec_` + base64 of 32 random bytes, shown once,
+ * Signing secrets: `whsec_` + base64 of 32 random bytes, shown once,
  * kept only sealed with the deployment data key. The key ID names the secret in headers and lists.
  */
 

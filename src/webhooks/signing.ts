@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { SigningSecret } from './secrets.js';
 
 /**
- * Standard Webhooks v1 (SPEC 5 rule 4): one `v1,<base64 HMAC-SHA256>` entry per secret in force
+ * Standard Webhooks v1: one `v1,<base64 HMAC-SHA256>` entry per secret in force
  * over `<id>.<timestamp>.<body>`, keyed with the secret's decoded bytes, and the key IDs in the
  * same order so a receiver can tell which of its secrets matched.
  */

@@ -6,7 +6,7 @@ import { outcomeOf } from './retryPolicy.js';
 import type { SigningSecret } from './secrets.js';
 import { signatureHeaders } from './signing.js';
 
-/** SPEC 4.1 rule 8 and 4.6: the endpoint proves it is ours by echoing a fresh challenge. */
+/** The endpoint proves it is ours by echoing a fresh challenge. */
 
 export const MAX_VERIFICATION_ANSWER_BYTES = 4096;
 

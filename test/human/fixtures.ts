@@ -1,6 +1,6 @@
 import type { DisplayInteraction, InteractiveInteraction } from '../../src/sessions/interaction.js';
 
-/** One field of every kind SPEC 2.3 renders, with proposed values where a person would see one. */
+/** One field of every kind a human page renders, with proposed values where a person would see one. */
 export const everyField: InteractiveInteraction = {
   mode: 'interactive',
   title: 'Check the order',

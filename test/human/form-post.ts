@@ -5,7 +5,7 @@ import type { TestApp } from '../support/app.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' } as const;
 
-/** The Fetch Metadata Chromium sends with a form that the human page itself posts (SPEC 4.2). */
+/** The Fetch Metadata Chromium sends with a form that the human page itself posts. */
 export const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
 
 /** The headers Chromium sends with a form that the human page itself posts. */
@@ -16,7 +16,7 @@ export function postForm(t: TestApp, token: string, body: string, headers: Recor
   return t.app.inject({ method: 'POST', url: `/s/${token}`, headers: { ...FORM, ...headers }, payload: body });
 }
 
-/** The error code a human page carries (SPEC 7), undefined on a page that is no error. */
+/** The error code a human page carries, undefined on a page that is no error. */
 export const errorCodeOf = (page: string): string | undefined => /<main data-error-code="([A-Z_]+)"/.exec(page)?.[1];
 
 export interface FormAnswer {

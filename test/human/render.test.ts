@@ -118,7 +118,7 @@ describe('escaping', () => {
 });
 
 describe('the form', () => {
-  it('renders each field as the input SPEC 2.3 names, prefilled with proposed values', async () => {
+  it('renders each field as the input its schema calls for, prefilled with proposed values', async () => {
     const page = await open(formPage({ interaction: everyField, revision: 7, clientEventId: CLIENT_EVENT_ID, values: formValuesOf(everyField) }));
     const attributes = (selector: string, names: string[]) =>
       page.locator(selector).evaluate((el, list) => Object.fromEntries(list.map((n) => [n, el.getAttribute(n)])), names);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { made, readThrough } from './lifecycle.js';
 
 /**
- * Real headless Chromium (Debian's `chromium`), as ARCHITECTURE.md asks for HTML pages: one for the
+ * Real headless Chromium (Debian's `chromium`), as the human pages are tested: one for the
  * test file, launched before its tests and closed after them. CHROMIUM_PATH overrides the binary's location.
  */
 export function useBrowser(): Pick<Browser, 'newPage' | 'newContext'> {

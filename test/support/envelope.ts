@@ -11,7 +11,7 @@ export function expectError(res: LightMyRequestResponse, status: number, code: E
   expect(error.message.length).toBeGreaterThan(0);
 }
 
-/** Asserts the SPEC 7 envelope, exactly, and its request id matching the x-request-id header. */
+/** Asserts the error envelope, exactly, and its request id matching the x-request-id header. */
 export function expectEnvelope(res: LightMyRequestResponse, status: number, code: ErrorCode): void {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -9,8 +9,8 @@ import { Webhook } from 'standardwebhooks';
 
 /**
  * A real HTTPS webhook receiver on loopback, with a certificate authority made for the test run by
- * the openssl CLI. The service trusts that authority through NODE_EXTRA_CA_CERTS, the variable
- * ARCHITECTURE names: a child process gets it in its environment; the test process sets it before
+ * the openssl CLI. The service trusts that authority through NODE_EXTRA_CA_CERTS, as Node does for
+ * any extra authority: a child process gets it in its environment; the test process sets it before
  * building the service's egress (which reads it when built, see src/webhooks/egress.ts).
  */
 

@@ -42,7 +42,7 @@ describe('first delivery', () => {
     expect(overview.json().deliveries).toEqual({ pending: 0, failed: 0, delivered: 1, oldest_pending_age_seconds: null });
   });
 
-  it('sends response.accepted only: publishing a revision and completing the Session queue nothing (SPEC 6.2)', async () => {
+  it('sends response.accepted only: publishing a revision and completing the Session queue nothing', async () => {
     const { sessionId, eventId } = await answeredSession(t);
     const patched = await t.app.inject({ method: 'PATCH', url: `/v1/sessions/${sessionId}`, headers: owner(t, { 'if-match': '"1.1"' }), payload: { interaction: interactive({ title: 'Again' }) } });
     expect(patched.statusCode, patched.body).toBe(200);

@@ -6,7 +6,7 @@ import { answer, verifyWebhook, type Receiver } from '../support/https-receiver.
 import { owner } from '../support/sessions.js';
 import { echoChallenge, NON_PUBLIC_HOSTS, registerVerified, startWebhookTest, useReceiver, type WebhookTest } from './support.js';
 
-/** PUT and GET /v1/webhook, POST /v1/webhook/verify and /v1/webhook/secrets/rotate (SPEC 2.7, 3.2, 4.1). */
+/** PUT and GET /v1/webhook, POST /v1/webhook/verify and /v1/webhook/secrets/rotate. */
 
 const receiver = useReceiver();
 let w: WebhookTest;

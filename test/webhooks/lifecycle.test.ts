@@ -156,7 +156,7 @@ describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
     expect(verifyWebhook(secret.secret, request!)).toMatchObject({ type: 'response.accepted', event_id: eventId, session_id: session.id, data: { amount: 3 } });
   });
 
-  it('answers 404 SESSION_NOT_FOUND, 404 NOT_FOUND, 409 WEBHOOK_NOT_CONFIGURED and 401 as SPEC 4.1 says', async () => {
+  it('answers 404 SESSION_NOT_FOUND, 404 NOT_FOUND, 409 WEBHOOK_NOT_CONFIGURED and 401', async () => {
     const { sessionId, eventId } = await answeredSession(t);
     const codes = async (res: Awaited<ReturnType<typeof redeliver>>) => [res.statusCode, res.json().error.code];
     expect(await codes(await redeliver(sessionId, eventId))).toEqual([409, 'WEBHOOK_NOT_CONFIGURED']);

@@ -11,7 +11,7 @@ import {
 
 const response = (status: number, retryAfter?: string): TransportResult => ({ kind: 'response', status, retryAfter, body: Buffer.alloc(0), truncated: false });
 
-describe('what an answer means (SPEC 3.3, 6.2)', () => {
+describe('what an answer means', () => {
   it.each([
     [200, 'delivered', false],
     [204, 'delivered', false],

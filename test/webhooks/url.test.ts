@@ -3,7 +3,7 @@ import { addressAllowed } from '../../src/webhooks/egress.js';
 import { checkWebhookUrl } from '../../src/webhooks/url.js';
 import { NON_PUBLIC_HOSTS } from './support.js';
 
-describe('webhook URL rules (SPEC 4.1, default policy)', () => {
+describe('webhook URL rules (default policy)', () => {
   const check = (url: string) => checkWebhookUrl(url, 'public');
 
   it('accepts an absolute https URL on port 443 and returns it normalized', () => {

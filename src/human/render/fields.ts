@@ -3,7 +3,7 @@ import { own } from '../own.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
- * One field as the input SPEC 2.3 names: text input or textarea, select for a string enum, number
+ * One field as the input the API contract names: text input or textarea, select for a string enum, number
  * input, checkbox, or a group of checkboxes for an array of enum IDs. Form names are
  * `data.<field name>`; `values` are the strings the form shows, `error` the reason to fix it.
  */

@@ -6,7 +6,7 @@ export const STYLESHEET_PATH = '/assets/human.css';
 
 /**
  * A complete HTML document. The stable error code, when there is one, is on <main> as
- * data-error-code (SPEC 4.2). No script, no inline style, nothing fetched from elsewhere; a page
+ * data-error-code. No script, no inline style, nothing fetched from elsewhere; a page
  * of another capability may add one stylesheet of its own from this origin.
  */
 export function pageDocument(page: { title: string; main: SafeHtml; errorCode?: ErrorCode; stylesheet?: string }): string {

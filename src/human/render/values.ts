@@ -12,7 +12,7 @@ export function keyValueList(record: ScalarRecord): SafeHtml {
   )}</dl>`;
 }
 
-/** Rows share one key set (SPEC 2.3); columns follow the keys in the order they first appear. */
+/** Rows share one key set; columns follow the keys in the order they first appear. */
 export function table(rows: ScalarRecord[]): SafeHtml {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   return html`<div class="table-scroll"><table><thead><tr>${columns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${rows.map((row) => html`<tr>${columns.map((column) => html`<td>${Object.hasOwn(row, column) ? scalarText(row[column]!) : ''}</td>`)}</tr>`)}</tbody></table></div>`;
