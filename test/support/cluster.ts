@@ -22,7 +22,7 @@ export function useFreshCluster(): TestDatabase {
     const dir = await mkdtemp(join(tmpdir(), 'svc-cluster-'));
     // As root the cluster runs as a created user, which must be able to enter the folder.
     await chmod(dir, 0o755);
-    const server = await startEmbeddedPostgres(join(dir, 'pg'));
+    const server = await startEmbeddedPostgres(join(dir, 'pg'), 'svc', { durable: false });
     const pool = createPool(server.url, 10);
     await migrate(pool, MIGRATION_FOLDERS);
     stop = async () => {

@@ -21,7 +21,7 @@ export async function setup(project: TestProject): Promise<void> {
     dir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
     // As root the cluster runs as a created user, which must be able to enter the folder.
     await chmod(dir, 0o755);
-    embedded = await startEmbeddedPostgres(join(dir, 'pg'), 'postgres');
+    embedded = await startEmbeddedPostgres(join(dir, 'pg'), 'postgres', { durable: false });
     url = embedded.url;
   }
   project.provide('adminDatabaseUrl', url);
