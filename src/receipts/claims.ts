@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { HOUR } from '../clock.js';
 import type { FieldValue, InteractiveInteraction } from '../sessions/interaction.js';
-import type { ReceiptClaims, ReturnBinding } from '../client/types.js';
+import type { ReceiptClaims } from '../client/types.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 
 /** A receipt stays verifiable for at least this long after acceptance. */
