@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '../eventstore/index.js';
+import { linkHash, migrate, recordedAtText, type LinkFields } from '../eventstore/index.js';
 import { MIGRATION_FOLDERS } from '../src/migrations.js';
 
 /**
@@ -34,14 +34,41 @@ async function admin(sql: string): Promise<void> {
   await client.end();
 }
 
-/** Versions from+1..to of every stream, a few versions (all streams) per statement, through the chain trigger. */
-async function fill(pool: pg.Pool, fromVersion: number, toVersion: number): Promise<void> {
+/**
+ * Versions from+1..to of every stream, five versions of every stream per statement. Each event is
+ * linked as the appender links it (the database checks the link names its predecessor).
+ */
+async function fill(pool: pg.Pool, heads: Map<string, string>, fromVersion: number, toVersion: number): Promise<void> {
   for (let v = fromVersion + 1; v <= toVersion; v += 5) {
+    const recordedAt = new Date();
+    const rows: Array<LinkFields & { hash: string }> = [];
+    for (let version = v; version <= Math.min(v + 4, toVersion); version++) {
+      for (let s = 1; s <= STREAMS; s++) {
+        const streamId = `bench-${s}`;
+        const link: LinkFields = {
+          prev_hash: heads.get(streamId) ?? null,
+          event_id: `evt_${s}_${version}`,
+          stream_id: streamId,
+          stream_version: version,
+          type: 'counted',
+          data: `{"n":${version},"payload":"${PAYLOAD}"}`,
+          metadata: '{}',
+          recorded_at: recordedAtText(recordedAt),
+          link_format: 2,
+        };
+        const hash = linkHash(link);
+        heads.set(streamId, hash);
+        rows.push({ ...link, hash });
+      }
+    }
+    const column = <K extends keyof (typeof rows)[0]>(key: K) => rows.map((row) => row[key]);
     await pool.query(
-      `INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata)
-       SELECT 'evt_' || s || '_' || v, 'bench-' || s, v, 'counted', '{"n":' || v || ',"payload":"${PAYLOAD}"}', '{}'
-         FROM generate_series($1::int, $2::int) v, generate_series(1, ${STREAMS}) s ORDER BY v, s`,
-      [v, Math.min(v + 4, toVersion)],
+      `INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash)
+       SELECT e.event_id, e.stream_id, e.stream_version, 'counted', e.data, '{}', $1, decode(e.prev_hash, 'hex'), decode(e.hash, 'hex')
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+              WITH ORDINALITY AS e(event_id, stream_id, stream_version, data, prev_hash, hash, n)
+        ORDER BY e.n`,
+      [recordedAt, column('event_id'), column('stream_id'), column('stream_version'), column('data'), column('prev_hash'), column('hash')],
     );
   }
 }
@@ -100,9 +127,10 @@ try {
 
   const results: Array<{ events: number; exported: Run; audited: Run }> = [];
   let versions = 0;
+  const heads = new Map<string, string>();
   for (const size of SIZES) {
     const target = size / STREAMS;
-    await fill(pool, versions, target);
+    await fill(pool, heads, versions, target);
     versions = target;
     const checkpoint = await run(['checkpoint'], env);
     if (checkpoint.code !== 0) throw new Error('checkpoint failed');

@@ -34,28 +34,32 @@ export const formatProblem = (p: AuditProblem): string => `${p.streamId}${p.stre
 
 /**
  * Hands each non-empty line of the file to `handle`, numbered from 1, waiting only when it
- * returns a promise: a line costs a split and a call, not a turn of the event loop.
+ * returns a promise: a line costs a split and a call, not a turn of the event loop. Lines are
+ * found in the bytes (a newline byte is never part of a longer UTF-8 character) and each is
+ * decoded on its own: a fresh short string parses more than twice as fast as a slice of a
+ * decoded chunk.
  */
 async function eachLine(file: string, handle: (number: number, line: string) => void | Promise<void>): Promise<void> {
   let number = 0;
-  let rest = '';
-  let ended = false;
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })[Symbol.asyncIterator]();
-  while (!ended) {
-    const next = await stream.next();
-    ended = next.done === true;
-    const text = ended ? `${rest}\n` : rest + (next.value as string);
+  let rest: Buffer = Buffer.alloc(0);
+  const lines = async (buffer: Buffer, last: boolean): Promise<number> => {
     let start = 0;
-    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-      const line = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
-      start = end + 1;
+    for (let end = buffer.indexOf(10); end >= 0 || (last && start < buffer.length); end = buffer.indexOf(10, start)) {
+      const stop = end < 0 ? buffer.length : end;
+      const line = buffer.toString('utf8', start, buffer[stop - 1] === 13 ? stop - 1 : stop);
+      start = stop + 1;
       number += 1;
       if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '')) continue;
       const pending = handle(number, line);
       if (pending) await pending;
     }
-    rest = text.slice(start);
+    return start;
+  };
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const buffer = rest.length === 0 ? (chunk as Buffer) : Buffer.concat([rest, chunk as Buffer]);
+    rest = buffer.subarray(await lines(buffer, false));
   }
+  await lines(rest, true);
 }
 
 const FIELDS: Array<[keyof ExportedLine, string]> = [

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactSign, decodeProtectedHeader } from 'jose';
@@ -99,6 +99,14 @@ describe('an export as written', () => {
     const result = await audit(file('opened.jsonl'), '--checkpoint', file('checkpoint.json'));
     expect(summary(result), result.stderr).toMatch(/: no problem; 1 checkpoints checked \(and the kept one\); 2 receipts verified \(issuer http:\/\/127\.0\.0\.1:8080\), 1 could not be opened/);
     expect(result.code).toBe(0);
+  });
+
+  it('reads the same events from CRLF line ends, blank lines and a last line with no line end', async () => {
+    const lines = (await readFile(file('opened.jsonl'), 'utf8')).trimEnd().split('\n');
+    await writeFile(file('reflowed.jsonl'), `\r\n${lines.join('\r\n\n')}`);
+    const [before, after] = [await audit(file('opened.jsonl')), await audit(file('reflowed.jsonl'))];
+    expect(after.code, after.stdout).toBe(0);
+    expect(summary(after)).toBe(summary(before));
   });
 
   it('holds each link\'s stored values and, opened, the content, or the erased marker once the key is gone', async () => {
