@@ -43,6 +43,9 @@ export function createPool(url: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may a checked-out one: pg rejects its queries and also emits 'error' on the client, which
+  // the pool listens to only while the client is idle. The query's rejection is what a command sees.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
