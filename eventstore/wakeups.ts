@@ -52,6 +52,22 @@ export class Wakeups {
     return () => this.connectedHandlers.delete(handler);
   }
 
+  /**
+   * Wakes a worker on each wake-up of `channel` that `wanted` accepts, and each time the listener
+   * (re)connects: wake-ups sent while it was away are lost, so the worker looks at once rather
+   * than at its next timer. Returns what stops both.
+   */
+  wakeOn(channel: string, wake: () => void, wanted: (payload: string) => boolean = () => true): () => void {
+    const offChannel = this.on(channel, (payload) => {
+      if (wanted(payload)) wake();
+    });
+    const offConnected = this.onConnected(wake);
+    return () => {
+      offChannel();
+      offConnected();
+    };
+  }
+
   /** Connects once; if that fails, keeps trying in the background. */
   async start(): Promise<void> {
     this.closing = new AbortController();

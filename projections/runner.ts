@@ -92,7 +92,7 @@ export class AsyncProjector {
   ) {}
 
   start(): void {
-    this.unsubscribe = this.wakeups.on(EVENTS_CHANNEL, () => this.wake());
+    this.unsubscribe = this.wakeups.wakeOn(EVENTS_CHANNEL, () => void this.wake());
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.wake();
   }

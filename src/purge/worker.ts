@@ -37,7 +37,7 @@ export class PurgeWorker {
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
-  private unsubscribes: Array<() => void> = [];
+  private unsubscribe: (() => void) | undefined;
   private stopped = true;
 
   constructor(private readonly ctx: ServiceContext, options: PurgeWorkerOptions = {}) {
@@ -46,20 +46,15 @@ export class PurgeWorker {
 
   start(): void {
     this.stopped = false;
-    this.unsubscribes = [
-      this.ctx.wakeups.on(EVENTS_CHANNEL, (payload) => {
-        if (namesSession(payload)) this.wake();
-      }),
-      // Wake-ups sent while the listener was away are lost: look now rather than at the next timer.
-      this.ctx.wakeups.onConnected(() => this.wake()),
-    ];
+    this.unsubscribe = this.ctx.wakeups.wakeOn(EVENTS_CHANNEL, () => this.wake(), namesSession);
     this.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     await this.running;
   }
 

@@ -51,7 +51,7 @@ export class DeliveryDispatcher {
   private filling: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
-  private unsubscribes: Array<() => void> = [];
+  private unsubscribe: (() => void) | undefined;
   private stopped = true;
 
   constructor(private readonly ctx: ServiceContext, options: DispatcherOptions = {}) {
@@ -62,18 +62,15 @@ export class DeliveryDispatcher {
 
   start(): void {
     this.stopped = false;
-    this.unsubscribes = [
-      this.ctx.wakeups.on(sql.DELIVERIES_CHANNEL, () => this.wake()),
-      // Jobs queued while the listener was away woke nobody: look now rather than at the next poll.
-      this.ctx.wakeups.onConnected(() => this.wake()),
-    ];
+    this.unsubscribe = this.ctx.wakeups.wakeOn(sql.DELIVERIES_CHANNEL, () => this.wake());
     this.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     await this.filling;
     await Promise.all(this.inFlight);
   }
