@@ -1,8 +1,8 @@
 import type { Projection, StreamKeys } from '../eventstore/index.js';
-import { accountsProjection } from './accounts/index.js';
-import { purgeScheduleProjection } from './purge/index.js';
-import { sessionViewProjection } from './sessions/index.js';
-import { trialsProjection } from './trials/index.js';
+import { accountsProjection } from './accounts/projection.js';
+import { purgeScheduleProjection } from './purge/projection.js';
+import { sessionViewProjection } from './sessions/projection.js';
+import { trialsProjection } from './trials/projection.js';
 import { deliveriesProjection } from './webhooks/deliveryProjection.js';
 import { webhookEndpointsProjection } from './webhooks/endpointProjection.js';
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RecordedEvent } from '../../eventstore/index.js';
 import type { Clock } from '../clock.js';
-import { purgeBacklog } from '../purge/index.js';
+import { purgeBacklog } from '../purge/backlog.js';
 import { deliveryQueue, projectionLag } from './backlog.js';
 
 /**
