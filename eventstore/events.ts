@@ -6,6 +6,12 @@ import { ulid } from 'ulid';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
+/**
+ * What a pure decide function returns: the events to append, or a refusal (a typed value saying
+ * why not) that the caller maps to its answer.
+ */
+export type Decision<E, R> = { events: E[] } | R;
+
 export interface NewEvent {
   type: string;
   data: JsonObject;

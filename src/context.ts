@@ -1,41 +1,21 @@
-import type { Agent } from 'undici';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { DeploymentKey, EventStore, StreamKeys, Wakeups, parseDataKey } from '../eventstore/index.js';
+import { developerKeyResolver } from './accounts/resolver.js';
+import { ownerKeyResolver } from './auth/owner.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { ServiceMetrics } from './ops/metrics.js';
-import { resolveBuildIdentity, type BuildIdentity } from './ops/version.js';
+import { resolveBuildIdentity } from './ops/version.js';
 import { asyncProjections, inlineProjections } from './projections.js';
 import { parseReceiptKeys, type ReceiptKeyRing } from './receipts/keys.js';
+import type { ServiceContext } from './serviceContext.js';
 import { createEgress, policyOf } from './webhooks/egress.js';
 
 /**
- * What every capability is handed: the configuration, resolved once, and the shared resources.
- * This is the composition root: the one place that knows every projection.
+ * The composition root: builds the context every capability is handed (its shape is
+ * src/serviceContext.ts), and is the one place that knows every projection and credential.
  */
-export interface ServiceContext {
-  config: Config;
-  pool: pg.Pool;
-  /** The event store over the pool, with every inline projection registered. */
-  store: EventStore;
-  clock: Clock;
-  log: Logger;
-  wakeups: Wakeups;
-  identity: BuildIdentity;
-  /** Undefined when SVC_RECEIPT_KEYS is unset or unusable; receiptKeysProblem says why. */
-  receiptKeys: ReceiptKeyRing | undefined;
-  receiptKeysProblem: string | undefined;
-  deploymentKey: DeploymentKey;
-  /**
-   * Where webhook requests go: each connection to an address checked public (or, in tests,
-   * loopback). A test may put another in its place.
-   */
-  egress: Agent;
-  streamKeys: StreamKeys;
-  metrics: ServiceMetrics;
-}
-
 export function createContext(deps: { config: Config; pool: pg.Pool; clock: Clock; log: Logger; wakeups: Wakeups }): ServiceContext {
   let receiptKeys: ReceiptKeyRing | undefined;
   let receiptKeysProblem: string | undefined = 'SVC_RECEIPT_KEYS is not set';
@@ -66,5 +46,6 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     deploymentKey,
     egress: createEgress({ policy: policyOf(deps.config) }),
     streamKeys,
+    credentialResolvers: [ownerKeyResolver, developerKeyResolver],
   };
 }

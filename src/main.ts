@@ -5,7 +5,8 @@ import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './a
 import { systemClock } from './clock.js';
 import { CommandRefused, UsageError } from './commandLine.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createContext, type ServiceContext } from './context.js';
+import { createContext } from './context.js';
+import type { ServiceContext } from './serviceContext.js';
 import { applyDevDefaults } from './devDefaults.js';
 import { isDatabaseUnreachable } from './http/database.js';
 import { createLogger } from './http/logging.js';

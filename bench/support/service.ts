@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { systemClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import type { ServiceContext } from '../../src/context.js';
+import type { ServiceContext } from '../../src/serviceContext.js';
 import { startTestApp } from '../../test/support/app.js';
 
 export interface BenchService {

@@ -1,5 +1,5 @@
 import type { Reader, UnitOfWork } from '../../eventstore/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { isManagementCredential, trialForClaim } from '../trials/index.js';
 import {
   fingerprintOf,

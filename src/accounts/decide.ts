@@ -1,4 +1,4 @@
-import type { Decision } from '../sessions/index.js';
+import type { Decision } from '../../eventstore/index.js';
 import { admitsAt, secondsUntil, type Limited } from '../rollingLimits.js';
 import {
   ACCOUNT_OPENED,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientDigest } from '../clients.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { toApiError } from '../http/errors.js';
 import { refusalError, refusalStatus } from '../http/errors.js';
 import { sameOrigin } from '../http/sameOrigin.js';

@@ -1,6 +1,6 @@
 import { StreamVersionConflict, type Reader } from '../../eventstore/index.js';
 import type { CredentialResolver, SessionOfWorkspace } from '../auth/owner.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { hashesEqual, isDeveloperKey, secretHash } from './credentials.js';
 import { keyUseDue } from './decide.js';
 import { KEY_USED, keyUseStreamId } from './events.js';

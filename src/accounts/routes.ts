@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { clientDigest } from '../clients.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { errorResponses, refusalError } from '../http/errors.js';
 import { requestSignInLink } from './commands.js';
 import { ACCOUNT_LIMITS } from './limits.js';

@@ -9,7 +9,7 @@ import {
   type Reader,
   type UnitOfWork,
 } from '../../eventstore/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { canonicalJson } from '../receipts/canonical.js';
 import * as sql from './sql.js';
 

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { writeCheckpoint } from './checkpoint.js';
 
 /** Checks this many times per interval whether a checkpoint is due, so none comes a tick late. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { auditExport, formatProblem } from './auditor.js';
 import { writeCheckpoint, type CheckpointDocument } from './checkpoint.js';
 import { exportTo } from './export.js';

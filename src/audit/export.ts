@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { exportLog, type ExportedEvent, type JsonObject } from '../../eventstore/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
 import { openSealed, sealedFieldsOf, type SealedField } from './sealed.js';
 import * as sql from './sql.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { ApiError } from '../http/errors.js';
 import { newestCheckpoint } from './checkpoint.js';
 

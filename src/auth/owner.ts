@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Reader } from '../../eventstore/index.js';
-import { developerKeyResolver } from '../accounts/resolver.js';
-import type { ServiceContext } from '../context.js';
+import type { OwnerPrincipal, SessionOfWorkspace } from './principal.js';
+import type { CredentialResolver, ServiceContext } from '../serviceContext.js';
 import { ApiError, internal } from '../http/errors.js';
 
 declare module 'fastify' {
@@ -14,29 +14,7 @@ declare module 'fastify' {
 
 export const OPERATOR_WORKSPACE = 'wks_operator';
 
-/** Who is calling an owner route: the workspace it acts in and the credential (for scoping). */
-export interface OwnerPrincipal {
-  workspaceId: string;
-  /** Stable, non-secret id of the credential; idempotency records are scoped to it. */
-  credentialId: string;
-  kind: 'owner_key' | 'developer_key';
-  /** Owner keys hold links for 720 h; developer keys (free plan) for 168 h. */
-  linkLifetimeHours: number;
-  /** How long a Session is kept after it ends before it is purged: 720 h or 168 h. */
-  retentionHours: number;
-  /**
-   * Whether this credential may read, but never change, a Session of another workspace (a
-   * developer key reads the Sessions of the trials its account claimed, each while its result is
-   * available). Absent: it reads its own workspace's Sessions only.
-   */
-  mayRead?: (db: Reader, session: SessionOfWorkspace) => Promise<boolean>;
-}
-
-/** A Session as far as access goes: its id and the workspace it belongs to. */
-export interface SessionOfWorkspace {
-  id: string;
-  workspaceId: string;
-}
+export type { OwnerPrincipal, SessionOfWorkspace } from './principal.js';
 
 /** What a principal may do with a Session: change it (its workspace's), only read it, or nothing. */
 export type SessionAccess = 'change' | 'read' | 'none';
@@ -50,11 +28,7 @@ export async function sessionAccess(db: Reader, principal: OwnerPrincipal, sessi
   return (await principal.mayRead?.(db, session)) ? 'read' : 'none';
 }
 
-/**
- * Credential resolvers are tried in order; the first that recognizes the token answers. A new kind
- * of credential (developer API keys) is one more resolver; the routes never change.
- */
-export type CredentialResolver = (token: string, ctx: ServiceContext) => Promise<OwnerPrincipal | undefined>;
+export type { CredentialResolver } from '../serviceContext.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -64,8 +38,6 @@ export const ownerKeyResolver: CredentialResolver = async (token, ctx) => {
   if (!ownerKey || !timingSafeEqual(digest(token), digest(ownerKey))) return undefined;
   return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720, retentionHours: 720 };
 };
-
-export const credentialResolvers: CredentialResolver[] = [ownerKeyResolver, developerKeyResolver];
 
 const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'A valid owner credential is required (Authorization: Bearer <key>).');
 
@@ -79,7 +51,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 async function authenticateOwner(request: FastifyRequest, ctx: ServiceContext): Promise<OwnerPrincipal> {
   const token = bearerToken(request);
   if (token === undefined) throw unauthorized();
-  for (const resolve of credentialResolvers) {
+  for (const resolve of ctx.credentialResolvers) {
     const principal = await resolve(token, ctx);
     if (principal) return principal;
   }

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';

@@ -1,6 +1,6 @@
 import { newEventId } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import { buildReceiptClaims } from '../receipts/claims.js';
 import { signReceipt } from '../receipts/sign.js';

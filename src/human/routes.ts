@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { acceptFormBodies } from '../http/bodies.js';
 import { ApiError, refusalStatus } from '../http/errors.js';
 import { sameOrigin } from '../http/sameOrigin.js';

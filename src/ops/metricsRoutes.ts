@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { bearerToken, ownerKeyResolver } from '../auth/owner.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { ApiError } from '../http/errors.js';
 
 /**

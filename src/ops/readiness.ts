@@ -1,5 +1,5 @@
 import { sign, verify } from 'node:crypto';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { pendingMigrations } from '../../eventstore/index.js';
 import { MIGRATION_FOLDERS } from '../migrations.js';
 import { versionAt } from './version.js';

@@ -1,6 +1,6 @@
 import { RebuildInProgress, rebuildAll, type Projection } from '../../projections/index.js';
 import { CommandRefused, UsageError } from '../commandLine.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { asyncProjections } from '../projections.js';
 
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { sharedReadiness } from './readiness.js';
 import { versionAt } from './version.js';
 

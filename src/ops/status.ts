@@ -1,7 +1,7 @@
 import { MIGRATION_FOLDERS } from '../migrations.js';
 import { bundledMigrations, pendingMigrations } from '../../eventstore/index.js';
 import { newestCheckpoint, payloadOf } from '../audit/checkpoint.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { asyncProjections } from '../projections.js';
 import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
 import { deliveryQueue, projectionLag, secondsBetween, type DeliveryQueue, type ProjectionLag } from './backlog.js';

@@ -1,5 +1,5 @@
 import type { UnitOfWork } from '../../eventstore/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { appendPurged, type SessionPurged } from '../sessions/index.js';
 import { endSessionDeliveries } from '../webhooks/queue.js';
 import { decidePurge, type PurgeCommand, type PurgeRefusal } from './decide.js';

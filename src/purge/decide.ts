@@ -1,5 +1,6 @@
 import { HOUR } from '../clock.js';
-import { SESSION_PURGED, type Decision, type PurgeReason, type SessionPurged } from '../sessions/index.js';
+import type { Decision } from '../../eventstore/index.js';
+import { SESSION_PURGED, type PurgeReason, type SessionPurged } from '../sessions/index.js';
 import type { SessionLifetime } from './lifetime.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
 import { eraseSession, type Purged } from './commands.js';
 

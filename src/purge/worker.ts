@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { EVENTS_CHANNEL, EVERYTHING, wakeupTargets } from '../../eventstore/index.js';
 import { catchUpAll, catchUpOnce } from '../../projections/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
 import { purgeNextDue, type Purged } from './commands.js';
 import { purgeScheduleProjection } from './projection.js';

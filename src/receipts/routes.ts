@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { receiptKeysUnavailable } from './sign.js';
 
 const receiptKeysResponse = {

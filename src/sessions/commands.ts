@@ -1,6 +1,6 @@
-import type { Reader, UnitOfWork } from '../../eventstore/index.js';
+import type { Decision, Reader, UnitOfWork } from '../../eventstore/index.js';
 import { sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import {
   decideComplete,
@@ -8,7 +8,6 @@ import {
   decidePublish,
   findReplay,
   type CreateSession,
-  type Decision,
   type OwnerCommand,
   type OwnerRefusal,
 } from './decide.js';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../eventstore/index.js';
+import type { Decision, JsonObject } from '../../eventstore/index.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
   RESPONSE_ACCEPTED,
@@ -26,8 +26,6 @@ import {
  * to its status and error code (docs/architecture.md, "Commands").
  */
 
-/** Events to append, or a refusal saying why not. */
-export type Decision<E, R> = { events: E[] } | R;
 
 /** Why an owner's change (publish or complete) is refused. */
 export type OwnerRefusal =

@@ -23,7 +23,7 @@ export {
   type LinkedSession,
   type PendingSessionEvent,
 } from './store.js';
-export { decideAcceptance, type AnswerDecision, type AnswerRefusal, type Decision, type OwnerRefusal, type Submission } from './decide.js';
+export { decideAcceptance, type AnswerDecision, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession, type NewSession } from './commands.js';
 export {
   currentInteraction,

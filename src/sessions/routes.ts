@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { ApiError, errorResponses, invalid, refusalError } from '../http/errors.js';
 import {
   completeSession,

@@ -1,6 +1,6 @@
 import type { JsonObject, NewEvent, Reader, UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { newSessionId, openSession, type CreatedSession, type SessionStatus } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';

@@ -1,4 +1,6 @@
-import type { Decision, SessionStatus } from '../sessions/index.js';
+import type { Decision } from '../../eventstore/index.js';
+// Only the status names: a pure decider imports no command of the Sessions capability.
+import type { SessionStatus } from '../sessions/state.js';
 import {
   TRIAL_ADMITTED,
   TRIAL_SESSION_CREATED,

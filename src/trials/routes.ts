@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken } from '../auth/owner.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { ApiError, errorResponses, invalid, refusalError, toApiError } from '../http/errors.js';
 import { etagOf, isSessionId } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { afterEvents, recordVerification, register, rotate, type WebhookState } from './endpoint.js';
 import { SECRET_CREATED } from './endpointEvents.js';
 import { endPendingDeliveries } from './queue.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { postWebhook } from './attempt.js';
 import { renderDelivery } from './body.js';
 import { afterEvents, decideAttempt, decideStart, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';

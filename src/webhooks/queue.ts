@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { UnitOfWork } from '../../eventstore/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { endUnavailable } from './delivery.js';
 import { DELIVERY_QUEUED, type DeliveryKind } from './deliveryEvents.js';
 import { isVerified, type Endpoint } from './endpoint.js';

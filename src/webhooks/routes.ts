@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/owner.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../serviceContext.js';
 import { ApiError, errorResponses, refusalError } from '../http/errors.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';

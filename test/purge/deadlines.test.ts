@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credentialResolvers } from '../../src/auth/owner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { PurgeWorker, eraseSession } from '../../src/purge/index.js';
 import { appendSession, newSessionId } from '../../src/sessions/index.js';
@@ -18,18 +17,15 @@ import { answer, complete, hasView, purgesOf } from './support.js';
 const T0 = Date.parse('2026-05-01T00:00:00.000Z');
 const clock = new ManualClock(new Date(T0));
 const { db, t } = useTestApp({ clock });
+beforeAll(() => {
+  t.ctx.credentialResolvers.push(async (token) =>
+    token === DEVELOPER_KEY ? { workspaceId: 'wks_developer', credentialId: 'key_dev', kind: 'developer_key', linkLifetimeHours: 168, retentionHours: 168 } : undefined,
+  );
+});
 
 /** A developer key as the accounts capability will resolve one: links and retention of 168 hours. */
 const DEVELOPER_KEY = 'svc_sk_test_purge_developer_key_0123456789';
 const developer = { authorization: `Bearer ${DEVELOPER_KEY}` };
-beforeAll(() => {
-  credentialResolvers.push(async (token) =>
-    token === DEVELOPER_KEY ? { workspaceId: 'wks_developer', credentialId: 'key_dev', kind: 'developer_key', linkLifetimeHours: 168, retentionHours: 168 } : undefined,
-  );
-});
-afterAll(() => {
-  credentialResolvers.pop();
-});
 
 const purger = () => new PurgeWorker(t.ctx);
 

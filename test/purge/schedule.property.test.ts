@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { readStream } from '../../eventstore/index.js';
-import { credentialResolvers } from '../../src/auth/owner.js';
 import { DAY, HOUR, ManualClock } from '../../src/clock.js';
 import { PurgeWorker, eraseSession, foldLifetime, purgeDeadline } from '../../src/purge/index.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -17,17 +16,14 @@ import { hasView, purgeCounts } from './support.js';
  */
 
 const DEVELOPER_KEY = 'svc_sk_test_purge_property_key_0123456789';
-beforeAll(() => {
-  credentialResolvers.push(async (token) =>
-    token === DEVELOPER_KEY ? { workspaceId: 'wks_property', credentialId: 'key_prop', kind: 'developer_key', linkLifetimeHours: 168, retentionHours: 168 } : undefined,
-  );
-});
-afterAll(() => {
-  credentialResolvers.pop();
-});
 
 const clock = new ManualClock('2026-01-01T00:00:00.000Z');
 const { db, t } = useTestApp({ clock });
+beforeAll(() => {
+  t.ctx.credentialResolvers.push(async (token) =>
+    token === DEVELOPER_KEY ? { workspaceId: 'wks_property', credentialId: 'key_prop', kind: 'developer_key', linkLifetimeHours: 168, retentionHours: 168 } : undefined,
+  );
+});
 
 type Kind = 'owner' | 'developer' | 'trial';
 

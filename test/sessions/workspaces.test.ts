@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { credentialResolvers } from '../../src/auth/owner.js';
+import { beforeAll, expect, it } from 'vitest';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, interactive, owner } from '../support/sessions.js';
@@ -11,16 +10,12 @@ import { createSession, interactive, owner } from '../support/sessions.js';
 
 const OTHER_KEY = 'svc_sk_test_other_workspace_key_0123456789';
 
+const { db, t } = useTestApp();
 beforeAll(() => {
-  credentialResolvers.push(async (token) =>
+  t.ctx.credentialResolvers.push(async (token) =>
     token === OTHER_KEY ? { workspaceId: 'wks_other', credentialId: 'key_other', kind: 'developer_key', linkLifetimeHours: 168, retentionHours: 168 } : undefined,
   );
 });
-afterAll(() => {
-  credentialResolvers.pop();
-});
-
-const { db, t } = useTestApp();
 
 it("answers 404 SESSION_NOT_FOUND on every route for another workspace's Session", async () => {
   const created = await createSession(t);

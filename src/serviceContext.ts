@@ -1,0 +1,44 @@
+import type { Agent } from 'undici';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
+import type { OwnerPrincipal } from './auth/principal.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { ServiceMetrics } from './ops/metrics.js';
+import type { BuildIdentity } from './ops/version.js';
+import type { ReceiptKeyRing } from './receipts/keys.js';
+
+/**
+ * What every capability is handed: the configuration, resolved once, and the shared resources.
+ * Only the shape lives here, so that every module can name it without importing what builds it
+ * (src/context.ts, the composition root).
+ */
+export interface ServiceContext {
+  config: Config;
+  pool: pg.Pool;
+  /** The event store over the pool, with every inline projection registered. */
+  store: EventStore;
+  clock: Clock;
+  log: Logger;
+  wakeups: Wakeups;
+  identity: BuildIdentity;
+  /** Undefined when SVC_RECEIPT_KEYS is unset or unusable; receiptKeysProblem says why. */
+  receiptKeys: ReceiptKeyRing | undefined;
+  receiptKeysProblem: string | undefined;
+  deploymentKey: DeploymentKey;
+  /**
+   * Where webhook requests go: each connection to an address checked public (or, in tests,
+   * loopback). A test may put another in its place.
+   */
+  egress: Agent;
+  streamKeys: StreamKeys;
+  metrics: ServiceMetrics;
+  /**
+   * How an owner route's bearer token becomes a principal: tried in order, the first that knows
+   * the token answers. A new kind of credential is one more resolver; the routes never change.
+   */
+  credentialResolvers: CredentialResolver[];
+}
+
+export type CredentialResolver = (token: string, ctx: ServiceContext) => Promise<OwnerPrincipal | undefined>;
