@@ -2,7 +2,6 @@ import type pg from 'pg';
 import { StreamVersionConflict, UnitOfWorkEnded } from './errors.js';
 import { linkHash, recordedAtText } from './chain.js';
 import { canonicalText, newEventId, toRecorded, type EventRow, type NewEvent, type RecordedEvent, type Statement } from './events.js';
-import { applyProjections, type Projection } from './projection.js';
 import * as sql from './sql.js';
 import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
 
@@ -37,9 +36,13 @@ export class UnitOfWork {
   private readonly wakeups: Wakeup[] = [];
   private ended = false;
 
+  /**
+   * `applyInline` folds what each append recorded into the inline projections, in this
+   * transaction: the store hands it over, so a unit of work knows no projection.
+   */
   constructor(
     private readonly client: pg.PoolClient,
-    private readonly inline: readonly Projection[],
+    private readonly applyInline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<void>,
   ) {}
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
@@ -161,7 +164,7 @@ export class UnitOfWork {
     else this.streams.delete(streamId);
     this.recorded.push(...recorded);
     this.wakeAfterCommit(EVENTS_CHANNEL, streamId);
-    await applyProjections(this.inline, this, recorded);
+    await this.applyInline(this, recorded);
     return recorded;
   }
 
