@@ -31,7 +31,8 @@ it('finds nothing in what JSON.stringify writes, indented or not', () => {
 it('finds a member name repeated anywhere, at its JSON Pointer', () => {
   fc.assert(
     fc.property(safeJson, fc.array(fc.nat(), { maxLength: 6 }), fc.string({ unit: 'binary-ascii', maxLength: 6 }), (value, route, name) => {
-      // Walk into `value` along `route`, then put an object with `name` twice there.
+      // Walk into `value` along `route`, then put an object with `name` twice there (a function
+      // as the replacement, so a `$` in the name is taken as it is).
       const segments: Array<string | number> = [];
       let holder: unknown = value;
       for (const step of route) {
@@ -47,7 +48,7 @@ it('finds a member name repeated anywhere, at its JSON Pointer', () => {
       const text =
         segments.length === 0
           ? `{${JSON.stringify(name)}:1,${JSON.stringify(name)}:2}`
-          : JSON.stringify(setAt(replaced, segments, '__repeat_here__')).replace(marker, `{${JSON.stringify(name)}:1,${JSON.stringify(name)}:2}`);
+          : JSON.stringify(setAt(replaced, segments, '__repeat_here__')).replace(marker, () => `{${JSON.stringify(name)}:1,${JSON.stringify(name)}:2}`);
       const pointer = [...segments, name].map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
       expect(iJsonProblem(text)).toEqual({ reason: 'duplicate_member', pointer });
     }),
