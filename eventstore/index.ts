@@ -9,4 +9,5 @@ export * from './logExport.js';
 export { UnitOfWork, type OpenedKey } from './unitOfWork.js';
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
+export { SerialRuns } from './serialRuns.js';
 export { EVENTSTORE_MIGRATIONS, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Reader } from './events.js';
-import type { OpenedKey, UnitOfWork } from './unitOfWork.js';
+import { isUnitOfWork, type OpenedKey, type UnitOfWork } from './unitOfWork.js';
 import * as sql from './sql.js';
 
 /**
@@ -91,7 +91,6 @@ export class DeploymentKey {
   }
 }
 
-const isUnitOfWork = (db: Reader): db is UnitOfWork => (db as UnitOfWork).kind === 'unit-of-work';
 
 /** Per-stream keys. A stream's key is made on its first sealed write and can only be destroyed. */
 export class StreamKeys {

@@ -5,7 +5,7 @@ import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type Re
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { applyProjections, type Projection } from './projection.js';
 import * as sql from './sql.js';
-import { UnitOfWork } from './unitOfWork.js';
+import { UnitOfWork, isUnitOfWork } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
 export interface OpenUnitOfWork {
@@ -105,7 +105,6 @@ export class EventStore {
   }
 }
 
-const isUnitOfWork = (db: Reader): db is UnitOfWork => (db as UnitOfWork).kind === 'unit-of-work';
 
 /** One stream: through the unit of work when there is one (read once, with its own appends). */
 export async function readStream(db: Reader, streamId: string): Promise<readonly RecordedEvent[]> {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { StreamVersionConflict, UnitOfWorkEnded } from './errors.js';
 import { linkHash, recordedAtText } from './chain.js';
-import { canonicalText, newEventId, toRecorded, type EventRow, type NewEvent, type RecordedEvent, type Statement } from './events.js';
+import { canonicalText, newEventId, toRecorded, type EventRow, type NewEvent, type Reader, type RecordedEvent, type Statement } from './events.js';
 import * as sql from './sql.js';
 import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
 
@@ -192,3 +192,6 @@ export class UnitOfWork {
     return this.wakeups;
   }
 }
+
+/** Whether a reader is a unit of work (its reads see its own appends) rather than a pool or client. */
+export const isUnitOfWork = (db: Reader): db is UnitOfWork => (db as UnitOfWork).kind === 'unit-of-work';

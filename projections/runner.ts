@@ -2,12 +2,15 @@ import {
   EVENTS_CHANNEL,
   checkpointOf,
   START,
+  SerialRuns,
+  applyProjections,
   readAll,
   readAllVisible,
   readByStream,
   transactionHorizon,
   type Checkpoint,
   type EventStore,
+  type Logger,
   type Projection,
   type RecordedEvent,
   type UnitOfWork,
@@ -18,10 +21,6 @@ import * as sql from './sql.js';
 const BATCH = 500;
 /** A rebuild reads larger batches: projections fold a batch with a few set-wide statements. */
 const REBUILD_BATCH = 5_000;
-
-interface Log {
-  warn(obj: object, msg?: string): void;
-}
 
 function toCheckpoint(row: { transaction_id: string; global_position: string } | undefined): Checkpoint | undefined {
   return row && { transactionId: row.transaction_id, globalPosition: row.global_position };
@@ -40,7 +39,7 @@ export async function catchUpOnce(store: EventStore, projection: Projection): Pr
     if (!from) return 0;
     const events = await readAll(uow, from, BATCH);
     if (events.length === 0) return 0;
-    await applyTo(projection, uow, events);
+    await applyProjections([projection], uow, events);
     await saveCheckpoint(uow, projection.name, checkpointOf(events.at(-1)!));
     return events.length;
   });
@@ -63,12 +62,6 @@ export async function catchUpAll(store: EventStore, projection: Projection, paus
   }
 }
 
-/** The projection's own events of a batch. */
-async function applyTo(projection: Projection, uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<void> {
-  const relevant = events.filter((e) => projection.eventTypes.includes(e.type));
-  if (relevant.length > 0) await projection.apply(uow, relevant);
-}
-
 async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Promise<void> {
   await uow.query(sql.CHECKPOINT_SAVE, [name, at.transactionId, at.globalPosition]);
 }
@@ -79,15 +72,14 @@ async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Pr
  */
 export class AsyncProjector {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runs = new SerialRuns(() => this.drain());
   private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
     private readonly wakeups: Wakeups,
-    private readonly log: Log,
+    private readonly log: Logger,
     private readonly pollMs = 2_000,
   ) {}
 
@@ -99,18 +91,7 @@ export class AsyncProjector {
 
   /** Runs until every projection is caught up; a wake-up during a run schedules one more. */
   wake(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.wake();
-      }
-    });
-    return this.running;
+    return this.runs.wake();
   }
 
   private async drain(): Promise<void> {
@@ -126,14 +107,14 @@ export class AsyncProjector {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.unsubscribe?.();
-    await this.running;
+    await this.runs.idle();
   }
 }
 
 /** Folds a batch into the rebuilt copies of every projection's tables, in registration order. */
 async function foldInto(uow: UnitOfWork, projections: readonly Projection[], events: readonly RecordedEvent[]): Promise<void> {
   await uow.query(sql.useRebuildTables);
-  for (const projection of projections) await applyTo(projection, uow, events);
+  await applyProjections(projections, uow, events);
 }
 
 /** Replaces the live table by its rebuilt copy, whose indexes take back their original names. */

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { EVENTS_CHANNEL, EVERYTHING, wakeupTargets } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, EVERYTHING, SerialRuns, wakeupTargets } from '../../eventstore/index.js';
 import { catchUpAll, catchUpOnce } from '../../projections/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
@@ -34,8 +34,16 @@ export class PurgeWorker {
   /** Recorded with every purge it makes: the log says who made each. */
   readonly id = `prg_${ulid()}`;
   private readonly pollMs: number;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runs = new SerialRuns(
+    () =>
+      this.pass()
+        .then(() => (this.stopped ? undefined : this.scheduleNext()))
+        .catch((error: unknown) => {
+          this.ctx.log.warn({ err: error }, 'purge pass failed; will retry');
+          if (!this.stopped) this.sleep(this.pollMs);
+        }),
+    () => !this.stopped,
+  );
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = true;
@@ -55,28 +63,12 @@ export class PurgeWorker {
     clearTimeout(this.timer);
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    await this.running;
+    await this.runs.idle();
   }
 
   /** Runs a pass, then sleeps until the next deadline; a wake-up during a pass runs one more. */
   wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass()
-      .then(() => (this.stopped ? undefined : this.scheduleNext()))
-      .catch((error: unknown) => {
-        this.ctx.log.warn({ err: error }, 'purge pass failed; will retry');
-        if (!this.stopped) this.sleep(this.pollMs);
-      })
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    void this.runs.wake();
   }
 
   /**
@@ -85,7 +77,7 @@ export class PurgeWorker {
    * is theirs to move).
    */
   async drain(): Promise<Purged[]> {
-    await this.running;
+    await this.runs.idle();
     await catchUpAll(this.ctx.store, purgeScheduleProjection);
     const purged = await this.pass();
     await catchUpAll(this.ctx.store, purgeScheduleProjection);

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
+import { SerialRuns } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { postWebhook } from './attempt.js';
 import { renderDelivery } from './body.js';
@@ -48,8 +49,15 @@ export class DeliveryDispatcher {
   private readonly pollMs: number;
   private readonly concurrency: number;
   private readonly inFlight = new Set<Promise<void>>();
-  private filling: Promise<void> | undefined;
-  private again = false;
+  private readonly filling = new SerialRuns(
+    () =>
+      this.fill().catch((error: unknown) => {
+        this.ctx.log.warn({ err: error }, 'webhook dispatcher could not claim jobs; will retry');
+        if (!this.stopped) this.pollIn(this.pollMs);
+      }),
+    // A wake-up that came before stop() claims nothing after it: its leases would only run out.
+    () => !this.stopped,
+  );
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = true;
@@ -71,28 +79,13 @@ export class DeliveryDispatcher {
     clearTimeout(this.timer);
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    await this.filling;
+    await this.filling.idle();
     await Promise.all(this.inFlight);
   }
 
   /** Claims due jobs until the concurrency is used or none is due; a wake-up meanwhile runs once more. */
   wake(): void {
-    if (this.filling) {
-      this.again = true;
-      return;
-    }
-    this.filling = this.fill()
-      .catch((error: unknown) => {
-        this.ctx.log.warn({ err: error }, 'webhook dispatcher could not claim jobs; will retry');
-        if (!this.stopped) this.pollIn(this.pollMs);
-      })
-      .finally(() => {
-        this.filling = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    void this.filling.wake();
   }
 
   /** Runs every job due now, and every retry that falls due meanwhile, to the end: for tests and tools. */
