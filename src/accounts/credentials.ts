@@ -1,5 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { newUlid } from '../../eventstore/index.js';
+import { sha256Hex } from '../receipts/canonical.js';
 
 /**
  * The secrets of developer accounts and the ids they are stored under. Every secret is 256 random
@@ -24,10 +25,7 @@ export const isToken = (value: string): boolean => TOKEN.test(value);
  * safe: an index lookup's timing tells a caller at most how much of some hash's prefix its guess's
  * hash shares, which brings it no closer to a secret.
  */
-export const secretHash = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
-
-/** The row found by hash is compared once more, in constant time, before it is believed. */
-export const hashesEqual = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+export const secretHash = (secret: string): string => sha256Hex(secret);
 
 export const newAccountId = (): string => `acc_${newUlid()}`;
 /** A developer workspace: the audience of its Sessions' receipts. */

@@ -46,7 +46,7 @@ export const CLAIMS_OF_ACCOUNT = `SELECT workspace_id, claimed_at FROM trial_cla
 
 /** A key by its hash, with its account's workspace. */
 export const KEY_BY_HASH = `
-SELECT k.key_id, k.key_hash, k.account_id, a.workspace_id, k.expires_at, k.revoked_at, k.last_used_at
+SELECT k.key_id, k.account_id, a.workspace_id, k.expires_at, k.revoked_at, k.last_used_at
   FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
  WHERE k.key_hash = $1`;
 

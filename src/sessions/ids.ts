@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { newUlid } from '../../eventstore/index.js';
+import { sha256Hex } from '../receipts/canonical.js';
 import { PATTERNS } from './limits.js';
 
 const SESSION_ID = new RegExp(PATTERNS.sessionId);
@@ -13,5 +14,5 @@ export function newHumanLinkToken(): string {
 }
 
 export function humanLinkHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
+import { sha256Hex } from '../receipts/canonical.js';
 
 const CREDENTIAL = /^svc_mg_[A-Za-z0-9_-]{43}$/;
 
@@ -13,7 +14,7 @@ export const isManagementCredential = (value: string): boolean => CREDENTIAL.tes
  * is the safe comparison: an index lookup's timing can tell a caller at most how much of some
  * hash's prefix its guess's hash shares, which brings it no closer to a credential.
  */
-export const credentialHash = (credential: string): string => createHash('sha256').update(credential, 'utf8').digest('hex');
+export const credentialHash = (credential: string): string => sha256Hex(credential);
 
 /** A trial's workspace, the audience of its receipts. */
 export const newTrialWorkspaceId = (): string => `wks_${ulid()}`;
