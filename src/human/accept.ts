@@ -8,7 +8,7 @@ import {
   appendSession,
   currentRevision,
   decideAcceptance,
-  evolve,
+  fold,
   loadSession,
   revisionInteraction,
   type AcceptedResponse,
@@ -118,7 +118,7 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
       }),
     );
     const records = await appendSession(uow, ctx.streamKeys, sessionId, before.version, [{ event: { ...event!, receipt }, eventId }]);
-    const after = records.reduce<SessionState>(evolve, before);
+    const after = fold(records, before)!;
     const response = after.responses.at(-1)!;
     if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: after.workspaceId, sessionId, ...response });
     return { kind: 'accepted', view: acceptedView(after, response) };

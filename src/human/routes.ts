@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
 import { acceptFormBodies } from '../http/bodies.js';
-import { ApiError, refusalStatus } from '../http/errors.js';
+import { ApiError, refusalError } from '../http/errors.js';
 import { sameOrigin } from '../http/sameOrigin.js';
 import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues } from './form.js';
 import { HUMAN_PAGE_HEADERS } from './headers.js';
 import { STYLESHEET_PATH } from './render/layout.js';
-import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
+import { completedPage, confirmationPage, displayPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
 
 /**
  * The human link: GET /s/{token} shows the Session's page, POST /s/{token} submits an
@@ -47,7 +47,7 @@ function currentPage(state: SessionState): string {
 }
 
 /** The status and page answering a submission; a 422 shows the person's own values back. */
-function outcomePage(outcome: SubmitOutcome, values: FormValues, requestId: string): [number, string] {
+function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, string] {
   switch (outcome.kind) {
     case 'accepted':
       return [200, confirmationPage(outcome.view)];
@@ -74,10 +74,9 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues, requestId: stri
           problem: { code: 'SESSION_REVISION_CONFLICT' },
         }),
       ];
-    case 'refused': {
-      const { status, code } = refusalStatus(outcome.refusal);
-      return [status, status === 404 ? NOT_FOUND_PAGE : errorPage(code, status, requestId)];
-    }
+    case 'refused':
+      // The root error handler renders a refusal on /s/ as the error page (or the not-found page).
+      throw refusalError(outcome.refusal);
   }
 }
 
@@ -104,13 +103,13 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     if (!sameOrigin(request, ctx.config.publicOrigin)) {
-      throw new ApiError(403, 'ACTION_NOT_ALLOWED', 'Answers are accepted only from the page itself.');
+      throw refusalError({ refused: 'not_same_origin' });
     }
     const sessionId = await linkedSessionId(ctx, request.params.token);
     if (!sessionId) return sendPage(reply, 404, NOT_FOUND_PAGE);
     if (typeof request.body !== 'string') throw new ApiError(415, 'INVALID_SCHEMA', 'The form must be sent as application/x-www-form-urlencoded.');
     const submission = parseSubmission(request.body);
-    const [status, page] = outcomePage(await submitAnswer(ctx, sessionId, submission), submission.values, request.id);
+    const [status, page] = outcomePage(await submitAnswer(ctx, sessionId, submission), submission.values);
     return sendPage(reply, status, page);
   });
 }

@@ -15,7 +15,7 @@ import type { IdempotencyMark, SessionEvent } from './events.js';
 import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId } from './ids.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import * as sql from './sql.js';
-import { evolve, type SessionState } from './state.js';
+import { fold, type SessionState } from './state.js';
 import { appendSession, loadSession } from './store.js';
 
 /**
@@ -77,10 +77,6 @@ export async function loadChangeableSession(
   return state && access === 'change' ? state : { refused: 'session_not_found' };
 }
 
-/** Applies new records to the state they were decided on: the answer comes from the same evolve. */
-const evolveAll = (state: SessionState | undefined, records: Awaited<ReturnType<typeof appendSession>>): SessionState =>
-  records.reduce<SessionState | undefined>(evolve, state)!;
-
 /** What a new Session is; its link is made by openSession. */
 export type NewSession = Omit<CreateSession, 'linkHash'>;
 
@@ -92,7 +88,8 @@ export type NewSession = Omit<CreateSession, 'linkHash'>;
 export async function openSession(uow: UnitOfWork, ctx: ServiceContext, id: string, session: NewSession): Promise<CreatedSession> {
   const token = newHumanLinkToken();
   const events = decideCreate({ ...session, linkHash: humanLinkHash(token) });
-  const state = evolveAll(undefined, await appendSession(uow, ctx.streamKeys, id, 0, events.map((event) => ({ event }))));
+  // The answer comes from the same evolve as every later read.
+  const state = fold(await appendSession(uow, ctx.streamKeys, id, 0, events.map((event) => ({ event }))))!;
   return { state, humanUrl: `${ctx.config.publicOrigin}/s/${token}` };
 }
 
@@ -136,7 +133,7 @@ async function runOwnerCommand(
     const decision = decide(before, { ifMatch, now: ctx.clock.now() });
     if ('refused' in decision) return decision;
     const pending = decision.events.map((event) => ({ event, idempotency: mark }));
-    return { state: evolveAll(before, await appendSession(uow, ctx.streamKeys, sessionId, before.version, pending)) };
+    return { state: fold(await appendSession(uow, ctx.streamKeys, sessionId, before.version, pending), before)! };
   });
 }
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  *     const decision = decideAcceptance(state, submission);               // pure: events, replay or refusal
  *     // events: sign the receipt (its event id chosen up front), then
  *     const records = await appendSession(uow, ctx.streamKeys, sessionId, state.version, [...]);
- *     const after = records.reduce(evolve, state);                         // the answer, from the same evolve
+ *     const after = fold(records, state);                                 // the answer, from the same evolve
  *     // ...and queue its webhook delivery in the same unit of work.
  *   })
  */
@@ -29,7 +29,7 @@ export {
   currentInteraction,
   currentRevision,
   etagOf,
-  evolve,
+  fold,
   isErased,
   revisionAnswered,
   revisionInteraction,

@@ -173,8 +173,9 @@ export function evolve(state: SessionState | undefined, record: SessionRecord): 
   }
 }
 
-export const fold = (records: readonly SessionRecord[]): SessionState | undefined =>
-  records.reduce<SessionState | undefined>(evolve, undefined);
+/** The state after `records`, from `from` (the state they were decided on) or from nothing. */
+export const fold = (records: readonly SessionRecord[], from?: SessionState): SessionState | undefined =>
+  records.reduce<SessionState | undefined>(evolve, from);
 
 /**
  * A Session's stream as stored: the Session, or the erased marker once any of its content can no

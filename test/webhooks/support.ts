@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { newEventId } from '../../eventstore/index.js';
-import { appendSession, evolve, decideAcceptance, loadSession } from '../../src/sessions/index.js';
+import { appendSession, decideAcceptance, fold, loadSession } from '../../src/sessions/index.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { queueDelivery, receivingEndpoint } from '../../src/webhooks/queue.js';
@@ -134,7 +134,7 @@ export async function acceptAnswer(t: TestApp, sessionId: string, data: Record<s
     });
     if (!('events' in decision)) throw new Error(`not accepted: ${JSON.stringify(decision)}`);
     const records = await appendSession(uow, t.ctx.streamKeys, sessionId, state.version, [{ event: { ...decision.events[0]!, receipt }, eventId }]);
-    const response = records.reduce(evolve, state).responses.at(-1)!;
+    const response = fold(records, state)!.responses.at(-1)!;
     const endpoint = await receivingEndpoint(uow, state.workspaceId, t.clock.now());
     return endpoint && queueDelivery(uow, t.ctx, endpoint, { workspaceId: state.workspaceId, sessionId, ...response });
   });
