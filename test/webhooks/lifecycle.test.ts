@@ -12,6 +12,7 @@ import {
   answeredSession,
   deliveriesOf,
   deliveriesTo,
+  echoChallenge,
   registerVerified,
   useReceiver,
   useWebhookTest,
@@ -164,6 +165,41 @@ describe('POST /v1/sessions/{id}/events/{event_id}/redeliver', () => {
     expect(await codes(await redeliver('ses_01J00000000000000000000000', eventId))).toEqual([404, 'SESSION_NOT_FOUND']);
     expect(await codes(await redeliver('webhook-wks_operator', eventId))).toEqual([404, 'SESSION_NOT_FOUND']);
     expect(await codes(await redeliver(sessionId, eventId, { authorization: 'Bearer nope' }))).toEqual([401, 'UNAUTHORIZED']);
+  });
+});
+
+describe('POST /v1/sessions/{id}/events/{event_id}/redeliver refuses', () => {
+  const codes = (res: Awaited<ReturnType<typeof redeliver>>) => [res.statusCode, res.json().error.code];
+
+  it('409 WEBHOOK_NOT_CONFIGURED while the endpoint is registered but not yet verified, and once its verification lapsed', async () => {
+    const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(t), payload: { url: receiver.url } });
+    expect(put.statusCode, put.body).toBe(201);
+    const pending = await answeredSession(t);
+    expect(codes(await redeliver(pending.sessionId, pending.eventId))).toEqual([409, 'WEBHOOK_NOT_CONFIGURED']);
+    expect(await deliveriesOf(t, pending.sessionId)).toEqual([]);
+
+    receiver.respond(echoChallenge);
+    expect((await t.app.inject({ method: 'POST', url: '/v1/webhook/verify', headers: owner(t) })).statusCode).toBe(200);
+    receiver.respond(answer(200));
+    const delivered = await answeredSession(t);
+    await dispatcher.drain();
+    clock.advance(30 * DAY);
+    expect(codes(await redeliver(delivered.sessionId, delivered.eventId))).toEqual([409, 'WEBHOOK_NOT_CONFIGURED']);
+    expect((await deliveriesOf(t, delivered.sessionId)).map((d) => d.kind)).toEqual(['accepted']);
+  });
+
+  it("404 NOT_FOUND for an Event of another Session, and for one of this Session's that is no accepted response", async () => {
+    await registerVerified(t, receiver);
+    const a = await answeredSession(t);
+    const b = await answeredSession(t);
+    expect(codes(await redeliver(a.sessionId, b.eventId))).toEqual([404, 'NOT_FOUND']);
+    const etag = (await t.app.inject({ url: `/v1/sessions/${a.sessionId}`, headers: owner(t) })).headers.etag as string;
+    const completed = await t.app.inject({ method: 'POST', url: `/v1/sessions/${a.sessionId}/complete`, headers: owner(t, { 'if-match': etag }) });
+    expect(completed.statusCode, completed.body).toBe(200);
+    const events = (await t.app.inject({ url: `/v1/sessions/${a.sessionId}/events`, headers: owner(t) })).json<{ events: Array<{ event_id: string; type: string }> }>();
+    const completion = events.events.find((event) => event.type === 'session.completed')!;
+    expect(codes(await redeliver(a.sessionId, completion.event_id))).toEqual([404, 'NOT_FOUND']);
+    expect((await deliveriesOf(t, a.sessionId)).map((d) => d.kind)).toEqual(['accepted']);
   });
 });
 
