@@ -22,11 +22,11 @@ export interface Config {
   mailFrom: string | undefined;
   trial: boolean;
   /**
-   * fastify's trustProxy: which proxies' X-Forwarded-For is believed when finding the client's
-   * address for per-client limits (a hop count, addresses or CIDR ranges, or every proxy).
-   * false: the socket's peer address.
+   * Which proxies' X-Forwarded-For is believed when finding the client's address for per-client
+   * limits: a hop count (0: none, the socket's peer is the client), or the proxies' addresses and
+   * CIDR ranges. Never every hop: the left-most entries are whatever the client wrote.
    */
-  trustProxy: boolean | number | string[];
+  trustProxy: number | string[];
   build: BuildSources;
   /** `loopback` lets webhook deliveries reach https on 127.0.0.1 (tests only). */
   webhookTestEgress: 'loopback' | undefined;
@@ -58,13 +58,19 @@ const nonEmpty = (value: string | undefined): string | undefined => (value === u
 /** The names proxy-addr (fastify's trustProxy) accepts for address ranges. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
+const TRUST_PROXY_VALUES =
+  'a hop count (how many proxies stand in front of the service; 0 or unset: none) or the proxies\' addresses and CIDR ranges ' +
+  `separated by commas (${PROXY_RANGE_NAMES.join(', ')} name ranges)`;
+
 function trustProxyOf(value: string | undefined): Config['trustProxy'] {
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
+  if (value === undefined || value === 'false') return 0;
+  if (value === 'true') {
+    throw new ConfigError(`SVC_TRUST_PROXY must be ${TRUST_PROXY_VALUES}; true is refused: trusting every hop lets a client choose the address its limits count`);
+  }
   if (/^[0-9]+$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());
   const wrong = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
-  if (wrong !== undefined) throw new ConfigError(`SVC_TRUST_PROXY must be true, a hop count, or addresses and CIDR ranges separated by commas; got ${JSON.stringify(wrong)}`);
+  if (wrong !== undefined) throw new ConfigError(`SVC_TRUST_PROXY must be ${TRUST_PROXY_VALUES}; got ${JSON.stringify(wrong)}`);
   return entries;
 }
 

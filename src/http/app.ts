@@ -40,8 +40,9 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
   const headers = edgeHeaders(ctx.config.publicOrigin);
   const { trustProxy } = ctx.config;
   const app: FastifyInstance = Fastify({
-    // request.ip, the client of per-client limits; fastify takes a hop count only as a function.
-    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
+    // request.ip, the client of per-client limits: the address the last trusted proxy saw.
+    // fastify takes a hop count only as a function.
+    trustProxy: typeof trustProxy === 'number' ? trustProxy > 0 && ((_address: string, hop: number) => hop < trustProxy) : trustProxy,
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: HTTP_LIMITS.bodyBytes,
     genReqId: nextRequestId,

@@ -39,10 +39,13 @@ describe('a failure: 1, its message and no stack trace', () => {
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 
-  it('a configuration the service cannot run with', async () => {
-    const result = await runCommand(['migrate'], { ...production(db.url), PORT: 'eighty' });
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be a port number'],
+    [{ SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY must be a hop count'],
+  ])('a configuration the service cannot run with: %j', async (variables, message) => {
+    const result = await runCommand(['serve'], { ...production(db.url), ...variables });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('PORT must be a port number');
+    expect(result.stderr).toContain(`svc: ${message}`);
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 });

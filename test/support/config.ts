@@ -22,7 +22,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     smtpUrl: undefined,
     mailFrom: undefined,
     trial: true,
-    trustProxy: false,
+    trustProxy: 0,
     build: {
       gitSha: 'a'.repeat(40),
       buildId: 'test-build',

@@ -44,10 +44,11 @@ describe('the client of per-client limits', () => {
     }
   });
 
-  it('SVC_TRUST_PROXY takes true, a hop count, or addresses and CIDR ranges', () => {
-    expect(loadConfig({}).trustProxy).toBe(false);
-    expect(loadConfig({ SVC_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  it('SVC_TRUST_PROXY takes a hop count, or addresses and CIDR ranges; never true', () => {
+    expect(loadConfig({}).trustProxy).toBe(0);
+    expect(loadConfig({ SVC_TRUST_PROXY: 'false' }).trustProxy).toBe(0);
     expect(loadConfig({ SVC_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(() => loadConfig({ SVC_TRUST_PROXY: 'true' })).toThrow(/^SVC_TRUST_PROXY must be a hop count .* or the proxies' addresses and CIDR ranges .*; true is refused/);
     expect(loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.0.2.1', 'loopback']);
     expect(() => loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8,proxy.example' })).toThrow(/SVC_TRUST_PROXY/);
   });
