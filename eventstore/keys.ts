@@ -21,6 +21,7 @@ export class StreamKeyDestroyed extends Error {
   }
 }
 
+/** What every use of the deployment data key throws while none is configured. */
 export class DataKeyUnavailable extends Error {
   constructor() {
     super('the deployment data key (SVC_DATA_KEY) is not configured');
@@ -58,6 +59,11 @@ export class DeploymentKey {
 
   get configured(): boolean {
     return this.key !== undefined;
+  }
+
+  /** For work that must not start without the key (it would fail half way): throws DataKeyUnavailable. */
+  require(): void {
+    if (!this.key) throw new DataKeyUnavailable();
   }
 
   seal(plaintext: string, context: string): string {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parseDataKey } from '../eventstore/index.js';
 
 /**
  * Everything the service reads from its environment, read once. Explicit variables always win;
@@ -16,7 +17,7 @@ export interface Config {
   ownerKey: string | undefined;
   /** Raw JWK Set JSON; parsed and checked by receipts/keys.ts. */
   receiptKeys: string | undefined;
-  /** Raw base64url; parsed and checked by eventstore/keys.ts. */
+  /** Raw base64url, checked at start; read into a key by dataKeyOf. */
   dataKey: string | undefined;
   smtpUrl: string | undefined;
   mailFrom: string | undefined;
@@ -74,6 +75,19 @@ function trustProxyOf(value: string | undefined): Config['trustProxy'] {
   return entries;
 }
 
+/**
+ * The deployment data key SVC_DATA_KEY holds: base64url of exactly 32 bytes; undefined when unset
+ * (in production the service is then not ready, and every route that needs the key answers 503).
+ * The one place data keys are read from the configuration: at start, where a malformed key stops
+ * the service, and by the composition root.
+ */
+export function dataKeyOf(config: Pick<Config, 'dataKey'>): Buffer | undefined {
+  if (config.dataKey === undefined) return undefined;
+  const key = parseDataKey(config.dataKey);
+  if (!key) throw new ConfigError('SVC_DATA_KEY must be exactly 32 random bytes in base64url (for example the output of `openssl rand 32 | basenc --base64url`)');
+  return key;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
   const port = Number(nonEmpty(env.PORT) ?? 8080);
@@ -91,6 +105,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`SVC_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, got ${env.SVC_SHUTDOWN_TIMEOUT_MS}`);
   }
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const dataKey = nonEmpty(env.SVC_DATA_KEY);
+  dataKeyOf({ dataKey });
   return {
     production: env.NODE_ENV === 'production',
     databaseUrl: nonEmpty(env.DATABASE_URL),
@@ -100,7 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicOrigin: (nonEmpty(env.SVC_PUBLIC_ORIGIN) ?? `http://${urlHost}:${port}`).replace(/\/+$/, ''),
     ownerKey: nonEmpty(env.SVC_OWNER_KEY),
     receiptKeys: nonEmpty(env.SVC_RECEIPT_KEYS),
-    dataKey: nonEmpty(env.SVC_DATA_KEY),
+    dataKey,
     smtpUrl: nonEmpty(env.SVC_SMTP_URL),
     mailFrom: nonEmpty(env.SVC_MAIL_FROM),
     trial: trial === 'on',

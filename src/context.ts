@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { DeploymentKey, EventStore, StreamKeys, Wakeups, parseDataKey } from '../eventstore/index.js';
+import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
 import { developerKeyResolver } from './accounts/resolver.js';
 import { ownerKeyResolver } from './auth/owner.js';
 import type { Clock } from './clock.js';
-import type { Config } from './config.js';
+import { dataKeyOf, type Config } from './config.js';
 import { ServiceMetrics } from './ops/metrics.js';
 import { resolveBuildIdentity } from './ops/version.js';
 import { asyncProjections, inlineProjections } from './projections.js';
@@ -27,7 +27,7 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
       receiptKeysProblem = (error as Error).message;
     }
   }
-  const deploymentKey = new DeploymentKey(parseDataKey(deps.config.dataKey));
+  const deploymentKey = new DeploymentKey(dataKeyOf(deps.config));
   const streamKeys = new StreamKeys(deploymentKey);
   const inline = inlineProjections({ streamKeys });
   const metrics = new ServiceMetrics({

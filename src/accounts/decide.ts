@@ -32,8 +32,6 @@ import { keyActive, type AccountState, type AddressState, type ClaimState } from
 export type AccountRefusal =
   /** Email is not configured (production without SVC_SMTP_URL). */
   | { refused: 'sign_in_unavailable' }
-  /** The data key is not configured: nothing of an account can be sealed or signed. */
-  | { refused: 'data_key_unavailable' }
   /** Not a plausible email address. */
   | { refused: 'email_invalid' }
   | Limited<'address_links_used'>

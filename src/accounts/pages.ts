@@ -80,9 +80,10 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
   // The only body a page sends is its form; any other content type is 415.
   acceptFormBodies(app);
 
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!key.configured) return done(refusalError({ refused: 'data_key_unavailable' }));
-    done(request.method === 'POST' && !sameOrigin(request, ctx.config.publicOrigin) ? refusalError({ refused: 'not_same_origin' }) : undefined);
+  // Every page signs its forms with a key derived from the data key: without it, none is served.
+  app.addHook('onRequest', async (request) => {
+    key.require();
+    if (request.method === 'POST' && !sameOrigin(request, ctx.config.publicOrigin)) throw refusalError({ refused: 'not_same_origin' });
   });
 
   app.setErrorHandler((error, request, reply) => {

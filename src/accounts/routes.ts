@@ -45,7 +45,8 @@ export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): 
       },
     },
     async (request: FastifyRequest<{ Body: { email: string } }>, reply) => {
-      if (!ctx.deploymentKey.configured) throw refusalError({ refused: 'data_key_unavailable' });
+      // Nothing of an account can be sealed or signed without it.
+      ctx.deploymentKey.require();
       if (!mailer) throw refusalError({ refused: 'sign_in_unavailable' });
       const email = normalizeEmail(request.body.email);
       if (!email) throw refusalError({ refused: 'email_invalid' });

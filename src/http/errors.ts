@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError } from 'fastify';
+import { DataKeyUnavailable } from '../../eventstore/index.js';
 import type { AccountRefusal } from '../accounts/decide.js';
 import { ACCOUNT_LIMITS } from '../accounts/limits.js';
 import { HOUR } from '../clock.js';
@@ -84,6 +85,13 @@ const databaseUnavailable = (): ApiError =>
     'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
   });
 
+/**
+ * Without the deployment data key nothing can be sealed or opened: every route whose work needs
+ * it answers this, wherever the key was first wanted (the transaction rolls back).
+ */
+const dataKeyUnavailable = (): ApiError =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', "The service's data-encryption key is not configured; nothing was changed.");
+
 /** What fastify and Node refuse before a route runs, as refusals of the request's shape. */
 const FRAMEWORK_REFUSALS: Record<string, () => ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${HTTP_LIMITS.bodyBytes / 1024} KiB.`),
@@ -100,6 +108,7 @@ const FRAMEWORK_REFUSALS: Record<string, () => ApiError> = {
 export function toApiError(error: unknown, data?: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnreachable(error)) return databaseUnavailable();
+  if (error instanceof DataKeyUnavailable) return dataKeyUnavailable();
   const fastifyError = error as Partial<FastifyError>;
   const refusal = fastifyError.code === undefined ? undefined : FRAMEWORK_REFUSALS[fastifyError.code];
   if (refusal) return refusal();
@@ -302,7 +311,6 @@ const REFUSALS: { [R in Refusal['refused']]: { status: number; code: ErrorCode; 
     message: `The service has started as many trials as it may in the last ${TRIAL_LIMITS.admissionWindowMs / HOUR} hours.`,
   },
   sign_in_unavailable: { status: 503, code: 'SIGN_IN_UNAVAILABLE', message: 'Sign-in is not available: this service has no email configured.' },
-  data_key_unavailable: { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Accounts are unavailable: the data-encryption key is not configured.' },
   email_invalid: { status: 400, code: 'INVALID_SCHEMA', message: 'That is not a plausible email address.' },
   address_links_used: {
     status: 429,

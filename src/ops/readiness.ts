@@ -13,6 +13,7 @@ export async function readinessProblems(ctx: ServiceContext): Promise<string[]> 
   if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');
   // The reason is logged for the operator (never key material); the 503 body says nothing.
   if (!receiptKeysUsable(ctx)) problems.push(`receipt keys: ${ctx.receiptKeysProblem ?? 'a key does not sign and verify'}`);
+  if (!ctx.deploymentKey.configured) problems.push('data key: SVC_DATA_KEY is not set');
   const version = versionAt(ctx.identity, ctx.clock.now());
   if (version.git_sha === null || version.build_id === null || version.build_time === null) problems.push('build identity');
   try {

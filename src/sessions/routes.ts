@@ -85,7 +85,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
-        response: { 201: { $ref: 'CreateSessionResponse#' }, ...errorResponses(400, 401, 413, 500) },
+        response: { 201: { $ref: 'CreateSessionResponse#' }, ...errorResponses(400, 401, 413, 500, 503) },
       },
     },
     async (request: WithInteraction<Interaction>, reply) => {
@@ -137,7 +137,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         params: sessionIdParams,
         headers: idempotencyHeaders,
         body: publishRequestSchema,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500) },
+        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500, 503) },
       },
     },
     (request: WithInteraction<InteractiveInteraction>, reply) =>
@@ -156,7 +156,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500) },
+        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500, 503) },
       },
     },
     (request: WithId, reply) =>
@@ -173,7 +173,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
-        response: { 200: { $ref: 'SessionEventsResponse#' }, ...errorResponses(401, 404, 500) },
+        response: { 200: { $ref: 'SessionEventsResponse#' }, ...errorResponses(401, 404, 500, 503) },
       },
     },
     async (request: WithId, reply) => {

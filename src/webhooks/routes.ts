@@ -34,12 +34,6 @@ const URL_MESSAGES = {
 
 const notConfigured = (message: string) => new ApiError(409, 'WEBHOOK_NOT_CONFIGURED', message);
 
-/** Signing secrets are sealed with the data key: without it nothing can be signed or stored. */
-function requireDataKey(ctx: ServiceContext): void {
-  if (!ctx.deploymentKey.configured) {
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Webhook signing is unavailable: the data-encryption key is not configured.');
-  }
-}
 
 type SessionRequest = FastifyRequest<{ Params: { id: string } }>;
 type EventRequest = FastifyRequest<{ Params: { id: string; event_id: string } }>;
@@ -62,7 +56,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = ownerOf(request);
       const checked = checkWebhookUrl(request.body.url, policyOf(ctx.config));
       if ('refusal' in checked) throw new ApiError(400, 'WEBHOOK_INVALID_URL', URL_MESSAGES[checked.refusal], checked.refusal);
-      requireDataKey(ctx);
+      // Signing secrets are sealed with the data key: without it nothing can be signed or stored.
+      ctx.deploymentKey.require();
       return reply.code(201).send(await registerEndpoint(ctx, principal.workspaceId, checked.url));
     },
   );
@@ -86,7 +81,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request) => {
       const principal = ownerOf(request);
-      requireDataKey(ctx);
+      ctx.deploymentKey.require();
       const verified = await verifyEndpoint(ctx, principal.workspaceId);
       if (!verified) throw notConfigured('There is no webhook endpoint to verify (PUT /v1/webhook first).');
       if ('failure' in verified) {
@@ -101,7 +96,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, ...errorResponses(401, 409, 503) } } },
     async (request, reply) => {
       const principal = ownerOf(request);
-      requireDataKey(ctx);
+      ctx.deploymentKey.require();
       const rotated = await rotateSecret(ctx, principal.workspaceId);
       if (!rotated) throw notConfigured('There is no webhook to rotate the secret of (PUT /v1/webhook first).');
       return reply.code(201).send(rotated);
@@ -127,7 +122,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags,
         security,
         params: sessionEventParams,
-        response: { 202: { type: 'null', description: 'Queued, or already pending to the current endpoint' }, ...errorResponses(401, 403, 404, 409, 500) },
+        response: { 202: { type: 'null', description: 'Queued, or already pending to the current endpoint' }, ...errorResponses(401, 403, 404, 409, 500, 503) },
       },
     },
     async (request: EventRequest, reply) => {

@@ -42,6 +42,7 @@ describe('a failure: 1, its message and no stack trace', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be a port number'],
     [{ SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_DATA_KEY: 'c2hvcnQ' }, 'SVC_DATA_KEY must be exactly 32 random bytes in base64url'],
   ])('a configuration the service cannot run with: %j', async (variables, message) => {
     const result = await runCommand(['serve'], { ...production(db.url), ...variables });
     expect(result.code).toBe(1);

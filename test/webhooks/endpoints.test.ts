@@ -222,7 +222,7 @@ describe('the served contract', () => {
     expect(statuses('/v1/webhook/verify', 'post')).toEqual(['200', '401', '409', '422', '503']);
     expect(statuses('/v1/webhook/secrets/rotate', 'post')).toEqual(['201', '401', '409', '503']);
     expect(statuses('/v1/sessions/{id}/deliveries', 'get')).toEqual(['200', '401', '404', '500']);
-    expect(statuses('/v1/sessions/{id}/events/{event_id}/redeliver', 'post')).toEqual(['202', '401', '403', '404', '409', '500']);
+    expect(statuses('/v1/sessions/{id}/events/{event_id}/redeliver', 'post')).toEqual(['202', '401', '403', '404', '409', '500', '503']);
     expect(paths['/v1/webhook'].put.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookRegisterResponse');
     expect(components.schemas.WebhookRegisterResponse.required).toEqual(['endpoint', 'signing_secret']);
     expect(components.schemas.DeliveriesResponse.properties.deliveries.items.properties.last_outcome).toBeDefined();
