@@ -2,15 +2,18 @@
  * An agent that needs a person's approval before it refunds an order: it creates a Session, prints
  * the link for the person, waits for the answer, checks the answer's receipt, then acts on it.
  *
- *   SVC_API_KEY=<owner key> npx tsx examples/agent.ts
+ *   SVC_API_KEY=<owner key or developer key> npx tsx examples/agent.ts
  *
  * SVC_URL is the service (http://127.0.0.1:8080 unless set). The client is this package's
  * `svc-handoff/client` export: the same import works from another project that installs it.
+ * The key is the owner key `npm start` printed or a developer's API key (svc_sk_..., made at
+ * /app/keys): either way the receipt is checked against the key's own workspace, which the client
+ * asks the service for (GET /v1/me).
  */
 import { createClient } from 'svc-handoff/client';
 
 const apiKey = process.env.SVC_API_KEY;
-if (!apiKey) throw new Error('Set SVC_API_KEY to the owner key `npm start` printed.');
+if (!apiKey) throw new Error('Set SVC_API_KEY to the owner key `npm start` printed, or a developer key (svc_sk_...) from /app/keys.');
 const client = createClient({ baseUrl: process.env.SVC_URL ?? 'http://127.0.0.1:8080', apiKey });
 
 const session = await client.createSession({
@@ -37,9 +40,10 @@ const stop = new AbortController();
 process.once('SIGINT', () => stop.abort(new Error('Stopped waiting.')));
 const { response } = await client.waitForResponse(session.id, { signal: stop.signal, timeoutMs: 60 * 60_000 });
 
-// The receipt proves what the service accepted: this action, this input, on this revision.
+// The receipt proves what the service accepted: this action, this input, on this revision, for
+// this key's workspace.
 const receipt = await client.verifyReceipt(session.id, response);
-console.log(`Receipt verified: "${receipt.summary}", accepted at ${receipt.accepted_at}.`);
+console.log(`Receipt verified: "${receipt.summary}", accepted at ${receipt.accepted_at} for workspace ${receipt.workspace_id}.`);
 
 const { amount, note } = response.data as { amount: number; note?: string };
 console.log(response.action_id === 'approve' ? `Decision: refund ${amount.toFixed(2)} EUR${note ? ` (note: ${note})` : ''}.` : 'Decision: no refund.');

@@ -9,6 +9,7 @@ import type {
   Deliveries,
   Interaction,
   InteractiveSession,
+  Me,
   ReceiptClaims,
   Session,
   SessionEvents,
@@ -31,7 +32,7 @@ export interface ClientOptions {
   poll?: Partial<Backoff>;
   /** The service's public origin, which issues receipts; the origin of baseUrl unless given. */
   issuer?: string;
-  /** The workspace receipts are issued to; `wks_operator`, the owner key's, unless given. */
+  /** The workspace receipts are issued to; unless given, the one the service names for apiKey (GET /v1/me, read once). */
   workspaceId?: string;
 }
 
@@ -84,7 +85,8 @@ export class HandoffClient {
   private readonly transport: Transport;
   private readonly poll: Backoff;
   private readonly issuer: string;
-  private readonly workspaceId: string;
+  /** The audience of this credential's receipts: given, or read once from GET /v1/me (a failed read is tried again next time). */
+  private workspaceId: Promise<string> | undefined;
   /** Bounded: an agent that runs for months must not keep every Session it ever touched. */
   private readonly known = new LRUCache<string, Known>({ max: 1000 });
 
@@ -97,7 +99,7 @@ export class HandoffClient {
     };
     this.poll = { minDelayMs: 500, maxDelayMs: 10_000, ...options.poll };
     this.issuer = options.issuer ?? new URL(options.baseUrl).origin;
-    this.workspaceId = options.workspaceId ?? 'wks_operator';
+    this.workspaceId = options.workspaceId === undefined ? undefined : Promise.resolve(options.workspaceId);
   }
 
   private async call<T>(call: Call): Promise<{ body: T; etag: string | null }> {
@@ -111,6 +113,23 @@ export class HandoffClient {
 
   private remember(sessionId: string, etag: string | null, session: Session | null): void {
     if (etag !== null) this.known.set(sessionId, { etag, session });
+  }
+
+  /** The workspace the client's credential acts in (the audience of its receipts), and its kind. */
+  async me(options: CallOptions = {}): Promise<Me> {
+    return this.get<Me>('/v1/me', options);
+  }
+
+  /** Shared by concurrent verifications, so read without any one caller's signal. */
+  private audience(): Promise<string> {
+    this.workspaceId ??= this.me().then(
+      (me) => me.workspace_id,
+      (error: unknown) => {
+        this.workspaceId = undefined;
+        throw error;
+      },
+    );
+    return this.workspaceId;
   }
 
   /** The last ETag this client saw for the Session, if any. */
@@ -267,14 +286,16 @@ export class HandoffClient {
 
   /**
    * Verifies a response's receipt against the service's key set and binds it to the response and
-   * to the revision it answered (read from the service); resolves with the receipt's claims.
+   * to the revision it answered (read from the service); resolves with the receipt's claims. The
+   * audience is the credential's workspace (ClientOptions.workspaceId, else GET /v1/me), so the
+   * owner key's and a developer key's receipts verify alike.
    */
   async verifyReceipt(sessionId: string, response: AcceptedResponse, options: CallOptions & { currentDate?: Date } = {}): Promise<ReceiptClaims> {
     if (response.receipt === null) throw new ClientError('RECEIPT_INVALID', 'The response carries no receipt.', 'missing');
-    const surface = await this.getSurface(sessionId, response.revision, options);
+    const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), this.audience()]);
     return verifyReceipt(response.receipt, {
       keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
-      expected: { issuer: this.issuer, audience: this.workspaceId, sessionId, response, interaction: surface.interaction },
+      expected: { issuer: this.issuer, audience, sessionId, response, interaction: surface.interaction },
       currentDate: options.currentDate,
     });
   }

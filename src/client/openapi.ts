@@ -688,6 +688,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The workspace the owner credential acts in (the audience of its receipts) and its kind. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MeResponse"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trial/sessions": {
         parameters: {
             query?: never;
@@ -1613,6 +1667,15 @@ export interface components {
                 created_at: string;
                 receipt?: string | null;
             }[];
+        };
+        MeResponse: {
+            /** @description The credential's workspace: the audience of its Sessions' receipts (wks_operator for the owner key). */
+            workspace_id: string;
+            /**
+             * @description owner: the deployment owner key; developer: a developer API key (svc_sk_...).
+             * @enum {string}
+             */
+            credential: "owner" | "developer";
         };
         TrialCreateSessionResponse: {
             id: string;

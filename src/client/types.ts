@@ -26,6 +26,9 @@ export type InteractiveSession = Session & Required<Pick<Session, 'status' | 're
 /** One response the service accepted from the person, with its receipt. */
 export type AcceptedResponse = InteractiveSession['responses'][number];
 
+/** The workspace an owner credential acts in (the audience of its receipts), and its kind. */
+export type Me = Schemas['MeResponse'];
+
 export type SessionEvents = Schemas['SessionEventsResponse'];
 export type SessionEvent = SessionEvents['events'][number];
 export type Deliveries = Schemas['DeliveriesResponse'];

@@ -1,5 +1,5 @@
 import contract from '../../docs/openapi.json' with { type: 'json' };
-import { ClientError, type HandoffClient } from '../client/index.js';
+import { ClientError, type HandoffClient, type InteractiveSession } from '../client/index.js';
 import { answerOf, linkExpiresAt, type Answer } from './answer.js';
 import { questionInteraction, questionProblems, type Question } from './question.js';
 import { argumentCheck, NOT_BLANK, type ArgumentCheck } from './validate.js';
@@ -63,13 +63,25 @@ const answerProperties = {
   action: { type: ['string', 'null'], description: 'The ID of the button the person pressed.' },
   data: { type: ['object', 'null'], description: 'The typed values the person gave, by field name.' },
   accepted_at: { type: ['string', 'null'], description: 'When the service accepted the answer (ISO 8601).' },
-  receipt: { type: ['string', 'null'], description: 'The signed decision receipt of the answer (compact JWS), verifiable with the service key set.' },
+  receipt: {
+    type: ['string', 'null'],
+    description: 'The signed decision receipt of the answer (compact JWS), already verified: signed by the service for this workspace, bound to this answer.',
+  },
 } as const;
 
 const answerSchema = { type: 'object', required: Object.keys(answerProperties), additionalProperties: false, properties: answerProperties } as const;
 
+/**
+ * The answer, its receipt verified first (the service's key, issued for this credential's
+ * workspace, bound to this very answer): a receipt that does not verify is a RECEIPT_INVALID
+ * tool error, never passed on.
+ */
 async function getAnswer(ctx: ToolContext, id: string, signal: AbortSignal): Promise<Answer> {
-  return answerOf(await ctx.client.getSession(id, { signal }), linkExpiresAt(id, ctx.apiKey), ctx.now());
+  const session = await ctx.client.getSession(id, { signal });
+  const answer = answerOf(session, linkExpiresAt(id, ctx.apiKey), ctx.now());
+  const latest = (session as InteractiveSession).responses.at(-1);
+  if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(id, latest, { signal });
+  return answer;
 }
 
 const askHuman = tool<Question & { wait_seconds?: number }>(

@@ -4,6 +4,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
+import { developer, useMailbox } from '../accounts/support.js';
 import { answerThroughLink, listeningApp } from '../client/support.js';
 import { useTestApp } from '../support/lifecycle.js';
 
@@ -14,23 +15,33 @@ import { useTestApp } from '../support/lifecycle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const { t } = useTestApp(listeningApp);
+const mailbox = useMailbox();
+const { t } = useTestApp(async () => {
+  const options = await listeningApp();
+  return { ...options, config: { ...options.config, smtpUrl: mailbox.url } };
+});
 let agent: Client;
 let stderr = '';
 const protocolErrors: Error[] = [];
 
-beforeAll(async () => {
+/** The MCP server acting with `apiKey`, as an agent connects to it. */
+async function connect(apiKey: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: 'npm',
     args: ['--silent', '--prefix', ROOT, 'start', '--', 'mcp'],
-    env: { ...getDefaultEnvironment(), SVC_URL: t.ctx.config.publicOrigin, SVC_API_KEY: t.ctx.config.ownerKey! },
+    env: { ...getDefaultEnvironment(), SVC_URL: t.ctx.config.publicOrigin, SVC_API_KEY: apiKey },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  agent = new Client({ name: 'test-agent', version: '1.0.0' });
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
   // A line on stdout that is not an MCP message lands here.
-  agent.onerror = (error) => protocolErrors.push(error);
-  await agent.connect(transport);
+  client.onerror = (error) => protocolErrors.push(error);
+  await client.connect(transport);
+  return client;
+}
+
+beforeAll(async () => {
+  agent = await connect(t.ctx.config.ownerKey!);
 });
 
 afterAll(async () => {
@@ -39,8 +50,8 @@ afterAll(async () => {
 
 type Call = CallToolResult & { structuredContent?: Record<string, unknown> };
 
-async function call(name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}): Promise<Call> {
-  const result = (await agent.callTool({ name, arguments: args }, undefined, options)) as Call;
+async function call(name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}, by = agent): Promise<Call> {
+  const result = (await by.callTool({ name, arguments: args }, undefined, options)) as Call;
   const [content] = result.content as Array<{ type: string; text: string }>;
   expect(content!.type).toBe('text');
   // The same JSON as text, for clients that read only content.
@@ -121,6 +132,29 @@ describe('asking a person', () => {
   it('with wait_seconds and no answer in time, returns the link and status pending', async () => {
     const result = await call('ask_human', { title: 'Anyone there?', fields: [], wait_seconds: 0 });
     expect(result.structuredContent).toMatchObject({ url: expect.stringMatching(/\/s\//), status: 'pending', action: null });
+  });
+});
+
+describe("a developer key's agent", () => {
+  let developerAgent: Client;
+  let workspaceId: string;
+  beforeAll(async () => {
+    const made = await developer(t, mailbox, 'mcp@example.com');
+    workspaceId = made.workspaceId;
+    developerAgent = await connect(made.key);
+  });
+  afterAll(async () => {
+    await developerAgent?.close();
+  });
+
+  it("gets the answer with its receipt checked for the developer's own workspace", async () => {
+    const asked = await call('ask_human', { title: 'Ship it?', fields: [], actions: ['Ship', 'Wait'] }, {}, developerAgent);
+    const { session_id, url } = asked.structuredContent as { session_id: string; url: string };
+    expect((await answerThroughLink(url, 'ship')).status).toBe(200);
+    const answer = (await call('get_answer', { session_id }, {}, developerAgent)).structuredContent as { status: string; receipt: string };
+    expect(answer).toMatchObject({ status: 'answered', action: 'ship', receipt: expect.any(String) });
+    const claims = JSON.parse(Buffer.from(answer.receipt.split('.')[1]!, 'base64url').toString()) as { aud: string };
+    expect(claims.aud).toBe(workspaceId);
   });
 });
 

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../serviceContext.js';
+import { errorResponses } from '../http/errors.js';
+import { ownerOf, requireOwner } from './owner.js';
+
+/**
+ * GET /v1/me: which workspace the owner credential acts in, and which kind of credential it is.
+ * Receipts name the Session's workspace as their audience, and a developer key's workspace is
+ * otherwise shown only on the keys page, so a client learns here what audience to expect. Like
+ * every owner route it answers 401 to anything else, a trial's management credential included
+ * (a trial's workspace_id comes with the trial's first Session).
+ */
+
+const meResponseSchema = {
+  $id: 'MeResponse',
+  type: 'object',
+  required: ['workspace_id', 'credential'],
+  additionalProperties: false,
+  properties: {
+    workspace_id: { type: 'string', description: "The credential's workspace: the audience of its Sessions' receipts (wks_operator for the owner key)." },
+    credential: { type: 'string', enum: ['owner', 'developer'], description: 'owner: the deployment owner key; developer: a developer API key (svc_sk_...).' },
+  },
+} as const;
+
+const CREDENTIALS = { owner_key: 'owner', developer_key: 'developer' } as const;
+
+export async function meRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  app.addSchema(meResponseSchema);
+  requireOwner(app, ctx);
+  app.get(
+    '/v1/me',
+    {
+      schema: {
+        tags: ['credentials'],
+        description: 'The workspace the owner credential acts in (the audience of its receipts) and its kind.',
+        security: [{ bearer: [] }],
+        response: { 200: { $ref: 'MeResponse#' }, ...errorResponses(401, 500) },
+      },
+    },
+    async (request) => {
+      const principal = ownerOf(request);
+      return { workspace_id: principal.workspaceId, credential: CREDENTIALS[principal.kind] };
+    },
+  );
+}
