@@ -3,6 +3,7 @@ import { EVENTSTORE_MIGRATIONS } from '../eventstore/index.js';
 import { AUDIT_MIGRATIONS } from './audit/migrations.js';
 import { PROJECTIONS_MIGRATIONS } from '../projections/index.js';
 import { PURGE_MIGRATIONS } from './purge/index.js';
+import { QUOTAS_MIGRATIONS } from './quotas/index.js';
 import { SESSIONS_MIGRATIONS } from './sessions/index.js';
 import { TRIALS_MIGRATIONS } from './trials/index.js';
 import { WEBHOOKS_MIGRATIONS } from './webhooks/migrations.js';
@@ -17,4 +18,5 @@ export const MIGRATION_FOLDERS: readonly string[] = [
   AUDIT_MIGRATIONS,
   PURGE_MIGRATIONS,
   ACCOUNTS_MIGRATIONS,
+  QUOTAS_MIGRATIONS,
 ];

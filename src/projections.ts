@@ -1,6 +1,7 @@
 import type { Projection, StreamKeys } from '../eventstore/index.js';
 import { accountsProjection } from './accounts/projection.js';
 import { purgeScheduleProjection } from './purge/projection.js';
+import { quotaUsesProjection } from './quotas/index.js';
 import { sessionViewProjection } from './sessions/projection.js';
 import { trialsProjection } from './trials/projection.js';
 import { deliveriesProjection } from './webhooks/deliveryProjection.js';
@@ -12,7 +13,7 @@ import { webhookEndpointsProjection } from './webhooks/endpointProjection.js';
  * them back at once; async ones follow the log from a checkpoint.
  */
 export function inlineProjections(deps: { streamKeys: StreamKeys }): Projection[] {
-  return [sessionViewProjection(deps.streamKeys), webhookEndpointsProjection, deliveriesProjection, trialsProjection, accountsProjection(deps.streamKeys)];
+  return [sessionViewProjection(deps.streamKeys), webhookEndpointsProjection, deliveriesProjection, trialsProjection, accountsProjection(deps.streamKeys), quotaUsesProjection];
 }
 
 export function asyncProjections(): Projection[] {

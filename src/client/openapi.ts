@@ -192,6 +192,17 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the quota admits one more. */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Default Response */
                 500: {
                     headers: {
@@ -1041,6 +1052,17 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the quota admits one more. */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Default Response */
                 503: {
                     headers: {
@@ -1114,6 +1136,17 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the quota admits one more. */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description Default Response */
                 503: {
                     headers: {
@@ -1170,6 +1203,17 @@ export interface paths {
                 /** @description Default Response */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the quota admits one more. */
+                        "retry-after"?: number;
                         [name: string]: unknown;
                     };
                     content: {

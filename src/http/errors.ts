@@ -4,6 +4,8 @@ import { DataKeyUnavailable } from '../../eventstore/index.js';
 import type { AccountRefusal } from '../accounts/decide.js';
 import { ACCOUNT_LIMITS } from '../accounts/limits.js';
 import { HOUR } from '../clock.js';
+import { QUOTAS } from '../quotas/limits.js';
+import type { QuotaRefusal } from '../quotas/decide.js';
 import type { AnswerRefusal, OwnerRefusal } from '../sessions/decide.js';
 import type { TrialRefusal } from '../trials/decide.js';
 import { TRIAL_LIMITS } from '../trials/limits.js';
@@ -261,19 +263,26 @@ export const errorEnvelopeSchema = {
   },
 } as const;
 
+/** The 429 of a route under a developer workspace's quota (src/quotas/limits.ts), for the contract. */
+export const quotaExceeded = {
+  description: "RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota.",
+  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until the quota admits one more.' } },
+  $ref: 'ErrorEnvelope#',
+};
+
 /** Route schema entries: each listed status answers with the envelope. */
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, { $ref: 'ErrorEnvelope#' }]));
 
 /** Every refusal a domain decision can return. */
-export type Refusal = OwnerRefusal | AnswerRefusal | TrialRefusal | AccountRefusal;
+export type Refusal = OwnerRefusal | AnswerRefusal | TrialRefusal | AccountRefusal | QuotaRefusal;
 
 /**
  * The one place refusals meet HTTP: each domain refusal's status, error code and message. The
  * same code can answer with different statuses (a stale revision is 412 to an owner's If-Match,
  * 409 to a person's form), so refusals are keyed by what happened, not by code.
  */
-const REFUSALS: { [R in Refusal['refused']]: { status: number; code: ErrorCode; message: string } } = {
+const REFUSALS: { [R in Refusal['refused']]: { status: number; code: ErrorCode; message: string; reason?: string } } = {
   session_not_found: { status: 404, code: 'SESSION_NOT_FOUND', message: 'No such Session in this workspace.' },
   session_read_only: { status: 403, code: 'ACTION_NOT_ALLOWED', message: "This Session is a claimed trial's: its account's keys may read it, never change it." },
   display_session: { status: 409, code: 'ACTION_NOT_ALLOWED', message: 'A display Session takes no revision and is never completed.' },
@@ -309,6 +318,33 @@ const REFUSALS: { [R in Refusal['refused']]: { status: number; code: ErrorCode; 
     status: 429,
     code: 'RATE_LIMITED',
     message: `The service has started as many trials as it may in the last ${TRIAL_LIMITS.admissionWindowMs / HOUR} hours.`,
+  },
+  // A full quota of a developer workspace names itself in `reason`.
+  sessions_per_minute_used: {
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `This workspace has created ${QUOTAS.sessions_per_minute.limit} Sessions in the last minute, its quota; Retry-After says when one more is admitted.`,
+    reason: 'sessions_per_minute',
+  },
+  sessions_per_day_used: {
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `This workspace has created ${QUOTAS.sessions_per_day.limit} Sessions in the last ${QUOTAS.sessions_per_day.windowMs / HOUR} hours, its quota; Retry-After says when one more is admitted.`,
+    reason: 'sessions_per_day',
+  },
+  webhook_verifications_per_hour_used: {
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `This workspace has sent ${QUOTAS.webhook_verifications_per_hour.limit} webhook verifications in the last hour, its quota; Retry-After says when one more is admitted.`,
+    reason: 'webhook_verifications_per_hour',
+  },
+  webhook_changes_per_day_used: {
+    status: 429,
+    code: 'RATE_LIMITED',
+    message:
+      `This workspace has registered webhook URLs and rotated secrets ${QUOTAS.webhook_changes_per_day.limit} times in the last ` +
+      `${QUOTAS.webhook_changes_per_day.windowMs / HOUR} hours, its quota for both together; Retry-After says when one more is admitted.`,
+    reason: 'webhook_changes_per_day',
   },
   sign_in_unavailable: { status: 503, code: 'SIGN_IN_UNAVAILABLE', message: 'Sign-in is not available: this service has no email configured.' },
   email_invalid: { status: 400, code: 'INVALID_SCHEMA', message: 'That is not a plausible email address.' },
@@ -353,14 +389,14 @@ const REFUSALS: { [R in Refusal['refused']]: { status: number; code: ErrorCode; 
   trial_claimed_by_another: { status: 409, code: 'TRIAL_ALREADY_CLAIMED', message: 'Another account has claimed this trial.' },
 };
 
-/** The status, code, message and headers (Retry-After for a limit) a refusal answers with. */
-export function refusalStatus(refusal: Refusal): { status: number; code: ErrorCode; message: string; headers: Record<string, string> } {
+/** The status, code, message, reason (if any) and headers (Retry-After for a limit) a refusal answers with. */
+export function refusalStatus(refusal: Refusal): { status: number; code: ErrorCode; message: string; reason?: string; headers: Record<string, string> } {
   const headers: Record<string, string> = 'retryAfterSeconds' in refusal ? { 'retry-after': String(refusal.retryAfterSeconds) } : {};
   return { ...REFUSALS[refusal.refused], headers };
 }
 
 /** A refusal as the envelope's error, for a route to throw. */
 export function refusalError(refusal: Refusal): ApiError {
-  const { status, code, message, headers } = refusalStatus(refusal);
-  return new ApiError(status, code, message, undefined, headers);
+  const { status, code, message, reason, headers } = refusalStatus(refusal);
+  return new ApiError(status, code, message, reason, headers);
 }

@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { RecordedEvent } from '../../eventstore/index.js';
 import type { Clock } from '../clock.js';
 import { purgeBacklog } from '../purge/backlog.js';
+import { QUOTAS, type QuotaName } from '../quotas/limits.js';
 import { deliveryQueue, projectionLag } from './backlog.js';
 
 /**
@@ -31,6 +32,7 @@ export class ServiceMetrics {
   private readonly eventsAppended: Counter;
   private readonly webhookAttempts: Counter;
   private readonly deliveryLatency: Histogram;
+  private readonly quotaRefusals: Counter;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -54,6 +56,15 @@ export class ServiceMetrics {
       buckets: DELIVERY_BUCKETS_S,
       registers,
     });
+
+    this.quotaRefusals = new Counter({
+      name: 'svc_quota_refusals_total',
+      help: 'Requests of developer workspaces refused (429) by a full quota, by quota.',
+      labelNames: ['quota'],
+      registers,
+    });
+    // Every quota is listed from the start, at 0, so a rate over it is defined before a refusal.
+    for (const quota of Object.keys(QUOTAS)) this.quotaRefusals.labels({ quota }).inc(0);
 
     // A failed read leaves the family without samples for this scrape rather than failing it.
     const scraped = (read: (gauge: Gauge) => Promise<void>) =>
@@ -132,6 +143,10 @@ export class ServiceMetrics {
   webhookAttempted(outcome: string, deliveredAfterMs: number | undefined): void {
     this.webhookAttempts.inc({ outcome });
     if (deliveredAfterMs !== undefined) this.deliveryLatency.observe(deliveredAfterMs / 1000);
+  }
+
+  quotaRefused(quota: QuotaName): void {
+    this.quotaRefusals.inc({ quota });
   }
 
   async scrape(): Promise<{ contentType: string; body: string }> {

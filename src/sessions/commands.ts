@@ -1,6 +1,7 @@
 import type { Decision, Reader, UnitOfWork } from '../../eventstore/index.js';
 import { sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../serviceContext.js';
+import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import {
   decideComplete,
@@ -93,16 +94,19 @@ export async function openSession(uow: UnitOfWork, ctx: ServiceContext, id: stri
   return { state, humanUrl: `${ctx.config.publicOrigin}/s/${token}` };
 }
 
-export function createSession(ctx: ServiceContext, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession> {
-  return ctx.store.command((uow) =>
-    openSession(uow, ctx, newSessionId(), {
+/** A new Session in the principal's workspace, within its quotas (a developer workspace's). */
+export function createSession(ctx: ServiceContext, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession | QuotaRefusal> {
+  return ctx.store.command(async (uow) => {
+    const refused = await spendQuota(uow, ctx, principal, 'session');
+    if (refused) return refused;
+    return openSession(uow, ctx, newSessionId(), {
       workspaceId: principal.workspaceId,
       interaction,
       linkLifetimeHours: principal.linkLifetimeHours,
       retentionHours: principal.retentionHours,
       now: ctx.clock.now(),
-    }),
-  );
+    });
+  });
 }
 
 /** Scoped to the credential, the operation and the Session; only digests are stored. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError, errorResponses, invalid, refusalError } from '../http/errors.js';
+import { ApiError, errorResponses, invalid, quotaExceeded, refusalError } from '../http/errors.js';
 import {
   completeSession,
   createSession,
@@ -85,14 +85,16 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
-        response: { 201: { $ref: 'CreateSessionResponse#' }, ...errorResponses(400, 401, 413, 500, 503) },
+        response: { 201: { $ref: 'CreateSessionResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 413, 500, 503) },
       },
     },
     async (request: WithInteraction<Interaction>, reply) => {
       if (header(request, 'idempotency-key') !== undefined) {
         throw invalid('POST /v1/sessions refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.');
       }
-      const { state, humanUrl } = await createSession(ctx, ownerOf(request), checkInteraction(request.body.interaction));
+      const created = await createSession(ctx, ownerOf(request), checkInteraction(request.body.interaction));
+      if ('refused' in created) throw refusalError(created);
+      const { state, humanUrl } = created;
       return reply
         .code(201)
         .header('etag', etagOf(state))

@@ -1,4 +1,6 @@
 import { ulid } from 'ulid';
+import type { OwnerPrincipal } from '../auth/principal.js';
+import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { afterEvents, recordVerification, register, rotate, type WebhookState } from './endpoint.js';
 import { SECRET_CREATED } from './endpointEvents.js';
@@ -15,20 +17,24 @@ import { endpointBody, type EndpointBody } from './views.js';
 const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => endpointBody(state.endpoint!, now);
 
 /**
- * PUT /v1/webhook. A new URL replaces the endpoint and ends the old one's pending jobs; the first
- * registration returns the workspace's signing secret, once.
+ * PUT /v1/webhook. A new URL replaces the endpoint and ends the old one's pending jobs, within the
+ * workspace's quota of webhook changes (the URL already registered changes nothing and spends
+ * nothing); the first registration returns the workspace's signing secret, once.
  */
 export async function registerEndpoint(
   ctx: ServiceContext,
-  workspaceId: string,
+  principal: OwnerPrincipal,
   url: string,
-): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null }> {
+): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null } | QuotaRefusal> {
+  const { workspaceId } = principal;
   const secret = newSigningSecret();
   const sealed = sealSecret(ctx.deploymentKey, secret);
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
     const state = await loadWebhook(uow, workspaceId);
     const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
+    const refused = events.length > 0 ? await spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
+    if (refused) return refused;
     await appendWebhookEvents(uow, workspaceId, state, events);
     if (state.endpoint && events.length > 0) await endPendingDeliveries(uow, state.endpoint.id, now);
     const created = events.some((e) => e.type === SECRET_CREATED);
@@ -36,16 +42,19 @@ export async function registerEndpoint(
   });
 }
 
-/** POST /v1/webhook/secrets/rotate; undefined when the workspace has no webhook. */
+/** POST /v1/webhook/secrets/rotate, within the quota of webhook changes; undefined when the workspace has no webhook. */
 export async function rotateSecret(
   ctx: ServiceContext,
-  workspaceId: string,
-): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | undefined> {
+  principal: OwnerPrincipal,
+): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | QuotaRefusal | undefined> {
+  const { workspaceId } = principal;
   const secret = newSigningSecret();
   const sealed = sealSecret(ctx.deploymentKey, secret);
   return ctx.store.command(async (uow) => {
     const state = await loadWebhook(uow, workspaceId);
     if (!state.endpoint) return undefined;
+    const refused = await spendQuota(uow, ctx, principal, 'webhook_change');
+    if (refused) return refused;
     const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
     await appendWebhookEvents(uow, workspaceId, state, events);
     const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
@@ -55,14 +64,19 @@ export async function rotateSecret(
 
 /**
  * POST /v1/webhook/verify: challenges the current endpoint and, if it answers, records the
- * verification for 30 days. A success for an endpoint replaced meanwhile counts for nothing.
+ * verification for 30 days. A success for an endpoint replaced meanwhile counts for nothing. The
+ * challenge counts toward the workspace's quota of verifications whatever its outcome: the use is
+ * committed before it is sent.
  */
 export async function verifyEndpoint(
   ctx: ServiceContext,
-  workspaceId: string,
-): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | undefined> {
+  principal: OwnerPrincipal,
+): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
+  const { workspaceId } = principal;
   const state = await loadWebhook(ctx.pool, workspaceId);
   if (!state.endpoint) return undefined;
+  const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
+  if (refused) return refused;
   const endpointId = state.endpoint.id;
   const secrets = secretsInForce(state.secrets, ctx.clock.now()).map((s) => openSecret(ctx.deploymentKey, s));
   const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/owner.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError, errorResponses, refusalError } from '../http/errors.js';
+import { ApiError, errorResponses, quotaExceeded, refusalError } from '../http/errors.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { redeliver } from './queue.js';
@@ -50,7 +50,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.put(
     '/v1/webhook',
     {
-      schema: { tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, ...errorResponses(400, 401, 503) } },
+      schema: { tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 503) } },
     },
     async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
       const principal = ownerOf(request);
@@ -58,7 +58,9 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       if ('refusal' in checked) throw new ApiError(400, 'WEBHOOK_INVALID_URL', URL_MESSAGES[checked.refusal], checked.refusal);
       // Signing secrets are sealed with the data key: without it nothing can be signed or stored.
       ctx.deploymentKey.require();
-      return reply.code(201).send(await registerEndpoint(ctx, principal.workspaceId, checked.url));
+      const registered = await registerEndpoint(ctx, principal, checked.url);
+      if ('refused' in registered) throw refusalError(registered);
+      return reply.code(201).send(registered);
     },
   );
 
@@ -76,14 +78,15 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
         description:
           'Sends a signed challenge to the registered URL. 200 when the endpoint echoed it; 422 WEBHOOK_VERIFICATION_FAILED ' +
           '(reason: the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced) when it did not.',
-        response: { 200: { $ref: 'WebhookVerifyResponse#' }, ...errorResponses(401, 409, 422, 503) },
+        response: { 200: { $ref: 'WebhookVerifyResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 422, 503) },
       },
     },
     async (request) => {
       const principal = ownerOf(request);
       ctx.deploymentKey.require();
-      const verified = await verifyEndpoint(ctx, principal.workspaceId);
+      const verified = await verifyEndpoint(ctx, principal);
       if (!verified) throw notConfigured('There is no webhook endpoint to verify (PUT /v1/webhook first).');
+      if ('refused' in verified) throw refusalError(verified);
       if ('failure' in verified) {
         throw new ApiError(422, 'WEBHOOK_VERIFICATION_FAILED', 'The endpoint did not answer the challenge.', verified.failure);
       }
@@ -93,12 +96,13 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.post(
     '/v1/webhook/secrets/rotate',
-    { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, ...errorResponses(401, 409, 503) } } },
+    { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
     async (request, reply) => {
       const principal = ownerOf(request);
       ctx.deploymentKey.require();
-      const rotated = await rotateSecret(ctx, principal.workspaceId);
+      const rotated = await rotateSecret(ctx, principal);
       if (!rotated) throw notConfigured('There is no webhook to rotate the secret of (PUT /v1/webhook first).');
+      if ('refused' in rotated) throw refusalError(rotated);
       return reply.code(201).send(rotated);
     },
   );

@@ -75,7 +75,7 @@ describe('rebuild', () => {
     const before = await dump();
     const result = await runCli(['rebuild', '--all'], env);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^rebuilt session_views, webhook_endpoints, webhook_deliveries, trials, accounts, purge_schedule from \d+ events in \d+\.\d\d s \(\d+ events\/s\)\n$/);
+    expect(result.stdout).toMatch(/^rebuilt session_views, webhook_endpoints, webhook_deliveries, trials, accounts, quota_uses, purge_schedule from \d+ events in \d+\.\d\d s \(\d+ events\/s\)\n$/);
     expect(await dump()).toEqual(before);
     expect((await fetch(`${service.baseUrl}/health/ready`)).status).toBe(200);
   });

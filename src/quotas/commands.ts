@@ -1,0 +1,37 @@
+import type { JsonObject, UnitOfWork } from '../../eventstore/index.js';
+import type { OwnerPrincipal } from '../auth/principal.js';
+import type { ServiceContext } from '../serviceContext.js';
+import { decideQuotaUse, quotaOf, type QuotaRefusal } from './decide.js';
+import { quotaStreamId } from './events.js';
+import { QUOTAS, quotasOf, type QuotaName, type QuotaUse } from './limits.js';
+import * as sql from './sql.js';
+
+/**
+ * Spends one use of a kind under quota in the caller's unit of work, so that the use counts
+ * exactly when the work it admits commits. Counted the way the trial's limits are: the use is
+ * appended to the workspace's stream for the kind at the version its count was read at, so two
+ * concurrent uses never both slip past a full quota (the loser conflicts and decides again), and
+ * the stream's turn is taken first, so a burst queues rather than keeps losing the race.
+ *
+ * Only developer workspaces have quotas; the operator's owner key spends nothing. Undefined: the
+ * use is admitted (and recorded); otherwise the refusal, counted in svc_quota_refusals_total.
+ */
+export async function spendQuota(uow: UnitOfWork, ctx: ServiceContext, principal: OwnerPrincipal, use: QuotaUse): Promise<QuotaRefusal | undefined> {
+  if (principal.kind !== 'developer_key') return undefined;
+  const { workspaceId } = principal;
+  const stream = quotaStreamId(workspaceId, use);
+  await uow.lockStream(stream);
+  // The version first, the count after it: a use committed before the version was read is
+  // counted, and one committed after it makes this append conflict.
+  const version = await uow.streamVersion(stream);
+  const names = quotasOf(use);
+  const { rows } = await uow.query<{ quota: QuotaName; edge: Date | null }>(sql.LIMIT_EDGES, [workspaceId, use, names, names.map((name) => QUOTAS[name].limit)]);
+  const decision = decideQuotaUse({ workspaceId, use, edges: new Map(rows.map((row) => [row.quota, row.edge])), now: ctx.clock.now() });
+  if ('refused' in decision) {
+    ctx.metrics.quotaRefused(quotaOf(decision));
+    return decision;
+  }
+  const { type, ...data } = decision.used;
+  await uow.append(stream, version, [{ type, data: data as JsonObject }]);
+  return undefined;
+}
