@@ -287,12 +287,17 @@ export class HandoffClient {
   /**
    * Verifies a response's receipt against the service's key set and binds it to the response and
    * to the revision it answered (read from the service); resolves with the receipt's claims. The
-   * audience is the credential's workspace (ClientOptions.workspaceId, else GET /v1/me), so the
-   * owner key's and a developer key's receipts verify alike.
+   * audience is the Session's workspace: `audience` when given (a claimed trial's Session names
+   * its trial's workspace), else the credential's (ClientOptions.workspaceId, else GET /v1/me), so
+   * the owner key's and a developer key's receipts verify alike.
    */
-  async verifyReceipt(sessionId: string, response: AcceptedResponse, options: CallOptions & { currentDate?: Date } = {}): Promise<ReceiptClaims> {
+  async verifyReceipt(
+    sessionId: string,
+    response: AcceptedResponse,
+    options: CallOptions & { currentDate?: Date; audience?: string } = {},
+  ): Promise<ReceiptClaims> {
     if (response.receipt === null) throw new ClientError('RECEIPT_INVALID', 'The response carries no receipt.', 'missing');
-    const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), this.audience()]);
+    const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), options.audience ?? this.audience()]);
     return verifyReceipt(response.receipt, {
       keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
       expected: { issuer: this.issuer, audience, sessionId, response, interaction: surface.interaction },

@@ -63,8 +63,8 @@ describe("a developer key's Session", () => {
     expect(meReads).toHaveLength(1);
   });
 
-  it('fails closed when the client is told another workspace', async () => {
-    const { key } = await developer(t, mailbox, 'other@example.com');
+  it('fails closed when the client is told another workspace; a call may name the workspace itself', async () => {
+    const { key, workspaceId } = await developer(t, mailbox, 'other@example.com');
     const client = clientOf(t, { apiKey: key, workspaceId: 'wks_operator' });
     const created = await client.createSession(refundQuestion());
     const waiting = client.waitForResponse(created.id);
@@ -73,5 +73,6 @@ describe("a developer key's Session", () => {
     const refused = await client.verifyReceipt(created.id, response).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ClientError);
     expect(refused).toMatchObject({ code: 'RECEIPT_INVALID', reason: 'aud_mismatch' });
+    expect(await client.verifyReceipt(created.id, response, { audience: workspaceId })).toMatchObject({ aud: workspaceId });
   });
 });
