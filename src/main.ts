@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
-import { Wakeups, migrate, verify } from '../eventstore/index.js';
+import { MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/cli.js';
 import { systemClock } from './clock.js';
 import { CommandRefused, UsageError } from './commandLine.js';
@@ -60,7 +60,7 @@ const HELP = new Set(['help', '--help', '-h']);
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
 function isExpected(error: unknown): boolean {
-  if (error instanceof ConfigError || error instanceof CommandRefused || isDatabaseUnreachable(error)) return true;
+  if (error instanceof ConfigError || error instanceof CommandRefused || error instanceof MigrationChanged || isDatabaseUnreachable(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && SYSTEM_EXPECTED.has(code);
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { Wakeups, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
+import { Wakeups, assertMigrationsUnchanged, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
 import { Checkpointer } from './audit/checkpointer.js';
 import { capabilities } from './capabilities.js';
@@ -62,6 +62,7 @@ export async function startService(
   const log = createLogger();
   const pool = createPool(options.databaseUrl);
   if (options.migrateFirst) await migrate(pool, MIGRATION_FOLDERS);
+  await assertMigrationsUnchanged(pool, MIGRATION_FOLDERS);
   await assertTransactionIdsAhead(pool);
   const wakeups = new Wakeups(options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
