@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import type { DatabasePooling } from './database/pooling.js';
 
 /**
  * Everything the service reads from its environment, read once. Explicit variables always win;
@@ -9,6 +10,10 @@ export interface Config {
   production: boolean;
   /** Unset: the embedded PostgreSQL under dataDir. */
   databaseUrl: string | undefined;
+  /** The direct connection for LISTEN and the wake-up fence (SVC_LISTEN_DATABASE_URL); unset: databaseUrl. */
+  listenDatabaseUrl: string | undefined;
+  /** `transaction` when databaseUrl goes through a transaction pooler (SVC_DATABASE_POOLING): no statement is named. */
+  databasePooling: DatabasePooling;
   dataDir: string;
   host: string;
   port: number;
@@ -84,10 +89,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
     throw new ConfigError(`SVC_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, got ${env.SVC_SHUTDOWN_TIMEOUT_MS}`);
   }
+  const pooling = nonEmpty(env.SVC_DATABASE_POOLING) ?? 'none';
+  if (pooling !== 'none' && pooling !== 'transaction') throw new ConfigError(`SVC_DATABASE_POOLING must be none or transaction, got ${pooling}`);
+  if (nonEmpty(env.SVC_LISTEN_DATABASE_URL) && !nonEmpty(env.DATABASE_URL)) throw new ConfigError('SVC_LISTEN_DATABASE_URL needs DATABASE_URL');
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     production: env.NODE_ENV === 'production',
     databaseUrl: nonEmpty(env.DATABASE_URL),
+    listenDatabaseUrl: nonEmpty(env.SVC_LISTEN_DATABASE_URL),
+    databasePooling: pooling,
     dataDir: resolve(nonEmpty(env.SVC_DATA_DIR) ?? './.data'),
     host,
     port,

@@ -89,13 +89,13 @@ async function configFor(command: string): Promise<Config> {
 
 /** migrate, verify and the operator commands: one pass over the database; the exit code. */
 async function runOnce(command: string, args: string[], config: Config, database: Database): Promise<number> {
-  const pool = createPool(database.url, 4);
+  const pool = createPool(database.url, 4, config.databasePooling);
   try {
     const operate = OPERATOR_COMMANDS.get(command);
     if (operate) {
       // Logs go to stderr: an export's stdout is its data.
       const log = createLogger({ destination: pino.destination(2) });
-      return await operate(createContext({ config, pool, clock: systemClock, log, wakeups: new Wakeups(database.url, log) }), args);
+      return await operate(createContext({ config, pool, clock: systemClock, log, wakeups: new Wakeups(config.listenDatabaseUrl ?? database.url, log) }), args);
     }
     if (command === 'migrate') {
       console.log(`applied: ${(await migrate(pool, MIGRATION_FOLDERS)).join(', ') || 'nothing'}`);

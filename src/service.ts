@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { createContext } from './context.js';
 import type { ServiceContext } from './serviceContext.js';
 import { startEmbeddedPostgres } from './database/embedded.js';
+import { clientFor, type DatabasePooling } from './database/pooling.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { MIGRATION_FOLDERS } from './migrations.js';
@@ -40,8 +41,9 @@ export async function openDatabase(config: Config): Promise<Database> {
   return { ...embedded, embedded: true };
 }
 
-export function createPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max });
+/** A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts). */
+export function createPool(url: string, max = 10, pooling: DatabasePooling = 'none'): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, Client: clientFor(pooling) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // Nor may a checked-out one: pg rejects its queries and also emits 'error' on the client, which
@@ -60,11 +62,12 @@ export async function startService(
   options: { clock?: Clock; databaseUrl: string; migrateFirst?: boolean },
 ): Promise<RunningService> {
   const log = createLogger();
-  const pool = createPool(options.databaseUrl);
+  const pool = createPool(options.databaseUrl, 10, config.databasePooling);
   if (options.migrateFirst) await migrate(pool, MIGRATION_FOLDERS);
   await assertMigrationsUnchanged(pool, MIGRATION_FOLDERS);
   await assertTransactionIdsAhead(pool);
-  const wakeups = new Wakeups(options.databaseUrl, log);
+  // LISTEN and the fence need a connection of their own for the life of the process: never a pooler's.
+  const wakeups = new Wakeups(config.listenDatabaseUrl ?? options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
   await wakeups.start();
   // A process that died between a commit and its wake-up may have left others' caches stale:

@@ -21,8 +21,15 @@ SELECT session_id FROM purge_schedule
  LIMIT 1
    FOR UPDATE SKIP LOCKED`;
 
-/** When the next purge falls due. */
-export const NEXT_DUE = `SELECT min(due_at) AS next_due FROM purge_schedule WHERE due_at IS NOT NULL`;
+/**
+ * When the next purge falls due, and whether the schedule's checkpoint (projections/) is behind
+ * the newest event of the log: then another process is folding it, or a transaction in flight
+ * holds it back, and a deadline may be on its way into the schedule.
+ */
+export const NEXT_DUE = `
+SELECT (SELECT min(due_at) FROM purge_schedule WHERE due_at IS NOT NULL) AS next_due,
+       EXISTS (SELECT 1 FROM events e, projection_checkpoints c
+                WHERE c.name = 'purge_schedule' AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)) AS behind`;
 
 /**
  * The purge backlog: Sessions past their deadline ($1 now), and of those the ones past it by more

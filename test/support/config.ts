@@ -12,6 +12,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     production: false,
     databaseUrl: undefined,
+    listenDatabaseUrl: undefined,
+    databasePooling: 'none',
     dataDir: '/nonexistent',
     host: '127.0.0.1',
     port: 0,
