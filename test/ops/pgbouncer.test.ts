@@ -1,12 +1,10 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { clientFor } from '../../src/database/pooling.js';
 import { createPool } from '../../src/service.js';
 import { purgeCounts } from '../purge/support.js';
-import type { TestApp } from '../support/app.js';
-import { startTestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { testConfig } from '../support/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { verifyWebhook } from '../support/https-receiver.js';
@@ -132,11 +130,11 @@ describe('a serve process whose DATABASE_URL is the pooler', () => {
       await early.ctx.pool.end();
     }
     for (let round = 0; (await api.call('GET', `/v1/sessions/${id}`)).status !== 404; round++) {
-      if (round >= 150) throw new Error(`not purged:\n${serve.output()}\n${JSON.stringify((await db.pool.query('SELECT * FROM purge_schedule')).rows)}\n${JSON.stringify((await db.pool.query('SELECT * FROM projection_checkpoints')).rows)}\n${JSON.stringify((await db.pool.query("SELECT pid, state, xact_start, backend_xid, backend_xmin, query FROM pg_stat_activity WHERE datname = current_database()")).rows)}`);
+      if (round >= 300) throw new Error(`not purged:\n${serve.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(await purgeCounts(db, [id])).toEqual(new Map([[id, 1]]));
-  });
+  }, 90_000);
 
   it('rebuilds every projection beside it through the pooler', async () => {
     const rebuilt = await runCommand(['rebuild', '--all'], pooledEnv(), 60_000);
