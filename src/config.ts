@@ -39,6 +39,10 @@ export interface Config {
   checkpointIntervalS: number;
   /** On SIGTERM or SIGINT, how long requests in flight may take to finish before they are cut. */
   shutdownTimeoutMs: number;
+  /** The Bearer credential that scrapes /metrics (SVC_METRICS_TOKEN); unset: nobody scrapes. */
+  metricsToken: string | undefined;
+  /** Where a process without the api role serves /metrics and health (SVC_METRICS_PORT); unset: it serves nothing. */
+  metricsPort: number | undefined;
 }
 
 /** A configuration the service cannot run with; its message names the variable. */
@@ -73,10 +77,16 @@ function trustProxyOf(value: string | undefined): Config['trustProxy'] {
   return entries;
 }
 
+function portOf(name: string, value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} must be a port number, got ${value}`);
+  return port;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
-  const port = Number(nonEmpty(env.PORT) ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${env.PORT}`);
+  const port = portOf('PORT', nonEmpty(env.PORT) ?? '8080');
+  const metricsPort = nonEmpty(env.SVC_METRICS_PORT);
   const trial = nonEmpty(env.SVC_TRIAL) ?? 'on';
   if (trial !== 'on' && trial !== 'off') throw new ConfigError(`SVC_TRIAL must be on or off, got ${trial}`);
   const egress = nonEmpty(env.SVC_WEBHOOK_TEST_EGRESS);
@@ -118,5 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTestEgress: egress,
     checkpointIntervalS,
     shutdownTimeoutMs,
+    metricsToken: nonEmpty(env.SVC_METRICS_TOKEN),
+    metricsPort: metricsPort === undefined ? undefined : portOf('SVC_METRICS_PORT', metricsPort),
   };
 }

@@ -15,7 +15,7 @@ import { contractDocument } from './openapi.js';
 import { rebuildCommand } from './ops/rebuild.js';
 import { statusCommand } from './ops/status.js';
 import { eraseCommand } from './purge/index.js';
-import { ALL_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
+import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
 
 /**
  * The command line. Exit codes: 0 only on success (and after a graceful stop on SIGTERM or
@@ -27,6 +27,7 @@ import { ALL_ROLES, createPool, openDatabase, startService, type Database, type 
 const USAGE = `usage: svc [command]
   serve (default)     HTTP API and every background role
   api | projector | dispatcher | purger | checkpointer   one role alone (any number of copies may run)
+  worker              every background role: projector, dispatcher, purger, checkpointer
   migrate             apply the bundled SQL migrations
   rebuild NAME | --all  replay the log into projection NAME (or every one) and swap it in
   verify              check every stream's hash chain
@@ -54,7 +55,10 @@ const OPERATOR_COMMANDS = new Map<string, (ctx: ServiceContext, args: string[]) 
 ]);
 
 /** How many arguments each of the other commands takes after its name. */
-const ARITY: Record<string, number> = { ...Object.fromEntries(ALL_ROLES.map((role) => [role, 0])), serve: 0, migrate: 0, verify: 0, openapi: 0 };
+const ARITY: Record<string, number> = { ...Object.fromEntries(ALL_ROLES.map((role) => [role, 0])), serve: 0, worker: 0, migrate: 0, verify: 0, openapi: 0 };
+
+/** The roles a serving command runs. */
+const rolesOf = (command: string): readonly Role[] => (command === 'serve' ? ALL_ROLES : command === 'worker' ? BACKGROUND_ROLES : [command as Role]);
 const HELP = new Set(['help', '--help', '-h']);
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
@@ -161,7 +165,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     }
   }
   try {
-    await serve(command === 'serve' ? ALL_ROLES : [command as Role], config, database);
+    await serve(rolesOf(command), config, database);
   } catch (error) {
     await database.stop().catch(() => undefined);
     throw error;

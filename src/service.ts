@@ -14,16 +14,21 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { MIGRATION_FOLDERS } from './migrations.js';
 import { closeWithin } from './http/shutdown.js';
+import { metricsRoutes } from './ops/metricsRoutes.js';
+import { opsRoutes } from './ops/routes.js';
 import { asyncProjections } from './projections.js';
 import { PurgeWorker } from './purge/index.js';
 import { DeliveryDispatcher } from './webhooks/dispatcher.js';
 import { join } from 'node:path';
 
 export type Role = 'api' | 'projector' | 'dispatcher' | 'purger' | 'checkpointer';
-export const ALL_ROLES: readonly Role[] = ['api', 'projector', 'dispatcher', 'purger', 'checkpointer'];
+/** Every role but the API: what the `worker` command runs. */
+export const BACKGROUND_ROLES: readonly Role[] = ['projector', 'dispatcher', 'purger', 'checkpointer'];
+export const ALL_ROLES: readonly Role[] = ['api', ...BACKGROUND_ROLES];
 
 export interface RunningService {
   ctx: ServiceContext;
+  /** What the process serves over HTTP: the API, or without it the metrics port's routes, or nothing. */
   app: FastifyInstance | undefined;
   close(): Promise<void>;
 }
@@ -96,9 +101,15 @@ export async function startService(
     checkpointer.start();
     stops.push(() => checkpointer.stop());
   }
-  if (roles.includes('api')) {
-    app = await buildApp(ctx, capabilities);
-    await app.listen({ host: config.host, port: config.port });
+  // A process without the API serves its own metrics and health checks, when given a port for them.
+  const served = roles.includes('api')
+    ? { routes: capabilities, port: config.port }
+    : config.metricsPort !== undefined
+      ? { routes: [opsRoutes, metricsRoutes], port: config.metricsPort }
+      : undefined;
+  if (served) {
+    app = await buildApp(ctx, served.routes);
+    await app.listen({ host: config.host, port: served.port });
     const server = app;
     stops.unshift(() => closeWithin(server, config.shutdownTimeoutMs));
   }

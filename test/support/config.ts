@@ -34,6 +34,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookTestEgress: undefined,
     checkpointIntervalS: 300,
     shutdownTimeoutMs: 10_000,
+    metricsToken: `svc_metrics_${randomBytes(24).toString('base64url')}`,
+    metricsPort: undefined,
     ...overrides,
   };
 }
