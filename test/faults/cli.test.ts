@@ -42,10 +42,15 @@ describe('a failure: 1, its message and no stack trace', () => {
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 
-  it('a configuration the service cannot run with', async () => {
-    const result = await runCommand(['migrate'], { ...production(db.url), PORT: 'eighty' });
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be a port number'],
+    [{ SVC_METRICS_PORT: '-1' }, 'SVC_METRICS_PORT must be a port number'],
+    [{ SVC_DATABASE_POOLING: 'statement' }, 'SVC_DATABASE_POOLING must be none or transaction'],
+    [{ DATABASE_URL: '', SVC_LISTEN_DATABASE_URL: 'postgres://127.0.0.1/svc' }, 'SVC_LISTEN_DATABASE_URL needs DATABASE_URL'],
+  ])('a configuration the service cannot run with: %j', async (env, message) => {
+    const result = await runCommand(['migrate'], { ...production(db.url), ...env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('PORT must be a port number');
+    expect(result.stderr).toContain(message);
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 
