@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
 import { createPool } from '../src/service.js';
 import { interactive } from '../test/support/sessions.js';
-import { PGBOUNCER, startPgBouncer, type PgBouncer } from '../test/support/pgbouncer.js';
 import { benchDatabase } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
@@ -13,20 +11,15 @@ import { submissionsContender } from './support/submitting.js';
  * What SVC_DATABASE_POOLING=transaction costs: every statement sent unnamed, so PostgreSQL parses
  * and plans it on every run, where a connection of its own prepares the hot ones once. Two
  * services over one database, alike but for their pool's connections, take accepted submissions
- * and Session creations in turn, 8 clients each. Where PgBouncer is installed, a third service
- * goes through it in transaction mode (unnamed, as it must), for the pooler's own cost.
+ * and Session creations in turn, 8 clients each.
  */
 
 const CLIENTS = 8;
 
 const db = await benchDatabase({ poolSize: 10 });
 const unnamedPool = createPool(db.url, 10, 'transaction');
-const bouncer: PgBouncer | undefined = existsSync(PGBOUNCER) ? await startPgBouncer(db.url, { poolSize: 10 }) : undefined;
-const bouncerPool = bouncer && createPool(bouncer.url(db.url), 10, 'transaction');
-// LISTEN stays on the direct connection, as SVC_LISTEN_DATABASE_URL has it.
 const named = await startBenchService(db.url, db.pool);
 const unnamed = await startBenchService(db.url, unnamedPool);
-const pooled = bouncerPool && (await startBenchService(db.url, bouncerPool));
 const load = startLoadGenerator();
 
 const creations = (service: BenchService, label: string): Contender => ({ seconds }) =>
@@ -46,14 +39,11 @@ const creations = (service: BenchService, label: string): Contender => ({ second
 const submissions = (service: BenchService, label: string): Contender =>
   submissionsContender(load, service, { clients: CLIENTS, label: `POST /s/{token} accepted, ${label}` });
 
-/** One request kind through each service in turn; its figures are ratios to the named statements. */
+/** One request kind through each service in turn: its figure is the ratio of unnamed to named. */
 async function compare(name: string, contender: (service: BenchService, label: string) => Contender): Promise<void> {
   heading(`${name}, ${CLIENTS} clients: statements named (prepared per connection) and unnamed`);
-  const contenders: Record<string, Contender> = { named: contender(named, 'named statements'), unnamed: contender(unnamed, 'unnamed statements') };
-  if (pooled) contenders.pgbouncer = contender(pooled, 'unnamed, through PgBouncer');
-  const results = await interleave(contenders);
-  printFigure({ name: `${name}, unnamed / named statements`, values: ratios(results.unnamed!, results.named!) });
-  if (results.pgbouncer) printFigure({ name: `${name}, through PgBouncer / direct and named`, values: ratios(results.pgbouncer, results.named!) });
+  const results = await interleave({ named: contender(named, 'named statements'), unnamed: contender(unnamed, 'unnamed statements') });
+  printFigure({ name: `${name}, unnamed / named statements`, values: ratios(results.unnamed, results.named) });
 }
 
 try {
@@ -61,9 +51,8 @@ try {
   await compare('POST /v1/sessions', creations);
 } finally {
   await load.close();
-  for (const service of [named, unnamed, pooled]) await service?.close();
+  await named.close();
+  await unnamed.close();
   await unnamedPool.end();
-  await bouncerPool?.end();
-  await bouncer?.stop();
   await db.close();
 }
