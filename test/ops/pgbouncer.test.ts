@@ -19,8 +19,9 @@ import { useReceiver } from '../webhooks/support.js';
  * so consecutive transactions of one client land on different server connections: `migrate` and
  * `rebuild` as an operator runs them, and a `serve` process (every role) whose DATABASE_URL is the
  * pooler, with SVC_DATABASE_POOLING=transaction and its LISTEN connection direct
- * (SVC_LISTEN_DATABASE_URL). It creates, publishes, reads, takes an answer through the link,
- * delivers the webhook to a real HTTPS receiver and purges a Session that is due.
+ * (SVC_LISTEN_DATABASE_URL), beside an `api` process alike. They create, publish, read each
+ * other's changes, take an answer through the link, deliver the webhook to a real HTTPS receiver
+ * and purge a Session that is due.
  */
 
 const receiver = useReceiver();
@@ -30,6 +31,9 @@ let db: TestDatabase;
 let pooled: string;
 let serve: ServiceProcess;
 let api: Remote;
+/** A second process, API alone, also through the pooler: it must see what `serve` changed. */
+let other: ServiceProcess;
+let otherApi: Remote;
 
 const pooledEnv = (port = 0) => ({
   ...serviceEnv(config, pooled, port),
@@ -44,12 +48,17 @@ beforeAll(async () => {
   pooled = bouncer.url(db.url);
   const migrated = await runCommand(['migrate'], pooledEnv());
   expect(migrated.code, migrated.stderr).toBe(0);
-  serve = await startServiceProcess('serve', pooledEnv(await freePort()));
+  [serve, other] = await Promise.all([
+    freePort().then((port) => startServiceProcess('serve', pooledEnv(port))),
+    freePort().then((port) => startServiceProcess('api', pooledEnv(port))),
+  ]);
   api = remote(serve.baseUrl, config.ownerKey!);
+  otherApi = remote(other.baseUrl, config.ownerKey!);
 }, 60_000);
 
 afterAll(async () => {
   await serve?.kill();
+  await other?.kill();
   await db?.drop();
   await bouncer?.stop();
 });
@@ -97,13 +106,15 @@ describe('a serve process whose DATABASE_URL is the pooler', () => {
     expect((await fetch(`${serve.baseUrl}/health/ready`)).status).toBe(200);
   });
 
-  it('creates, publishes and reads back the newest ETag, with its view cache fenced on the direct connection', async () => {
+  it('creates and publishes, and another process reads back the newest ETag: wake-ups arrive on the direct connection', async () => {
     const created = await api.create();
     for (let revision = 2; revision <= 6; revision++) {
+      // Read twice through the other process, so that it serves the view from its cache next.
+      for (let read = 0; read < 2; read++) await otherApi.call('GET', `/v1/sessions/${created.id}`);
       const before = await api.call('GET', `/v1/sessions/${created.id}`);
       const published = await api.publish(created.id, before.etag!);
       expect(published.status, published.body).toBe(200);
-      const after = await api.call('GET', `/v1/sessions/${created.id}`);
+      const after = await otherApi.call('GET', `/v1/sessions/${created.id}`);
       expect(after.etag).toBe(published.etag);
       expect(after.json<{ revision: number }>().revision).toBe(revision);
     }
@@ -143,6 +154,6 @@ describe('a serve process whose DATABASE_URL is the pooler', () => {
   });
 
   it('logged no database error meanwhile', () => {
-    expect(serve.output()).not.toMatch(/prepared statement|"level":50/);
+    for (const process of [serve, other]) expect(process.output()).not.toMatch(/prepared statement|"level":50/);
   });
 });
