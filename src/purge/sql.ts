@@ -28,8 +28,10 @@ SELECT session_id FROM purge_schedule
  */
 export const NEXT_DUE = `
 SELECT (SELECT min(due_at) FROM purge_schedule WHERE due_at IS NOT NULL) AS next_due,
-       EXISTS (SELECT 1 FROM events e, projection_checkpoints c
-                WHERE c.name = 'purge_schedule' AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)) AS behind`;
+       coalesce((SELECT (newest.transaction_id, newest.global_position) > (coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0))
+                   FROM (SELECT transaction_id, global_position FROM events
+                          ORDER BY events.transaction_id DESC, global_position DESC LIMIT 1) AS newest
+                   LEFT JOIN projection_checkpoints c ON c.name = 'purge_schedule'), false) AS behind`;
 
 /**
  * The purge backlog: Sessions past their deadline ($1 now), and of those the ones past it by more
