@@ -10,4 +10,4 @@ export { UnitOfWork, type OpenedKey } from './unitOfWork.js';
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
 export { SerialRuns } from './serialRuns.js';
-export { EVENTSTORE_MIGRATIONS, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';
+export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';

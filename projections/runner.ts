@@ -169,18 +169,20 @@ const LOCK_TIMEOUT_MS = 2_000;
 const LOCK_ATTEMPTS = 5;
 const RETRYABLE_LOCK_FAILURES = new Set(['55P03', '40P01']);
 
-/** Holds the rebuild lock on a connection of its own for as long as `work` runs. */
+/**
+ * Holds the rebuild lock for as long as `work` runs, in a transaction open on a connection of its
+ * own. That transaction writes nothing and holds no snapshot between statements, so it keeps back
+ * neither the readers' horizon nor vacuum.
+ */
 async function holdingRebuildLock<T>(store: EventStore, work: () => Promise<T>): Promise<T> {
   const client = await store.pool.connect();
   try {
+    await client.query('BEGIN');
     const { rows } = await client.query<{ locked: boolean }>(sql.TRY_REBUILD_LOCK);
     if (!rows[0]?.locked) throw new RebuildInProgress();
-    try {
-      return await work();
-    } finally {
-      await client.query(sql.REBUILD_UNLOCK);
-    }
+    return await work();
   } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
     client.release();
   }
 }
@@ -311,7 +313,8 @@ async function swapAll(store: EventStore, projections: readonly Projection[], as
       folded += events.length;
       at = checkpointOf(events.at(-1)!);
     }
-    await tx.query('RESET search_path');
+    // LOCAL: a plain RESET would outlive the transaction on its connection.
+    await tx.query('SET LOCAL search_path TO DEFAULT');
     // Columns a projection keeps are not folded from events: they come over from the live rows.
     for (const projection of projections) for (const kept of projection.keep ?? []) await tx.query(sql.copyKeptColumns(kept));
     for (const projection of projections) for (const table of projection.tables) await swapIn(tx, table);

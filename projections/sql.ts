@@ -27,9 +27,11 @@ SELECT (transaction_id, global_position) >= ($2::xid8, $3::bigint) AS reached FR
 
 export const REBUILD_SCHEMA = 'svc_rebuild';
 
-/** One rebuild at a time: they share the one schema their copies are built in. */
-export const TRY_REBUILD_LOCK = `SELECT pg_try_advisory_lock(hashtext('svc.rebuild')) AS locked`;
-export const REBUILD_UNLOCK = `SELECT pg_advisory_unlock(hashtext('svc.rebuild'))`;
+/**
+ * One rebuild at a time: they share the one schema their copies are built in. A transaction's
+ * lock, held by a transaction left open for the rebuild, so it holds through a transaction pooler.
+ */
+export const TRY_REBUILD_LOCK = `SELECT pg_try_advisory_xact_lock(hashtext('svc.rebuild')) AS locked`;
 
 export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 

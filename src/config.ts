@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { parseDataKey } from '../eventstore/index.js';
+import type { DatabasePooling } from './database/pooling.js';
 
 /**
  * Everything the service reads from its environment, read once. Explicit variables always win;
@@ -10,6 +11,10 @@ export interface Config {
   production: boolean;
   /** Unset: the embedded PostgreSQL under dataDir. */
   databaseUrl: string | undefined;
+  /** The direct connection for LISTEN and the wake-up fence (SVC_LISTEN_DATABASE_URL); unset: databaseUrl. */
+  listenDatabaseUrl: string | undefined;
+  /** `transaction` when databaseUrl goes through a transaction pooler (SVC_DATABASE_POOLING): no statement is named. */
+  databasePooling: DatabasePooling;
   dataDir: string;
   host: string;
   port: number;
@@ -35,6 +40,10 @@ export interface Config {
   checkpointIntervalS: number;
   /** On SIGTERM or SIGINT, how long requests in flight may take to finish before they are cut. */
   shutdownTimeoutMs: number;
+  /** The Bearer credential that scrapes /metrics (SVC_METRICS_TOKEN); unset: nobody scrapes. */
+  metricsToken: string | undefined;
+  /** Where a process without the api role serves /metrics and health (SVC_METRICS_PORT); unset: it serves nothing. */
+  metricsPort: number | undefined;
 }
 
 /** A configuration the service cannot run with; its message names the variable. */
@@ -88,10 +97,16 @@ export function dataKeyOf(config: Pick<Config, 'dataKey'>): Buffer | undefined {
   return key;
 }
 
+function portOf(name: string, value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} must be a port number, got ${value}`);
+  return port;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
-  const port = Number(nonEmpty(env.PORT) ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got ${env.PORT}`);
+  const port = portOf('PORT', nonEmpty(env.PORT) ?? '8080');
+  const metricsPort = nonEmpty(env.SVC_METRICS_PORT);
   const trial = nonEmpty(env.SVC_TRIAL) ?? 'on';
   if (trial !== 'on' && trial !== 'off') throw new ConfigError(`SVC_TRIAL must be on or off, got ${trial}`);
   const egress = nonEmpty(env.SVC_WEBHOOK_TEST_EGRESS);
@@ -104,12 +119,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
     throw new ConfigError(`SVC_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, got ${env.SVC_SHUTDOWN_TIMEOUT_MS}`);
   }
+  const pooling = nonEmpty(env.SVC_DATABASE_POOLING) ?? 'none';
+  if (pooling !== 'none' && pooling !== 'transaction') throw new ConfigError(`SVC_DATABASE_POOLING must be none or transaction, got ${pooling}`);
+  if (nonEmpty(env.SVC_LISTEN_DATABASE_URL) && !nonEmpty(env.DATABASE_URL)) throw new ConfigError('SVC_LISTEN_DATABASE_URL needs DATABASE_URL');
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const dataKey = nonEmpty(env.SVC_DATA_KEY);
   dataKeyOf({ dataKey });
   return {
     production: env.NODE_ENV === 'production',
     databaseUrl: nonEmpty(env.DATABASE_URL),
+    listenDatabaseUrl: nonEmpty(env.SVC_LISTEN_DATABASE_URL),
+    databasePooling: pooling,
     dataDir: resolve(nonEmpty(env.SVC_DATA_DIR) ?? './.data'),
     host,
     port,
@@ -130,5 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTestEgress: egress,
     checkpointIntervalS,
     shutdownTimeoutMs,
+    metricsToken: nonEmpty(env.SVC_METRICS_TOKEN),
+    metricsPort: metricsPort === undefined ? undefined : portOf('SVC_METRICS_PORT', metricsPort),
   };
 }

@@ -6,7 +6,7 @@ import { ownerKeyResolver } from './auth/owner.js';
 import type { Clock } from './clock.js';
 import { dataKeyOf, type Config } from './config.js';
 import { ServiceMetrics } from './ops/metrics.js';
-import { resolveBuildIdentity } from './ops/version.js';
+import { SERVICE_VERSION, resolveBuildIdentity, versionAt } from './ops/version.js';
 import { asyncProjections, inlineProjections } from './projections.js';
 import { parseReceiptKeys, type ReceiptKeyRing } from './receipts/keys.js';
 import type { ServiceContext } from './serviceContext.js';
@@ -30,17 +30,19 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
   const deploymentKey = new DeploymentKey(dataKeyOf(deps.config));
   const streamKeys = new StreamKeys(deploymentKey);
   const inline = inlineProjections({ streamKeys });
+  const identity = resolveBuildIdentity(deps.config.build);
   const metrics = new ServiceMetrics({
     pool: deps.pool,
     clock: deps.clock,
     projections: () => ({ inline: inline.map((p) => p.name), async: asyncProjections().map((p) => p.name) }),
     warn: (obj, msg) => deps.log.warn(obj, msg),
+    build: { version: SERVICE_VERSION, commit: versionAt(identity, deps.clock.now()).git_sha ?? 'unknown' },
   });
   return {
     ...deps,
     store: new EventStore({ pool: deps.pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
     metrics,
-    identity: resolveBuildIdentity(deps.config.build),
+    identity,
     receiptKeys,
     receiptKeysProblem,
     deploymentKey,

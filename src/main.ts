@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
-import { Wakeups, migrate, verify } from '../eventstore/index.js';
+import { MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/cli.js';
 import { systemClock } from './clock.js';
 import { CommandRefused, UsageError } from './commandLine.js';
@@ -15,7 +15,7 @@ import { contractDocument } from './openapi.js';
 import { rebuildCommand } from './ops/rebuild.js';
 import { statusCommand } from './ops/status.js';
 import { eraseCommand } from './purge/index.js';
-import { ALL_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
+import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
 
 /**
  * The command line. Exit codes: 0 only on success (and after a graceful stop on SIGTERM or
@@ -27,6 +27,7 @@ import { ALL_ROLES, createPool, openDatabase, startService, type Database, type 
 const USAGE = `usage: svc [command]
   serve (default)     HTTP API and every background role
   api | projector | dispatcher | purger | checkpointer   one role alone (any number of copies may run)
+  worker              every background role: projector, dispatcher, purger, checkpointer
   migrate             apply the bundled SQL migrations
   rebuild NAME | --all  replay the log into projection NAME (or every one) and swap it in
   verify              check every stream's hash chain
@@ -54,13 +55,16 @@ const OPERATOR_COMMANDS = new Map<string, (ctx: ServiceContext, args: string[]) 
 ]);
 
 /** How many arguments each of the other commands takes after its name. */
-const ARITY: Record<string, number> = { ...Object.fromEntries(ALL_ROLES.map((role) => [role, 0])), serve: 0, migrate: 0, verify: 0, openapi: 0 };
+const ARITY: Record<string, number> = { ...Object.fromEntries(ALL_ROLES.map((role) => [role, 0])), serve: 0, worker: 0, migrate: 0, verify: 0, openapi: 0 };
+
+/** The roles a serving command runs. */
+const rolesOf = (command: string): readonly Role[] => (command === 'serve' ? ALL_ROLES : command === 'worker' ? BACKGROUND_ROLES : [command as Role]);
 const HELP = new Set(['help', '--help', '-h']);
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
 function isExpected(error: unknown): boolean {
-  if (error instanceof ConfigError || error instanceof CommandRefused || isDatabaseUnreachable(error)) return true;
+  if (error instanceof ConfigError || error instanceof CommandRefused || error instanceof MigrationChanged || isDatabaseUnreachable(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && SYSTEM_EXPECTED.has(code);
 }
@@ -89,13 +93,13 @@ async function configFor(command: string): Promise<Config> {
 
 /** migrate, verify and the operator commands: one pass over the database; the exit code. */
 async function runOnce(command: string, args: string[], config: Config, database: Database): Promise<number> {
-  const pool = createPool(database.url, 4);
+  const pool = createPool(database.url, 4, config.databasePooling);
   try {
     const operate = OPERATOR_COMMANDS.get(command);
     if (operate) {
       // Logs go to stderr: an export's stdout is its data.
       const log = createLogger({ destination: pino.destination(2) });
-      return await operate(createContext({ config, pool, clock: systemClock, log, wakeups: new Wakeups(database.url, log) }), args);
+      return await operate(createContext({ config, pool, clock: systemClock, log, wakeups: new Wakeups(config.listenDatabaseUrl ?? database.url, log) }), args);
     }
     if (command === 'migrate') {
       console.log(`applied: ${(await migrate(pool, MIGRATION_FOLDERS)).join(', ') || 'nothing'}`);
@@ -161,7 +165,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     }
   }
   try {
-    await serve(command === 'serve' ? ALL_ROLES : [command as Role], config, database);
+    await serve(rolesOf(command), config, database);
   } catch (error) {
     await database.stop().catch(() => undefined);
     throw error;

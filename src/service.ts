@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { Wakeups, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
+import { Wakeups, assertMigrationsUnchanged, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
 import { Checkpointer } from './audit/checkpointer.js';
 import { capabilities } from './capabilities.js';
@@ -9,20 +9,26 @@ import type { Config } from './config.js';
 import { createContext } from './context.js';
 import type { ServiceContext } from './serviceContext.js';
 import { startEmbeddedPostgres } from './database/embedded.js';
+import { clientFor, type DatabasePooling } from './database/pooling.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { MIGRATION_FOLDERS } from './migrations.js';
 import { closeWithin } from './http/shutdown.js';
+import { metricsRoutes } from './ops/metricsRoutes.js';
+import { opsRoutes } from './ops/routes.js';
 import { asyncProjections } from './projections.js';
 import { PurgeWorker } from './purge/index.js';
 import { DeliveryDispatcher } from './webhooks/dispatcher.js';
 import { join } from 'node:path';
 
 export type Role = 'api' | 'projector' | 'dispatcher' | 'purger' | 'checkpointer';
-export const ALL_ROLES: readonly Role[] = ['api', 'projector', 'dispatcher', 'purger', 'checkpointer'];
+/** Every role but the API: what the `worker` command runs. */
+export const BACKGROUND_ROLES: readonly Role[] = ['projector', 'dispatcher', 'purger', 'checkpointer'];
+export const ALL_ROLES: readonly Role[] = ['api', ...BACKGROUND_ROLES];
 
 export interface RunningService {
   ctx: ServiceContext;
+  /** What the process serves over HTTP: the API, or without it the metrics port's routes, or nothing. */
   app: FastifyInstance | undefined;
   close(): Promise<void>;
 }
@@ -40,8 +46,9 @@ export async function openDatabase(config: Config): Promise<Database> {
   return { ...embedded, embedded: true };
 }
 
-export function createPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max });
+/** A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts). */
+export function createPool(url: string, max = 10, pooling: DatabasePooling = 'none'): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, Client: clientFor(pooling) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // Nor may a checked-out one: pg rejects its queries and also emits 'error' on the client, which
@@ -60,10 +67,12 @@ export async function startService(
   options: { clock?: Clock; databaseUrl: string; migrateFirst?: boolean },
 ): Promise<RunningService> {
   const log = createLogger();
-  const pool = createPool(options.databaseUrl);
+  const pool = createPool(options.databaseUrl, 10, config.databasePooling);
   if (options.migrateFirst) await migrate(pool, MIGRATION_FOLDERS);
+  await assertMigrationsUnchanged(pool, MIGRATION_FOLDERS);
   await assertTransactionIdsAhead(pool);
-  const wakeups = new Wakeups(options.databaseUrl, log);
+  // LISTEN and the fence need a connection of their own for the life of the process: never a pooler's.
+  const wakeups = new Wakeups(config.listenDatabaseUrl ?? options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
   await wakeups.start();
   // A process that died between a commit and its wake-up may have left others' caches stale:
@@ -92,9 +101,15 @@ export async function startService(
     checkpointer.start();
     stops.push(() => checkpointer.stop());
   }
-  if (roles.includes('api')) {
-    app = await buildApp(ctx, capabilities);
-    await app.listen({ host: config.host, port: config.port });
+  // A process without the API serves its own metrics and health checks, when given a port for them.
+  const served = roles.includes('api')
+    ? { routes: capabilities, port: config.port }
+    : config.metricsPort !== undefined
+      ? { routes: [opsRoutes, metricsRoutes], port: config.metricsPort }
+      : undefined;
+  if (served) {
+    app = await buildApp(ctx, served.routes);
+    await app.listen({ host: config.host, port: served.port });
     const server = app;
     stops.unshift(() => closeWithin(server, config.shutdownTimeoutMs));
   }

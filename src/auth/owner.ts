@@ -32,10 +32,12 @@ export type { CredentialResolver } from '../serviceContext.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/** The deployment owner key, compared in constant time (over digests, so lengths do not leak). */
+/** Whether a presented token is the configured secret, compared in constant time (over digests, so lengths do not leak). */
+export const isSecret = (token: string, secret: string | undefined): boolean => secret !== undefined && timingSafeEqual(digest(token), digest(secret));
+
+/** The deployment owner key. */
 export const ownerKeyResolver: CredentialResolver = async (token, ctx) => {
-  const ownerKey = ctx.config.ownerKey;
-  if (!ownerKey || !timingSafeEqual(digest(token), digest(ownerKey))) return undefined;
+  if (!isSecret(token, ctx.config.ownerKey)) return undefined;
   return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720, retentionHours: 720 };
 };
 

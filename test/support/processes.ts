@@ -34,6 +34,7 @@ export function serviceEnv(config: Config, databaseUrl: string, port: number): R
     SVC_OWNER_KEY: config.ownerKey ?? '',
     SVC_RECEIPT_KEYS: config.receiptKeys ?? '',
     SVC_DATA_KEY: config.dataKey ?? '',
+    SVC_METRICS_TOKEN: config.metricsToken ?? '',
     SVC_GIT_SHA: config.build.gitSha ?? '',
     SVC_BUILD_ID: config.build.buildId ?? '',
     SVC_BUILD_TIME: config.build.buildTime ?? '',
@@ -54,10 +55,11 @@ async function waitUntilLive(baseUrl: string, child: ChildProcess, output: () =>
   throw new Error(`service did not start: ${output()}`);
 }
 
+/** `port`: where it serves HTTP, when not PORT (a background role's SVC_METRICS_PORT). */
 export async function startServiceProcess(
   role: string,
   env: Record<string, string>,
-  options: { waitForHttp?: boolean } = {},
+  options: { waitForHttp?: boolean; port?: number } = {},
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', role], {
     env: { ...process.env, ...env },
@@ -66,7 +68,7 @@ export async function startServiceProcess(
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  const baseUrl = `http://127.0.0.1:${options.port ?? env.PORT}`;
   if (options.waitForHttp !== false) await waitUntilLive(baseUrl, child, () => output);
   const exited: Promise<Exit> =
     child.exitCode !== null || child.signalCode !== null
