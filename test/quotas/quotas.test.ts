@@ -53,7 +53,7 @@ const sessionsOf = async (workspaceId: string): Promise<number> =>
   (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM session_views WHERE workspace_id = $1', [workspaceId])).rows[0]!.n;
 
 async function refusalsCounted(quota: QuotaName): Promise<number> {
-  const metrics = await t.app.inject({ url: '/metrics', headers: owner(t) });
+  const metrics = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${t.ctx.config.metricsToken}` } });
   return Number(new RegExp(`^svc_quota_refusals_total\\{quota="${quota}"\\} (\\d+)$`, 'm').exec(metrics.body)![1]);
 }
 
