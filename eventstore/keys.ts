@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Reader } from './events.js';
-import { isUnitOfWork, type OpenedKey, type UnitOfWork } from './unitOfWork.js';
+import { isUnitOfWork, type OpenedKey, type StoredKey, type UnitOfWork } from './unitOfWork.js';
 import * as sql from './sql.js';
 
 /**
@@ -156,6 +156,11 @@ export class StreamKeys {
   async openers(db: Reader, streamIds: readonly string[]): Promise<Map<string, Opener>> {
     const keys = await this.keysOf(db, streamIds);
     return new Map(streamIds.map((id) => [id, openerOf(id, keys.get(id))]));
+  }
+
+  /** An opener for a stream whose key row was read with it (a rebuild's page): no query. */
+  openerOfStored(streamId: string, stored: StoredKey): Opener {
+    return openerOf(streamId, stored === undefined ? undefined : this.openStored(stored, streamId));
   }
 
   /** Destroys the stream's key for good; its sealed content can never be read again. */

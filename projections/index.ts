@@ -1,16 +1,16 @@
 import { fileURLToPath } from 'node:url';
 export type { Projection } from '../eventstore/index.js';
+export { AsyncProjector, catchUpAll, catchUpOnce } from './runner.js';
 export {
-  AsyncProjector,
   RebuildInProgress,
-  catchUpAll,
-  catchUpOnce,
   rebuild,
   rebuildAll,
   type RebuildOptions,
+  type RebuildPass,
   type RebuildProgress,
   type RebuildResult,
-} from './runner.js';
+  type RebuildSet,
+} from './rebuild.js';
 
 /** The runner's own table: each async projection's checkpoint. */
 export const PROJECTIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
