@@ -4,7 +4,6 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { quoteIdent } from './sql.js';
 
 /** The characters COPY's text format reads as the end of a field or a row, or as an escape. */
-const SPECIAL = /[\\\n\r\t]/;
 const SPECIALS = /[\\\n\r\t]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -12,7 +11,7 @@ const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r'
 function field(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   const text = typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPED[c]!) : text;
+  return text.replace(SPECIALS, (c) => ESCAPED[c]!);
 }
 
 /** Writes rows (values in `columns` order) into a table with one COPY, in the client's transaction if it has one. */

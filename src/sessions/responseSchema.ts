@@ -18,10 +18,12 @@ export function responseSchemaOf(interaction: InteractiveInteraction): ResponseS
   };
 }
 
-/** The field's own schema (a copy: the stored revision is never shared); an array never repeats an option. */
+/**
+ * The field's own schema; an array never repeats an option. Not a copy: a response schema is only
+ * ever read (rendered, compiled), so it may share the stored revision's objects.
+ */
 function propertyOf(schema: FieldSchema): FieldSchema {
-  const copy = structuredClone(schema);
-  return copy.type === 'array' ? { ...copy, uniqueItems: true } : copy;
+  return schema.type === 'array' ? { ...schema, uniqueItems: true } : schema;
 }
 
 export type ResponseCheck =

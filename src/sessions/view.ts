@@ -49,12 +49,30 @@ function eventItem(event: PublicEvent): object {
   };
 }
 
+/**
+ * The members a revision shows in every body that shows it (the Session's, and the revision's
+ * own): `"interaction":...` and, when interactive, `"response_schema":...`, as JSON.stringify
+ * writes them. Rendered once per revision however many bodies a fold renders: the members of an
+ * object are written one after another, so a body spliced from them has the bytes JSON.stringify
+ * gives the whole object.
+ */
+const rendered = new WeakMap<Interaction, string>();
+
+function revisionMembers(interaction: Interaction): string {
+  let members = rendered.get(interaction);
+  if (members === undefined) {
+    members = `"interaction":${JSON.stringify(interactionBody(interaction))}`;
+    if (interaction.mode !== 'display') members += `,"response_schema":${JSON.stringify(responseSchemaOf(interaction))}`;
+    rendered.set(interaction, members);
+  }
+  return members;
+}
+
 /** One stored revision: SessionResponse (display) or InteractiveSurfaceResponse. */
 export function revisionBody(state: SessionState, revision: number): string | undefined {
   const interaction = state.revisions[revision - 1];
   if (!interaction) return undefined;
-  const body = { id: state.id, revision, interaction: interactionBody(interaction) };
-  return JSON.stringify(interaction.mode === 'display' ? body : { ...body, response_schema: responseSchemaOf(interaction) });
+  return `{"id":${JSON.stringify(state.id)},"revision":${revision},${revisionMembers(interaction)}}`;
 }
 
 /** GET /v1/sessions/{id}: SessionResponse (display) or InteractiveSessionResponse. */
@@ -62,14 +80,8 @@ export function sessionBody(state: SessionState): string {
   const revision = state.revisions.length;
   const interaction = state.revisions[revision - 1]!;
   if (interaction.mode === 'display') return revisionBody(state, revision)!;
-  return JSON.stringify({
-    id: state.id,
-    status: state.status,
-    revision,
-    interaction: interactionBody(interaction),
-    response_schema: responseSchemaOf(interaction),
-    responses: state.responses.map(responseItem),
-  });
+  const responses = JSON.stringify(state.responses.map(responseItem));
+  return `{"id":${JSON.stringify(state.id)},"status":${JSON.stringify(state.status)},"revision":${revision},${revisionMembers(interaction)},"responses":${responses}}`;
 }
 
 /** GET /v1/sessions/{id}/events: SessionEventsResponse. */
