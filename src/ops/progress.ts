@@ -1,7 +1,7 @@
 /**
  * Progress of a long operator command (events done of an estimated total), on stderr: on a
- * terminal one line redrawn in place, with `--json` one JSON object a second, and otherwise
- * nothing while it runs, so a log of the command holds only its outcome.
+ * terminal one line redrawn in place, with `--json` one JSON object a second (and one at the end),
+ * and otherwise nothing while it runs, so a log of the command holds only its outcome.
  */
 
 export interface ProgressFigures {
@@ -90,8 +90,10 @@ export class ProgressReporter {
     this.drawn = 0;
   }
 
+  /** Ends the reports with the last figures: the line drawn once more, or one more JSON object. */
   stop(): void {
     clearInterval(this.timer);
     if (this.mode === 'line') this.out.write(`\r${progressLine(this.figures(), this.unit)}\x1b[K\n`);
+    if (this.mode === 'json') this.out.write(`${progressJson(this.figures(), this.unit)}\n`);
   }
 }
