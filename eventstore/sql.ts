@@ -68,8 +68,8 @@ SELECT ${COLUMNS} FROM events
 export const HORIZON = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`;
 
 /**
- * The events of transactions below a horizon, stream by stream, from a (stream, version) on, for a
- * rebuild. Those transactions have all ended, so every page sees the same set, whatever its
+ * The events of transactions below a horizon, stream by stream, from a (stream, version) on and
+ * before stream $5 (if given), for a rebuild. Those transactions have all ended, so every page sees the same set, whatever its
  * snapshot. A page starts at a stream's first event, which brings the stream's data key row:
  * wrapped, a tombstone (null), or none (has_key false).
  */
@@ -77,6 +77,7 @@ export const READ_BY_STREAM = `
 SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key
   FROM (SELECT ${COLUMNS} FROM events
          WHERE events.transaction_id < $1::xid8 AND (stream_id, stream_version) > ($2, $3)
+           AND ($5::text IS NULL OR stream_id < $5)
          ORDER BY stream_id, stream_version
          LIMIT $4) e
   LEFT JOIN stream_keys k ON e.stream_version = 1 AND k.stream_id = e.stream_id
@@ -92,6 +93,14 @@ SELECT ${COLUMNS} FROM events
    AND type = ANY($4::text[])
  ORDER BY events.transaction_id, global_position
  LIMIT $5`;
+
+/**
+ * Stream ids that cut the log into about equal parts by events: the bounds of the planner's
+ * histogram of events.stream_id (none before the table was first analyzed).
+ */
+export const STREAM_ID_BOUNDS = `
+SELECT coalesce(histogram_bounds::text::text[], '{}') AS bounds FROM pg_stats
+ WHERE schemaname = current_schema() AND tablename = 'events' AND attname = 'stream_id'`;
 
 /** The newest position in the log: an estimate of how many events a replay of it folds. */
 export const NEWEST_POSITION = `SELECT coalesce(max(global_position), 0)::text AS position FROM events`;

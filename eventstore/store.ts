@@ -133,8 +133,8 @@ export interface StreamPosition {
 
 /**
  * Whole streams below a horizon: each with every event of the transactions below `horizon`, from
- * version 1 on, and its data key row. Read after `after` (the end of a stream), up to about `limit`
- * events: a page that fills up leaves its last stream, which may go on, to the next page; one
+ * version 1 on, and its data key row. Read after `after` (the end of a stream) and before the
+ * stream `before` (if given), up to about `limit` events: a page that fills up leaves its last stream, which may go on, to the next page; one
  * stream longer than a page is read in a page twice as long.
  */
 export interface WholeStreams {
@@ -148,12 +148,12 @@ export interface WholeStreams {
 
 type KeyedEventRow = EventRow & { has_key: boolean; wrapped_key: Buffer | null };
 
-export async function readWholeStreams(db: Reader, horizon: string, after: StreamPosition, limit: number): Promise<WholeStreams> {
-  const { rows } = await db.query<KeyedEventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit]);
+export async function readWholeStreams(db: Reader, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<WholeStreams> {
+  const { rows } = await db.query<KeyedEventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit, before ?? null]);
   const full = rows.length === limit;
   let cut = rows.length;
   if (full) while (cut > 0 && rows[--cut]!.stream_version !== 1);
-  if (full && cut === 0) return readWholeStreams(db, horizon, after, 2 * limit);
+  if (full && cut === 0) return readWholeStreams(db, horizon, after, 2 * limit, before);
   const streams = new Map<string, RecordedEvent[]>();
   const keys = new Map<string, StoredKey>();
   for (const row of rows.slice(0, cut)) {
@@ -165,6 +165,15 @@ export async function readWholeStreams(db: Reader, horizon: string, after: Strea
   }
   const last = rows[cut - 1];
   return { streams, keys, events: cut, next: full && last ? { streamId: last.stream_id, streamVersion: last.stream_version } : undefined };
+}
+
+/** Up to `parts - 1` stream ids that cut the log into about equal parts, in order; none when the statistics have none. */
+export async function streamIdCuts(db: Reader, parts: number): Promise<string[]> {
+  const { rows } = await db.query<{ bounds: string[] }>(sql.STREAM_ID_BOUNDS);
+  const bounds = rows[0]?.bounds ?? [];
+  if (bounds.length < 2 * parts) return [];
+  const cuts = Array.from({ length: parts - 1 }, (_, i) => bounds[Math.round(((i + 1) * (bounds.length - 1)) / parts)]!);
+  return cuts.filter((cut, i) => i === 0 || cut !== cuts[i - 1]);
 }
 
 /** The newest position in the log: about as many events as the log holds (a rolled-back append leaves a gap). */

@@ -5,11 +5,14 @@ export {
   RebuildInProgress,
   rebuild,
   rebuildAll,
+  replayPart,
+  type PartReplayer,
   type RebuildOptions,
   type RebuildPass,
   type RebuildProgress,
   type RebuildResult,
   type RebuildSet,
+  type StreamPart,
 } from './rebuild.js';
 
 /** The runner's own table: each async projection's checkpoint. */

@@ -6,6 +6,7 @@ import {
   readAllVisible,
   readTypesBelow,
   readWholeStreams,
+  streamIdCuts,
   transactionHorizon,
   type Checkpoint,
   type EventStore,
@@ -21,6 +22,8 @@ import * as sql from './sql.js';
 
 /** Events a rebuild reads at a time: projections fold a batch with a few set-wide statements. */
 const REBUILD_BATCH = 5_000;
+/** A log shorter than this (by its newest position) is replayed by this process alone: a helper's start would cost more than its part. */
+const PARALLEL_FROM = 20_000;
 /** A catch-up pass this short leaves a tail that the locked step replays in moments. */
 const SHORT_TAIL = 500;
 /** Writers faster than the replay never leave a short tail: after this many passes, lock anyway. */
@@ -63,7 +66,27 @@ export interface RebuildProgress {
   total: number;
 }
 
+/** A part of the first pass: the streams from `from` (or the first) to before `before` (or the last), below `horizon`. */
+export interface StreamPart {
+  horizon: string;
+  from: string | null;
+  before: string | null;
+  /** The projections it folds, by name. */
+  projections: readonly string[];
+}
+
+/**
+ * Replays a part of the first pass elsewhere (another thread, with its own connections) by
+ * replayPart; tells `onEvents` of each page as it is written, and resolves with the events folded.
+ */
+export type PartReplayer = (part: StreamPart, onEvents: (events: number) => void) => Promise<number>;
+
 export interface RebuildOptions {
+  /**
+   * Each takes a part of the stream-ordered first pass beside this process's own, so the fold runs
+   * on more cores; the log is cut into parts by the planner's statistics of stream ids.
+   */
+  helpers?: readonly PartReplayer[];
   /** Told after each pass beside live traffic. */
   onPass?: (pass: RebuildPass) => Promise<void> | void;
   /** Told after each batch, as the replay goes. */
@@ -84,9 +107,11 @@ const names = (projections: readonly Projection[]): string[] => projections.map(
 class Tally {
   replayed = 0;
   constructor(
-    private total: number,
+    public total: number,
     private readonly report: RebuildOptions['onProgress'],
-  ) {}
+  ) {
+    report?.({ replayed: 0, total });
+  }
 
   add(events: number): void {
     this.replayed += events;
@@ -155,27 +180,28 @@ async function applyPage(store: EventStore, projections: readonly Projection[], 
  * before overlap: the reads on a connection of their own, the writes on another. Projections with
  * a load get their rows COPYed into their empty copies; the others fold through apply.
  */
-async function replayStreams(store: EventStore, horizon: string, projections: readonly Projection[], tally: Tally): Promise<number> {
+async function replayStreams(store: EventStore, projections: readonly Projection[], part: StreamPart, onEvents: (events: number) => void): Promise<number> {
   const loaded = projections.filter(loads);
   const applied = projections.filter((p) => !loads(p));
   const reader = await store.pool.connect();
+  const before = part.before ?? undefined;
   let reading: Promise<WholeStreams> | undefined;
   let writing: Promise<void> = Promise.resolve();
   let replayed = 0;
   // A failure surfaces where the promise is awaited; until then it must not count as unhandled.
   const quietly = <T>(promise: Promise<T>): Promise<T> => (promise.catch(() => undefined), promise);
   try {
-    reading = quietly(readWholeStreams(reader, horizon, { streamId: '', streamVersion: 0 }, REBUILD_BATCH));
+    reading = quietly(readWholeStreams(reader, part.horizon, { streamId: part.from ?? '', streamVersion: 0 }, REBUILD_BATCH, before));
     for (;;) {
       const page: WholeStreams = await reading;
-      reading = page.next && quietly(readWholeStreams(reader, horizon, page.next, REBUILD_BATCH));
+      reading = page.next && quietly(readWholeStreams(reader, part.horizon, page.next, REBUILD_BATCH, before));
       const rows = loaded.map((projection) => ({ projection, rows: projection.load!.rows(page.streams, page.keys) }));
       await writing;
       writing = quietly(
         (async () => {
           await loadPage(store, rows);
           if (applied.length > 0) await applyPage(store, applied, page);
-          tally.add(page.events);
+          onEvents(page.events);
         })(),
       );
       replayed += page.events;
@@ -196,12 +222,31 @@ async function replayStreams(store: EventStore, horizon: string, projections: re
  * (replayStreams); those that fold across streams replay the events of their types in log order.
  * Returns where the log-ordered passes take over: after every transaction below the horizon.
  */
-async function replayToHorizon(store: EventStore, projections: readonly Projection[], tally: Tally): Promise<{ replayed: number; at: Checkpoint }> {
+async function replayToHorizon(
+  store: EventStore,
+  projections: readonly Projection[],
+  tally: Tally,
+  helpers: readonly PartReplayer[],
+): Promise<{ replayed: number; at: Checkpoint }> {
   const horizon = await transactionHorizon(store.pool);
   const byStream = projections.filter((p) => !p.foldsAcrossStreams);
   const inLogOrder = projections.filter((p) => p.foldsAcrossStreams);
   let replayed = 0;
-  if (byStream.length > 0) replayed = await replayStreams(store, horizon, byStream, tally);
+  if (byStream.length > 0) {
+    const cuts = helpers.length > 0 && tally.total >= PARALLEL_FROM ? await streamIdCuts(store.pool, helpers.length + 1) : [];
+    const bounds = [null, ...cuts, null];
+    const parts = cuts.map((_, i): StreamPart => ({ horizon, from: bounds[i]!, before: bounds[i + 1]!, projections: names(byStream) }));
+    const mine: StreamPart = { horizon, from: bounds.at(-2)!, before: null, projections: names(byStream) };
+    // Every part runs to its end, or its failure, before the rebuild goes on or fails.
+    const outcomes = await Promise.allSettled([
+      ...parts.map((part, i) => helpers[i]!(part, (events) => tally.add(events))),
+      replayStreams(store, byStream, mine, (events) => tally.add(events)),
+    ]);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      replayed += outcome.value;
+    }
+  }
   if (inLogOrder.length > 0) {
     const types = [...new Set(inLogOrder.flatMap((p) => p.eventTypes))];
     let at: Checkpoint = { transactionId: '0', globalPosition: '0' };
@@ -247,7 +292,7 @@ export async function rebuildAll(store: EventStore, set: RebuildSet, options: Re
     });
     const tally = new Tally(await newestPosition(store.pool), options.onProgress);
 
-    const first = await replayToHorizon(store, all, tally);
+    const first = await replayToHorizon(store, all, tally, options.helpers ?? []);
     const loadedTables = all.filter(loads).flatMap((p) => p.tables);
     await store.withUnitOfWork(async (tx) => {
       await copyIndexes(tx, loadedTables);
@@ -336,6 +381,14 @@ async function swapAll(store: EventStore, projections: readonly Projection[], as
     if (async) for (const projection of projections) await saveCheckpoint(tx, projection.name, at);
     return folded;
   });
+}
+
+/**
+ * A part of the first pass, replayed by a helper (PartReplayer) over a store of its own, into the
+ * copies the rebuild made: `projections` are the helper's own instances of the ones the part names.
+ */
+export function replayPart(store: EventStore, projections: readonly Projection[], part: StreamPart, onEvents: (events: number) => void): Promise<number> {
+  return replayStreams(store, projections.filter((p) => part.projections.includes(p.name)), part, onEvents);
 }
 
 /** One projection rebuilt (rebuildAll); returns how many events were replayed. */

@@ -1,8 +1,35 @@
-import { RebuildInProgress, rebuildAll, type Projection } from '../../projections/index.js';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { RebuildInProgress, rebuildAll, type PartReplayer, type Projection } from '../../projections/index.js';
 import { CommandRefused, UsageError } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { asyncProjections } from '../projections.js';
 import { ProgressReporter } from './progress.js';
+import type { RebuildWorkerData } from './rebuildWorker.js';
+
+/** A worker thread's entry: tsx registered in the thread (the process's loader flags do not reach it), then the worker module. */
+const WORKER = new URL(
+  `data:text/javascript,${encodeURIComponent(
+    `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); ` +
+      `await import(${JSON.stringify(new URL('./rebuildWorker.ts', import.meta.url).href)});`,
+  )}`,
+);
+
+/** Replays a part of the first pass in a worker thread (src/ops/rebuildWorker.ts), so the fold runs on another core. */
+function workerReplayer(ctx: ServiceContext): PartReplayer {
+  return (part, onEvents) =>
+    new Promise((resolve, reject) => {
+      const data: RebuildWorkerData = { databaseUrl: ctx.pool.options.connectionString!, dataKey: ctx.config.dataKey, part };
+      const worker = new Worker(WORKER, { workerData: data });
+      let replayed: number | undefined;
+      worker.on('message', (message: { events?: number; replayed?: number }) => {
+        if (message.events !== undefined) onEvents(message.events);
+        if (message.replayed !== undefined) replayed = message.replayed;
+      });
+      worker.once('error', reject);
+      worker.once('exit', (code) => (replayed !== undefined ? resolve(replayed) : reject(new Error(`a rebuild worker stopped with code ${code}`))));
+    });
+}
 
 function chosen(ctx: ServiceContext, target: string): { inline: readonly Projection[]; async: readonly Projection[] } {
   const inline = ctx.store.inline;
@@ -34,6 +61,8 @@ export async function rebuildCommand(ctx: ServiceContext, args: string[]): Promi
   let result;
   try {
     result = await rebuildAll(ctx.store, set, {
+      // One thread of the first pass per further core; this one takes a part too.
+      helpers: Array.from({ length: availableParallelism() - 1 }, () => workerReplayer(ctx)),
       onProgress: ({ replayed, total }) => progress.update(replayed, total),
       onPass: ({ pass, tail, projections }) => progress.say(pass === 1 ? `pass 1: ${tail} events` : `pass ${pass} (${projections.join(', ')}): ${tail} events`),
       onSwapped: ({ projections, locked }) => progress.say(`${projections.join(', ')}: swapped in after the last ${locked} events, tables locked`),
