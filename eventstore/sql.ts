@@ -80,7 +80,10 @@ SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key
            AND ($5::text IS NULL OR stream_id < $5)
          ORDER BY stream_id, stream_version
          LIMIT $4) e
-  LEFT JOIN stream_keys k ON e.stream_version = 1 AND k.stream_id = e.stream_id
+  -- A lookup by key for each stream's first event: as a plain join the planner hashes the whole
+  -- of stream_keys for every page.
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys
+                      WHERE stream_id = e.stream_id AND e.stream_version = 1 LIMIT 1) k ON true
  ORDER BY e.stream_id, e.stream_version`;
 
 /**
