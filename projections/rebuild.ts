@@ -23,7 +23,7 @@ import * as sql from './sql.js';
 /** Events a rebuild reads at a time: projections fold a batch with a few set-wide statements. */
 const REBUILD_BATCH = 5_000;
 /** A log shorter than this (by its newest position) is replayed by this process alone: a helper's start would cost more than its part. */
-const PARALLEL_FROM = 20_000;
+const PARALLEL_FROM = 50_000;
 /** A catch-up pass this short leaves a tail that the locked step replays in moments. */
 const SHORT_TAIL = 500;
 /** Writers faster than the replay never leave a short tail: after this many passes, lock anyway. */
@@ -57,6 +57,8 @@ export interface RebuildPass {
   pass: number;
   replayed: number;
   tail: number;
+  /** How many parts the stream-ordered first pass was cut into, each replayed at once (1 when not cut). */
+  parts?: number;
 }
 
 export interface RebuildProgress {
@@ -227,19 +229,21 @@ async function replayToHorizon(
   projections: readonly Projection[],
   tally: Tally,
   helpers: readonly PartReplayer[],
-): Promise<{ replayed: number; at: Checkpoint }> {
+): Promise<{ replayed: number; parts: number; at: Checkpoint }> {
   const horizon = await transactionHorizon(store.pool);
   const byStream = projections.filter((p) => !p.foldsAcrossStreams);
   const inLogOrder = projections.filter((p) => p.foldsAcrossStreams);
   let replayed = 0;
+  let parts = 1;
   if (byStream.length > 0) {
     const cuts = helpers.length > 0 && tally.total >= PARALLEL_FROM ? await streamIdCuts(store.pool, helpers.length + 1) : [];
     const bounds = [null, ...cuts, null];
-    const parts = cuts.map((_, i): StreamPart => ({ horizon, from: bounds[i]!, before: bounds[i + 1]!, projections: names(byStream) }));
+    const helped = cuts.map((_, i): StreamPart => ({ horizon, from: bounds[i]!, before: bounds[i + 1]!, projections: names(byStream) }));
+    parts = helped.length + 1;
     const mine: StreamPart = { horizon, from: bounds.at(-2)!, before: null, projections: names(byStream) };
     // Every part runs to its end, or its failure, before the rebuild goes on or fails.
     const outcomes = await Promise.allSettled([
-      ...parts.map((part, i) => helpers[i]!(part, (events) => tally.add(events))),
+      ...helped.map((part, i) => helpers[i]!(part, (events) => tally.add(events))),
       replayStreams(store, byStream, mine, (events) => tally.add(events)),
     ]);
     for (const outcome of outcomes) {
@@ -263,7 +267,7 @@ async function replayToHorizon(
     replayed = Math.max(replayed, folded);
   }
   // Every transaction below the horizon is replayed: the log-ordered passes start at the horizon.
-  return { replayed, at: { transactionId: (BigInt(horizon) - 1n).toString(), globalPosition: MAX_POSITION } };
+  return { replayed, parts, at: { transactionId: (BigInt(horizon) - 1n).toString(), globalPosition: MAX_POSITION } };
 }
 
 /**
@@ -298,7 +302,7 @@ export async function rebuildAll(store: EventStore, set: RebuildSet, options: Re
       await copyIndexes(tx, loadedTables);
       for (const table of all.flatMap((p) => p.tables)) await tx.query(sql.analyzeCopy(table));
     });
-    await options.onPass?.({ projections: names(all), pass: 1, replayed: first.replayed, tail: first.replayed });
+    await options.onPass?.({ projections: names(all), pass: 1, replayed: first.replayed, tail: first.replayed, parts: first.parts });
 
     let replayed = first.replayed;
     let locked = 0;

@@ -64,7 +64,8 @@ export async function rebuildCommand(ctx: ServiceContext, args: string[]): Promi
       // One thread of the first pass per further core; this one takes a part too.
       helpers: Array.from({ length: availableParallelism() - 1 }, () => workerReplayer(ctx)),
       onProgress: ({ replayed, total }) => progress.update(replayed, total),
-      onPass: ({ pass, tail, projections }) => progress.say(pass === 1 ? `pass 1: ${tail} events` : `pass ${pass} (${projections.join(', ')}): ${tail} events`),
+      onPass: ({ pass, tail, projections, parts = 1 }) =>
+        progress.say(pass === 1 ? `pass 1: ${tail} events${parts > 1 ? `, in ${parts} parts at once` : ''}` : `pass ${pass} (${projections.join(', ')}): ${tail} events`),
       onSwapped: ({ projections, locked }) => progress.say(`${projections.join(', ')}: swapped in after the last ${locked} events, tables locked`),
     });
   } catch (error) {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { expect, it } from 'vitest';
 import { seedHistory } from '../../bench/support/history.js';
 import { systemClock } from '../../src/clock.js';
@@ -16,8 +17,11 @@ import { createSession, owner } from '../support/sessions.js';
 
 const { db, t } = useTestApp({ listen: true, clock: systemClock });
 
-/** A seeded store large enough that the first pass spans many pages. */
-const SESSIONS = 20_000;
+/**
+ * A seeded store large enough that the first pass spans many pages, and that a rebuild splits it
+ * among threads (a worker thread takes a part: src/ops/rebuildWorker.ts).
+ */
+const SESSIONS = 32_000;
 
 const count = async (table: string): Promise<number> =>
   (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
@@ -86,6 +90,8 @@ it('SIGKILL mid-rebuild leaves the live view serving; a second run starts clean 
   const events = await count('events');
   const again = await runCli(['rebuild', 'session_views'], env);
   expect(again.code, again.stderr).toBe(0);
+  // Its first pass was cut into parts, one per core, the others replayed by worker threads.
+  if (availableParallelism() > 1) expect(again.stderr).toMatch(new RegExp(`^pass 1: ${events} events, in ${availableParallelism()} parts at once$`, 'm'));
   expect(again.stdout).toMatch(new RegExp(`^rebuilt session_views from ${events} events in `));
   expect(await differing('session', 'before')).toBe(0);
   expect(await differing('before', 'session')).toBe(0);
