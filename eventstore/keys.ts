@@ -49,7 +49,10 @@ function open(key: Buffer, sealed: string, aad: string): Buffer {
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
+  const plaintext = decipher.update(Buffer.from(body, 'base64url'));
+  // GCM returns everything from update; final only checks the tag (and throws if it fails).
+  decipher.final();
+  return plaintext;
 }
 
 /** Seals and opens arbitrary bytes with the deployment data key alone (webhook secrets use it). */

@@ -168,11 +168,17 @@ async function loadPage(store: EventStore, rows: ReadonlyArray<{ projection: Pro
   }
 }
 
-/** Folds a page through apply, its streams handed over as read: no second read, each written once. */
+/**
+ * Folds a page through apply, its streams handed over as read: no second read, each written once.
+ * A page with no event of the projections' types (most pages, for most projections) costs nothing.
+ */
 async function applyPage(store: EventStore, projections: readonly Projection[], page: WholeStreams): Promise<void> {
+  const types = new Set(projections.flatMap((p) => p.eventTypes));
+  const events = [...page.streams.values()].flat();
+  if (!events.some((e) => types.has(e.type))) return;
   await store.withUnitOfWork(async (uow) => {
     uow.adoptStreams(page.streams, page.keys);
-    await foldInto(uow, projections, [...page.streams.values()].flat());
+    await foldInto(uow, projections, events);
   });
 }
 

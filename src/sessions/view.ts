@@ -1,5 +1,5 @@
 import type { Interaction } from './interaction.js';
-import { responseSchemaOf } from './responseSchema.js';
+import { responseSchemaText } from './responseSchema.js';
 import { RESPONSE_ACCEPTED } from './events.js';
 import type { AcceptedResponse, PublicEvent, SessionState } from './state.js';
 
@@ -62,7 +62,7 @@ function revisionMembers(interaction: Interaction): string {
   let members = rendered.get(interaction);
   if (members === undefined) {
     members = `"interaction":${JSON.stringify(interactionBody(interaction))}`;
-    if (interaction.mode !== 'display') members += `,"response_schema":${JSON.stringify(responseSchemaOf(interaction))}`;
+    if (interaction.mode !== 'display') members += `,"response_schema":${responseSchemaText(interaction)}`;
     rendered.set(interaction, members);
   }
   return members;
