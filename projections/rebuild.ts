@@ -20,8 +20,12 @@ import { copyRows } from './copy.js';
 import { saveCheckpoint } from './runner.js';
 import * as sql from './sql.js';
 
-/** Events a rebuild reads at a time: projections fold a batch with a few set-wide statements. */
-const REBUILD_BATCH = 5_000;
+/**
+ * Events a rebuild reads at a time: projections fold a batch with a few set-wide statements. A page
+ * in flight lives through several of the young generation's collections, each of which copies it:
+ * pages of 5,000 events spent a fifth more in the garbage collector than pages of 1,000.
+ */
+const REBUILD_BATCH = 1_000;
 /** A log shorter than this (by its newest position) is replayed by this process alone: a helper's start would cost more than its part. */
 const PARALLEL_FROM = 50_000;
 /** A catch-up pass this short leaves a tail that the locked step replays in moments. */
