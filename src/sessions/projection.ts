@@ -3,7 +3,7 @@ import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './even
 import { etagOf, foldSession, isErased } from './state.js';
 import * as sql from './sql.js';
 import { toSessionRecord } from './store.js';
-import { revisionBody, sessionBody } from './view.js';
+import { sessionBodies } from './view.js';
 
 type Row = Record<string, unknown>;
 
@@ -22,6 +22,9 @@ const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
 function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: readonly RecordedEvent[]): { view: Row; revisions: Row[] } | undefined {
   const state = foldSession(stream.map((r) => toSessionRecord(r, open)))!;
   if (isErased(state)) return undefined;
+  const shown = published.filter((e) => e.type === SESSION_CREATED || e.type === REVISION_PUBLISHED);
+  const numbers = shown.map((e) => (e.type === SESSION_CREATED ? 1 : (e.data.revision as number)));
+  const bodies = sessionBodies(state, numbers);
   const view = {
     session_id: state.id,
     workspace_id: state.workspaceId,
@@ -30,18 +33,15 @@ function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: reado
     revision: state.revisions.length,
     event_count: state.events.length,
     etag: etagOf(state),
-    body: sessionBody(state),
+    body: bodies.session,
     link_hash: state.linkHash,
     link_expires_at: state.linkExpiresAt,
     created_at: state.createdAt,
     updated_at: stream.at(-1)!.data.at,
   } satisfies Record<(typeof VIEW_COLUMNS)[number], unknown>;
-  const revisions: Row[] = [];
-  for (const event of published) {
-    if (event.type !== SESSION_CREATED && event.type !== REVISION_PUBLISHED) continue;
-    const revision = event.type === SESSION_CREATED ? 1 : (event.data.revision as number);
-    revisions.push({ session_id: state.id, revision, body: revisionBody(state, revision) } satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>);
-  }
+  const revisions = numbers.map(
+    (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
+  );
   return { view, revisions };
 }
 
