@@ -58,17 +58,28 @@ async function rebuildRun(target: string, env: Record<string, string>): Promise<
   });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const backendCpu = new Map<number, number | undefined>();
+  // Each backend's last reading: one that has ended keeps what it had used by then.
+  const backendCpu = new Map<number, number>();
+  let unreadable = false;
   const sampler = setInterval(() => {
     void otherBackends(ours)
-      .then((pids) => Promise.all(pids.map(async (pid) => backendCpu.set(pid, await cpuOf(pid)))))
+      .then((pids) =>
+        Promise.all(
+          pids.map(async (pid) => {
+            const cpu = await cpuOf(pid);
+            if (cpu !== undefined) backendCpu.set(pid, cpu);
+            else if (!backendCpu.has(pid)) unreadable = true;
+          }),
+        ),
+      )
       .catch(() => undefined);
   }, 100);
   const [code] = (await once(child, 'close')) as [number | null];
   clearInterval(sampler);
   if (code !== 0) throw new Error(`rebuild ${target} exited with ${code}`);
-  const cpu = [...backendCpu.values()];
-  return { ...(JSON.parse(stdout) as Figures), backendCpu: cpu.every((c) => c !== undefined) ? cpu.reduce((a, b) => a + b, 0) : undefined };
+  // A backend never read (a server on another machine, or one gone before its first reading) leaves the sum unknown.
+  const total = [...backendCpu.values()].reduce((a, b) => a + b, 0);
+  return { ...(JSON.parse(stdout) as Figures), backendCpu: unreadable || backendCpu.size === 0 ? undefined : total };
 }
 
 /** An order-free checksum of the Session view tables: equal before and after a rebuild means the same rows. */
