@@ -88,7 +88,9 @@ SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key
 
 /**
  * The events of the given types below a horizon in log order, after a checkpoint: what a rebuild
- * replays into projections that fold across streams. The others' content is never read.
+ * replays into projections that fold across streams. The others' content is never read. It looks
+ * at every event of the log once, as a rebuild must; the planner may scan the table for it (in
+ * parallel), which over the whole log costs less than the index (0.6 s over 1e6 events).
  */
 export const READ_TYPES_BELOW = `
 SELECT ${COLUMNS} FROM events
