@@ -1,71 +1,125 @@
-import { performance } from 'node:perf_hooks';
-import type { EventStore } from '../eventstore/index.js';
-import { rebuild, type Projection } from '../projections/index.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { serviceEnv } from '../test/support/processes.js';
 import { benchDatabase } from './support/database.js';
 import { EVENTS_PER_SESSION, seedHistory } from './support/history.js';
-import { summarize, type Measurement } from './support/measure.js';
 import { heading, printFigure } from './support/result.js';
-import { interleave } from './support/rounds.js';
+import { ROUNDS } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
 
 /**
- * Projection rebuild rate: events per second replayed into the Session view (`rebuild` of the
- * `session_views` projection) over a seeded history of 50k Sessions (80k events), each clone's
- * content sealed for its own stream so that it opens as a real one does.
- *
- * A round replays the log from its start. It is time-boxed (BENCH_REBUILD_SECONDS, 20 s): a rebuild
- * still running then is stopped by failing its next batch (the live tables are untouched, the next
- * rebuild drops the partial copies) and its rate is what it folded so far. A rebuild that finishes
- * in time is measured whole, the final locked stretch and the swap included.
+ * Rebuild rate over a store of 1e6 events (625k Sessions, each clone's content sealed for its own
+ * stream, so it opens as a real one does): `rebuild session_views` and `rebuild --all`, each the
+ * command an operator runs, in a process of its own, from the start of the log to the swap. A
+ * round runs each once; the figure is events replayed per second of wall clock (the command's own
+ * --json figures). The machine is shared, so each run also says the CPU it cost per event: the
+ * command's process, and PostgreSQL's backends serving it (read from /proc, when the server runs
+ * on this machine).
  */
 
-const SESSIONS = 50_000;
-const TIME_BOX_MS = Number(process.env.BENCH_REBUILD_SECONDS ?? 20) * 1000;
+/** The store's size: 1e6 events unless BENCH_REBUILD_EVENTS says (a smaller store for a quick look). */
+const EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
+const TARGET = 30_000;
+const GOAL = 50_000;
 
-class TimeBoxOver extends Error {}
+interface Figures {
+  events: number;
+  seconds: number;
+  events_per_second: number;
+  cpu_seconds: number;
+}
 
-/**
- * One rebuild of `projection`, within the time box. A projection folds a batch at a time, so each
- * event's latency is its batch's fold time spread evenly over the batch's events.
- */
-async function timedRebuild(store: EventStore, projection: Projection, events: number): Promise<Measurement> {
-  const folds: number[] = [];
-  const started = performance.now();
-  const timed: Projection = {
-    ...projection,
-    async apply(uow, batch) {
-      const t0 = performance.now();
-      if (t0 - started > TIME_BOX_MS) throw new TimeBoxOver();
-      await projection.apply(uow, batch);
-      const each = (performance.now() - t0) / batch.length;
-      for (let i = 0; i < batch.length; i++) folds.push(each);
-    },
-  };
-  try {
-    await rebuild(store, timed, { async: false });
-    return summarize('the whole log, swap included', folds, (performance.now() - started) / 1000);
-  } catch (error) {
-    if (!(error instanceof TimeBoxOver)) throw error;
-    return summarize(`${folds.length} of ${events} events folded in the ${TIME_BOX_MS / 1000} s time box`, folds, (performance.now() - started) / 1000);
-  }
+/** CPU seconds of a process from /proc (utime + stime, in ticks of 1/100 s); undefined when it is not here. */
+async function cpuOf(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (!stat) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const db = await benchDatabase({ poolSize: 4 });
 const service = await startBenchService(db.url, db.pool);
-try {
-  const history = await seedHistory(db, service, { sessions: SESSIONS, openable: true });
-  heading(
-    `rebuild of session_views over ${history.events} events of ${SESSIONS} Sessions (seeded in ${history.seconds.toFixed(0)} s)`,
-    `The p50/p99 are one event's fold; about ${EVENTS_PER_SESSION} events per Session.`,
-  );
-  const projection = service.ctx.store.inline.find((p) => p.name === 'session_views')!;
-  const results = await interleave({ rebuild: () => timedRebuild(service.ctx.store, projection, history.events) }, { warmUp: false });
-  printFigure({
-    name: 'rebuild session_views, events replayed per second',
-    values: results.rebuild.map((m) => m.rate),
-    unit: 'events/s',
-    target: { op: '>=', value: 50_000 },
+const database = new URL(db.url).pathname.slice(1);
+
+/** The backends of this database that are not ours: the rebuild's, while it runs. */
+async function otherBackends(ours: ReadonlySet<number>): Promise<number[]> {
+  const { rows } = await db.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
+  return rows.map((r) => r.pid).filter((pid) => !ours.has(pid));
+}
+
+/** Runs `rebuild ... --json`, sampling the CPU of the PostgreSQL backends that serve it until it exits. */
+async function rebuildRun(target: string, env: Record<string, string>): Promise<Figures & { backendCpu: number | undefined }> {
+  const ours = new Set(await otherBackends(new Set()));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'rebuild', target, '--json'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  // Each backend's last reading: one that has ended keeps what it had used by then.
+  const backendCpu = new Map<number, number>();
+  let unreadable = false;
+  const sampler = setInterval(() => {
+    void otherBackends(ours)
+      .then((pids) =>
+        Promise.all(
+          pids.map(async (pid) => {
+            const cpu = await cpuOf(pid);
+            if (cpu !== undefined) backendCpu.set(pid, cpu);
+            else if (!backendCpu.has(pid)) unreadable = true;
+          }),
+        ),
+      )
+      .catch(() => undefined);
+  }, 100);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearInterval(sampler);
+  if (code !== 0) throw new Error(`rebuild ${target} exited with ${code}`);
+  // A backend never read (a server on another machine, or one gone before its first reading) leaves the sum unknown.
+  const total = [...backendCpu.values()].reduce((a, b) => a + b, 0);
+  return { ...(JSON.parse(stdout) as Figures), backendCpu: unreadable || backendCpu.size === 0 ? undefined : total };
+}
+
+/** An order-free checksum of the Session view tables: equal before and after a rebuild means the same rows. */
+async function viewsChecksum(): Promise<string> {
+  const { rows } = await db.pool.query<{ sum: string }>(
+    `SELECT (SELECT count(*) || ':' || sum(hashtextextended(v::text, 0)) FROM session_views v) || '/' ||
+            (SELECT count(*) || ':' || sum(hashtextextended(r::text, 0)) FROM session_revisions r) AS sum`,
+  );
+  return rows[0]!.sum;
+}
+
+const us = (seconds: number | undefined, events: number): string => (seconds === undefined ? 'n/a' : `${((seconds * 1e6) / events).toFixed(1)} µs/event`);
+
+try {
+  const history = await seedHistory(db, service, { sessions: Math.round(EVENTS / EVENTS_PER_SESSION), openable: true });
+  heading(
+    `rebuild over ${history.events} events of ${Math.round(EVENTS / EVENTS_PER_SESSION)} Sessions (seeded in ${history.seconds.toFixed(0)} s)`,
+    `Each run is the command in its own process, the whole log to the swap; target ${TARGET.toLocaleString('en')} events/s, goal ${GOAL.toLocaleString('en')}.`,
+  );
+  const env = serviceEnv(service.ctx.config, db.url, 0);
+  const seeded = await viewsChecksum();
+  const rates: Record<string, number[]> = { session_views: [], '--all': [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const target of Object.keys(rates)) {
+      const load = loadavg()[0]!;
+      const run = await rebuildRun(target, env);
+      rates[target]!.push(run.events_per_second);
+      console.log(
+        `  round ${round}  rebuild ${target.padEnd(13)} ${run.events} events in ${run.seconds.toFixed(1)} s: ${run.events_per_second.toLocaleString('en')} events/s; ` +
+          `CPU: the command ${us(run.cpu_seconds, run.events)}, PostgreSQL ${us(run.backendCpu, run.events)}; load average ${load.toFixed(1)} on ${cpus().length} cores`,
+      );
+      if (round === 1 && target === 'session_views') {
+        const rebuilt = await viewsChecksum();
+        console.log(`  the rebuilt views are ${rebuilt === seeded ? 'the seeded ones, row for row' : `NOT the seeded ones (${rebuilt} against ${seeded})`}`);
+      }
+    }
+  }
+  for (const [target, values] of Object.entries(rates)) {
+    printFigure({ name: `rebuild ${target}, events replayed per second`, values, unit: 'events/s', target: { op: '>=', value: TARGET } });
+  }
 } finally {
   await service.close();
   await db.close();

@@ -6,7 +6,7 @@ export * from './store.js';
 export * from './wakeup.js';
 export * from './chain.js';
 export * from './logExport.js';
-export { UnitOfWork, type OpenedKey } from './unitOfWork.js';
+export { UnitOfWork, type OpenedKey, type StoredKey } from './unitOfWork.js';
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
 export { SerialRuns } from './serialRuns.js';

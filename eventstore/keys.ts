@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Reader } from './events.js';
-import { isUnitOfWork, type OpenedKey, type UnitOfWork } from './unitOfWork.js';
+import { isUnitOfWork, type OpenedKey, type StoredKey, type UnitOfWork } from './unitOfWork.js';
 import * as sql from './sql.js';
 
 /**
@@ -50,7 +50,10 @@ function open(key: Buffer, sealed: string, aad: string): Buffer {
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
+  const plaintext = decipher.update(Buffer.from(body, 'base64url'));
+  // GCM returns everything from update; final only checks the tag (and throws if it fails).
+  decipher.final();
+  return plaintext;
 }
 
 /** Seals and opens arbitrary bytes with the deployment data key alone (webhook secrets use it). */
@@ -162,6 +165,11 @@ export class StreamKeys {
   async openers(db: Reader, streamIds: readonly string[]): Promise<Map<string, Opener>> {
     const keys = await this.keysOf(db, streamIds);
     return new Map(streamIds.map((id) => [id, openerOf(id, keys.get(id))]));
+  }
+
+  /** An opener for a stream whose key row was read with it (a rebuild's page): no query. */
+  openerOfStored(streamId: string, stored: StoredKey): Opener {
+    return openerOf(streamId, stored === undefined ? undefined : this.openStored(stored, streamId));
   }
 
   /** Destroys the stream's key for good; its sealed content can never be read again. */

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from './events.js';
-import type { UnitOfWork } from './unitOfWork.js';
+import type { StoredKey, UnitOfWork } from './unitOfWork.js';
 
 /** Columns of a projection's table that are not folded from events: a rebuild copies them from the live rows. */
 export interface KeptColumns {
@@ -33,6 +33,25 @@ export interface Projection {
   foldsAcrossStreams?: true;
   /** One stream's events are in version order; live appends arrive in commit order. */
   apply(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * How a rebuild's first pass, which reads the log stream by stream, may write whole streams
+   * straight into the empty copies of the tables (COPY) instead of through apply. Only for a
+   * projection that folds each stream alone.
+   */
+  load?: ProjectionLoad;
+}
+
+/** Rows by table, each the values of the table's load columns in their order. */
+export type TableRows = Record<string, unknown[][]>;
+
+export interface ProjectionLoad {
+  /** The columns each table's rows fill, in COPY order; the others take their defaults. */
+  columns: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The rows that apply would leave in empty tables after every event of these streams: whole
+   * streams, from version 1 on, in version order, each with its data key row as read with it.
+   */
+  rows(streams: ReadonlyMap<string, readonly RecordedEvent[]>, keys: ReadonlyMap<string, StoredKey>): TableRows;
 }
 
 /** Runs each projection over the events of its types, in registration order. */

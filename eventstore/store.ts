@@ -5,7 +5,7 @@ import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type Re
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { applyProjections, type Projection } from './projection.js';
 import * as sql from './sql.js';
-import { UnitOfWork, isUnitOfWork } from './unitOfWork.js';
+import { UnitOfWork, isUnitOfWork, type StoredKey } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
 export interface OpenUnitOfWork {
@@ -131,9 +131,60 @@ export interface StreamPosition {
   streamVersion: number;
 }
 
-/** Events of the transactions below `horizon`, ordered by stream and version, after `after`. */
-export async function readByStream(db: Reader, horizon: string, after: StreamPosition, limit: number): Promise<RecordedEvent[]> {
-  const { rows } = await db.query<EventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit]);
+/**
+ * Whole streams below a horizon: each with every event of the transactions below `horizon`, from
+ * version 1 on, and its data key row. Read after `after` (the end of a stream) and before the
+ * stream `before` (if given), up to about `limit` events: a page that fills up leaves its last stream, which may go on, to the next page; one
+ * stream longer than a page is read in a page twice as long.
+ */
+export interface WholeStreams {
+  streams: Map<string, RecordedEvent[]>;
+  /** Each stream's data key row, as read with it. */
+  keys: Map<string, StoredKey>;
+  events: number;
+  /** Where the next page starts; undefined at the end of the log. */
+  next: StreamPosition | undefined;
+}
+
+type KeyedEventRow = EventRow & { has_key: boolean; wrapped_key: Buffer | null };
+
+export async function readWholeStreams(db: Reader, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<WholeStreams> {
+  const { rows } = await db.query<KeyedEventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit, before ?? null]);
+  const full = rows.length === limit;
+  let cut = rows.length;
+  if (full) while (cut > 0 && rows[--cut]!.stream_version !== 1);
+  if (full && cut === 0) return readWholeStreams(db, horizon, after, 2 * limit, before);
+  const streams = new Map<string, RecordedEvent[]>();
+  const keys = new Map<string, StoredKey>();
+  for (const row of rows.slice(0, cut)) {
+    if (row.stream_version === 1) {
+      streams.set(row.stream_id, []);
+      keys.set(row.stream_id, row.has_key ? row.wrapped_key : undefined);
+    }
+    streams.get(row.stream_id)!.push(toRecorded(row));
+  }
+  const last = rows[cut - 1];
+  return { streams, keys, events: cut, next: full && last ? { streamId: last.stream_id, streamVersion: last.stream_version } : undefined };
+}
+
+/** Up to `parts - 1` stream ids that cut the log into about equal parts, in order; none when the statistics have none. */
+export async function streamIdCuts(db: Reader, parts: number): Promise<string[]> {
+  const { rows } = await db.query<{ bounds: string[] }>(sql.STREAM_ID_BOUNDS);
+  const bounds = rows[0]?.bounds ?? [];
+  if (bounds.length < 2 * parts) return [];
+  const cuts = Array.from({ length: parts - 1 }, (_, i) => bounds[Math.round(((i + 1) * (bounds.length - 1)) / parts)]!);
+  return cuts.filter((cut, i) => i === 0 || cut !== cuts[i - 1]);
+}
+
+/** The newest position in the log: about as many events as the log holds (a rolled-back append leaves a gap). */
+export async function newestPosition(db: Reader): Promise<number> {
+  const { rows } = await db.query<{ position: string }>(sql.NEWEST_POSITION);
+  return Number(rows[0]!.position);
+}
+
+/** Events of the given types below `horizon`, in log order, after the checkpoint. */
+export async function readTypesBelow(db: Reader, horizon: string, after: Checkpoint, types: readonly string[], limit: number): Promise<RecordedEvent[]> {
+  const { rows } = await db.query<EventRow>(sql.READ_TYPES_BELOW, [horizon, after.transactionId, after.globalPosition, types, limit]);
   return rows.map(toRecorded);
 }
 

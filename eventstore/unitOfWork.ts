@@ -70,11 +70,12 @@ export class UnitOfWork {
   }
 
   /**
-   * Takes streams a caller has read already as read by this unit of work: each must hold every
-   * event from version 1 up to its last one (a rebuild hands over the streams of a page it read).
+   * Takes streams a caller has read already, and their key rows, as read by this unit of work: each
+   * must hold every event from version 1 up to its last one (a rebuild hands over a page it read).
    */
-  adoptStreams(streams: ReadonlyMap<string, readonly RecordedEvent[]>): void {
+  adoptStreams(streams: ReadonlyMap<string, readonly RecordedEvent[]>, keys: ReadonlyMap<string, StoredKey>): void {
     for (const [id, events] of streams) if (!this.streams.has(id)) this.streams.set(id, [...events]);
+    for (const [id, key] of keys) if (!this.storedKeys.has(id)) this.storedKeys.set(id, key);
   }
 
   /**

@@ -1,16 +1,19 @@
 import { fileURLToPath } from 'node:url';
 export type { Projection } from '../eventstore/index.js';
+export { AsyncProjector, catchUpAll, catchUpOnce } from './runner.js';
 export {
-  AsyncProjector,
   RebuildInProgress,
-  catchUpAll,
-  catchUpOnce,
   rebuild,
   rebuildAll,
+  replayPart,
+  type PartReplayer,
   type RebuildOptions,
+  type RebuildPass,
   type RebuildProgress,
   type RebuildResult,
-} from './runner.js';
+  type RebuildSet,
+  type StreamPart,
+} from './rebuild.js';
 
 /** The runner's own table: each async projection's checkpoint. */
 export const PROJECTIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

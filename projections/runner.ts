@@ -1,26 +1,19 @@
 import {
   EVENTS_CHANNEL,
   checkpointOf,
-  START,
   SerialRuns,
   applyProjections,
   readAll,
-  readAllVisible,
-  readByStream,
-  transactionHorizon,
   type Checkpoint,
   type EventStore,
   type Logger,
   type Projection,
-  type RecordedEvent,
   type UnitOfWork,
   type Wakeups,
 } from '../eventstore/index.js';
 import * as sql from './sql.js';
 
 const BATCH = 500;
-/** A rebuild reads larger batches: projections fold a batch with a few set-wide statements. */
-const REBUILD_BATCH = 5_000;
 
 function toCheckpoint(row: { transaction_id: string; global_position: string } | undefined): Checkpoint | undefined {
   return row && { transactionId: row.transaction_id, globalPosition: row.global_position };
@@ -62,7 +55,7 @@ export async function catchUpAll(store: EventStore, projection: Projection, paus
   }
 }
 
-async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Promise<void> {
+export async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Promise<void> {
   await uow.query(sql.CHECKPOINT_SAVE, [name, at.transactionId, at.globalPosition]);
 }
 
@@ -111,220 +104,3 @@ export class AsyncProjector {
   }
 }
 
-/** Folds a batch into the rebuilt copies of every projection's tables, in registration order. */
-async function foldInto(uow: UnitOfWork, projections: readonly Projection[], events: readonly RecordedEvent[]): Promise<void> {
-  await uow.query(sql.useRebuildTables);
-  await applyProjections(projections, uow, events);
-}
-
-/** Replaces the live table by its rebuilt copy, whose indexes take back their original names. */
-async function swapIn(tx: UnitOfWork, table: string): Promise<void> {
-  const shapes = async (schema: string) =>
-    (await tx.query<{ name: string; shape: string }>(sql.INDEX_SHAPES, [`${schema}.${sql.quoteIdent(table)}`])).rows;
-  const originals = await shapes('public');
-  const copies = await shapes(sql.REBUILD_SCHEMA);
-  await tx.query(sql.dropLiveTable(table));
-  await tx.query(sql.promoteTable(table));
-  for (const copy of copies) {
-    const at = originals.findIndex((o) => o.shape === copy.shape);
-    const original = at < 0 ? undefined : originals.splice(at, 1)[0];
-    if (original && original.name !== copy.name) await tx.query(sql.renameIndex(copy.name, original.name));
-  }
-}
-
-/** Another rebuild holds the rebuild lock: rebuilds share one schema for their copies. */
-export class RebuildInProgress extends Error {
-  constructor() {
-    super('another rebuild is running against this database; run this one again once it has finished');
-    this.name = 'RebuildInProgress';
-  }
-}
-
-export interface RebuildProgress {
-  /** 1 for the replay of the whole log; each later pass replays what arrived during the one before. */
-  pass: number;
-  replayed: number;
-  tail: number;
-}
-
-export interface RebuildOptions {
-  async: boolean;
-  /** Told after each catch-up pass beside live traffic. */
-  onPass?: (progress: RebuildProgress) => Promise<void> | void;
-}
-
-export interface RebuildResult {
-  replayed: number;
-  /** Of those, the events folded while the live tables were locked. */
-  locked: number;
-}
-
-/** A catch-up pass this short leaves a tail that the locked step replays in moments. */
-const SHORT_TAIL = 500;
-/** Writers faster than the replay never leave a short tail: after this many passes, lock anyway. */
-const MAX_PASSES = 20;
-/** The locked step waits this long for a lock, so the readers queued behind it wait no longer... */
-const LOCK_TIMEOUT_MS = 2_000;
-/** ...and tries again this often, after a lock timeout or a deadlock with a writer. */
-const LOCK_ATTEMPTS = 5;
-const RETRYABLE_LOCK_FAILURES = new Set(['55P03', '40P01']);
-
-/**
- * Holds the rebuild lock for as long as `work` runs, in a transaction open on a connection of its
- * own. That transaction writes nothing and holds no snapshot between statements, so it keeps back
- * neither the readers' horizon nor vacuum.
- */
-async function holdingRebuildLock<T>(store: EventStore, work: () => Promise<T>): Promise<T> {
-  const client = await store.pool.connect();
-  try {
-    await client.query('BEGIN');
-    const { rows } = await client.query<{ locked: boolean }>(sql.TRY_REBUILD_LOCK);
-    if (!rows[0]?.locked) throw new RebuildInProgress();
-    return await work();
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
-  }
-}
-
-/**
- * The first pass of a rebuild: every event of the transactions that ended before it began (below
- * the horizon). Projections whose rows depend on each stream alone replay stream by stream: each
- * page's streams that start and end in it are handed to the unit of work as read, so they are
- * folded without a second read and written once; a stream cut by a page boundary is read whole by
- * the projection, as on a live append. Projections that fold across streams replay in log order.
- * Returns where the log-ordered passes take over: after every transaction below the horizon.
- */
-async function replayToHorizon(store: EventStore, projections: readonly Projection[]): Promise<{ replayed: number; at: Checkpoint }> {
-  const horizon = await transactionHorizon(store.pool);
-  const byStream = projections.filter((p) => !p.foldsAcrossStreams);
-  const inLogOrder = projections.filter((p) => p.foldsAcrossStreams);
-  let replayed = 0;
-  if (byStream.length > 0) {
-    let after = { streamId: '', streamVersion: 0 };
-    for (;;) {
-      const page = await readByStream(store.pool, horizon, after, REBUILD_BATCH);
-      if (page.length === 0) break;
-      const whole = new Map<string, RecordedEvent[]>();
-      for (const event of page) {
-        if (event.streamVersion === 1) whole.set(event.streamId, [event]);
-        else whole.get(event.streamId)?.push(event);
-      }
-      // The page's last stream may go on in the next page.
-      if (page.length === REBUILD_BATCH) whole.delete(page.at(-1)!.streamId);
-      await store.withUnitOfWork(async (uow) => {
-        uow.adoptStreams(whole);
-        await foldInto(uow, byStream, page);
-      });
-      replayed += page.length;
-      const last = page.at(-1)!;
-      after = { streamId: last.streamId, streamVersion: last.streamVersion };
-    }
-  }
-  if (inLogOrder.length > 0) {
-    let at: Checkpoint = START;
-    let folded = 0;
-    for (;;) {
-      const events = (await readAll(store.pool, at, REBUILD_BATCH)).filter((e) => BigInt(e.transactionId) < BigInt(horizon));
-      if (events.length === 0) break;
-      await store.withUnitOfWork((uow) => foldInto(uow, inLogOrder, events));
-      folded += events.length;
-      at = checkpointOf(events.at(-1)!);
-    }
-    // Both orders read the same events below the horizon: count them once.
-    replayed = Math.max(replayed, folded);
-  }
-  // Every transaction below the horizon is replayed: the log-ordered passes start at the horizon.
-  return { replayed, at: { transactionId: (BigInt(horizon) - 1n).toString(), globalPosition: MAX_POSITION } };
-}
-
-/** The largest global position: a checkpoint at (transaction, MAX_POSITION) is past all of that transaction. */
-const MAX_POSITION = '9223372036854775807';
-
-/**
- * Replays the whole log into fresh copies of the projections' tables, then swaps them in. The
- * replay runs beside live traffic, in passes: the first stream by stream, each later one catching
- * up with what arrived during the one before, until a pass finds only a short tail. Only then are the live tables locked, for
- * that last tail and the swap: reads and writes wait moments, not the length of a replay. For
- * async projections the checkpoints move with the swap. One rebuild runs at a time per database.
- */
-export async function rebuildAll(store: EventStore, projections: readonly Projection[], options: RebuildOptions): Promise<RebuildResult> {
-  return holdingRebuildLock(store, async () => {
-    await store.withUnitOfWork(async (tx) => {
-      await tx.query(sql.dropRebuildSchema);
-      await tx.query(sql.createRebuildSchema);
-      for (const projection of projections) for (const table of projection.tables) await tx.query(sql.copyTableShape(table));
-    });
-
-    const first = await replayToHorizon(store, projections);
-    let at = first.at;
-    let replayed = first.replayed;
-    await options.onPass?.({ pass: 1, replayed, tail: replayed });
-    for (let pass = 2; ; pass++) {
-      let tail = 0;
-      for (;;) {
-        const batch = await store.withUnitOfWork(async (tx) => {
-          const events = await readAll(tx, at, REBUILD_BATCH);
-          await foldInto(tx, projections, events);
-          return events;
-        });
-        if (batch.length === 0) break;
-        tail += batch.length;
-        at = checkpointOf(batch.at(-1)!);
-      }
-      replayed += tail;
-      await options.onPass?.({ pass, replayed, tail });
-      if (tail <= SHORT_TAIL || pass >= MAX_PASSES) break;
-    }
-
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const locked = await swapAll(store, projections, options.async, at);
-        return { replayed: replayed + locked, locked };
-      } catch (error) {
-        if (attempt >= LOCK_ATTEMPTS || !RETRYABLE_LOCK_FAILURES.has((error as { code?: string }).code ?? '')) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt * (1 + Math.random())));
-      }
-    }
-  });
-}
-
-/** The locked step: the tail since `from`, then the swap. Returns how many events it folded. */
-async function swapAll(store: EventStore, projections: readonly Projection[], async: boolean, from: Checkpoint): Promise<number> {
-  return store.withUnitOfWork(async (tx) => {
-    await tx.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
-    if (async) {
-      for (const projection of projections) {
-        await tx.query(sql.CHECKPOINT_ENSURE, [projection.name]);
-        await tx.query(sql.CHECKPOINT_LOCK, [projection.name]);
-      }
-    }
-    for (const projection of projections) for (const table of projection.tables) await tx.query(sql.lockLiveTable(table));
-    // Inline writers wait on the lock, so everything visible is everything there will be before
-    // them. Async projections have no such writers: they keep the in-flight horizon, and the
-    // checkpoint never passes an event that may still commit.
-    const read = async ? readAll : readAllVisible;
-    let at = from;
-    let folded = 0;
-    for (;;) {
-      const events = await read(tx, at, REBUILD_BATCH);
-      if (events.length === 0) break;
-      await foldInto(tx, projections, events);
-      folded += events.length;
-      at = checkpointOf(events.at(-1)!);
-    }
-    // LOCAL: a plain RESET would outlive the transaction on its connection.
-    await tx.query('SET LOCAL search_path TO DEFAULT');
-    // Columns a projection keeps are not folded from events: they come over from the live rows.
-    for (const projection of projections) for (const kept of projection.keep ?? []) await tx.query(sql.copyKeptColumns(kept));
-    for (const projection of projections) for (const table of projection.tables) await swapIn(tx, table);
-    await tx.query(sql.dropRebuildSchema);
-    if (async) for (const projection of projections) await saveCheckpoint(tx, projection.name, at);
-    return folded;
-  });
-}
-
-/** One projection rebuilt (rebuildAll); returns how many events were replayed. */
-export async function rebuild(store: EventStore, projection: Projection, options: RebuildOptions): Promise<number> {
-  return (await rebuildAll(store, [projection], options)).replayed;
-}

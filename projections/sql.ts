@@ -37,8 +37,11 @@ export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""
 
 export const dropRebuildSchema = `DROP SCHEMA IF EXISTS ${REBUILD_SCHEMA} CASCADE`;
 export const createRebuildSchema = `CREATE SCHEMA ${REBUILD_SCHEMA}`;
+export const rebuildTable = (table: string): string => `${REBUILD_SCHEMA}.${quoteIdent(table)}`;
+/** The copy starts without indexes: a first pass that loads it builds them once it is full. */
 export const copyTableShape = (table: string): string =>
-  `CREATE TABLE ${REBUILD_SCHEMA}.${quoteIdent(table)} (LIKE public.${quoteIdent(table)} INCLUDING ALL)`;
+  `CREATE TABLE ${rebuildTable(table)} (LIKE public.${quoteIdent(table)} INCLUDING ALL EXCLUDING INDEXES)`;
+export const analyzeCopy = (table: string): string => `ANALYZE ${rebuildTable(table)}`;
 export const useRebuildTables = `SET LOCAL search_path TO ${REBUILD_SCHEMA}, public`;
 export const lockLiveTable = (table: string): string => `LOCK TABLE public.${quoteIdent(table)} IN ACCESS EXCLUSIVE MODE`;
 export const dropLiveTable = (table: string): string => `DROP TABLE public.${quoteIdent(table)}`;
@@ -53,13 +56,19 @@ export function copyKeptColumns(kept: KeptColumns): string {
 }
 
 /**
- * The indexes of a table, each with its definition minus its own and its table's name. The copy
- * of a table gets generated index names; matching shapes lets a rebuild restore the originals.
+ * The indexes of a live table: each a constraint's (primary key, unique, exclusion) or an index of
+ * its own. Its copy gets them under the same names, in the rebuild's schema, so that the swap
+ * leaves the live names as they were.
  */
-export const INDEX_SHAPES = `
-SELECT index.relname AS name,
-       regexp_replace(pg_get_indexdef(index.oid), '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ', 'CREATE \\1INDEX ON ') AS shape
-  FROM pg_index JOIN pg_class index ON index.oid = pg_index.indexrelid
- WHERE pg_index.indrelid = $1::regclass
- ORDER BY index.relname`;
-export const renameIndex = (from: string, to: string): string => `ALTER INDEX public.${quoteIdent(from)} RENAME TO ${quoteIdent(to)}`;
+export const INDEXES = `
+SELECT pg_get_indexdef(x.indexrelid) AS index, c.conname AS constraint_name, pg_get_constraintdef(c.oid) AS constraint
+  FROM pg_index x
+  LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.conrelid = x.indrelid AND c.contype IN ('p', 'u', 'x')
+ WHERE x.indrelid = $1::regclass
+ ORDER BY x.indexrelid`;
+
+/** The statement that gives a copy one of its live table's indexes (a row of INDEXES). */
+export function copyIndex(table: string, live: { index: string; constraint_name: string | null; constraint: string | null }): string {
+  if (live.constraint_name !== null) return `ALTER TABLE ${rebuildTable(table)} ADD CONSTRAINT ${quoteIdent(live.constraint_name)} ${live.constraint}`;
+  return live.index.replace(/^(CREATE (?:UNIQUE )?INDEX \S+ ON )(?:ONLY )?\S+/, (_, head: string) => `${head}${rebuildTable(table)}`);
+}

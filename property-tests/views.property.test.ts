@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { loadSession } from '../src/sessions/store.js';
 import { etagOf } from '../src/sessions/state.js';
-import { revisionBody, sessionBody } from '../src/sessions/view.js';
+import { sessionBodies, sessionBody } from '../src/sessions/view.js';
 import type { TestApp } from '../test/support/app.js';
 import { formBody, postForm } from '../test/human/form-post.js';
 import { useTestApp } from '../test/support/lifecycle.js';
@@ -68,7 +68,9 @@ async function expectViewsAreFolds(app: TestApp, sessions: Tracked[]): Promise<v
     const view = (await app.ctx.pool.query('SELECT etag, body, revision, event_count FROM session_views WHERE session_id = $1', [id])).rows[0];
     expect(view).toEqual({ etag: etagOf(state), body: sessionBody(state), revision: state.revisions.length, event_count: state.events.length });
     const revisions = (await app.ctx.pool.query('SELECT revision, body FROM session_revisions WHERE session_id = $1 ORDER BY revision', [id])).rows;
-    expect(revisions).toEqual(state.revisions.map((_, i) => ({ revision: i + 1, body: revisionBody(state, i + 1) })));
+    const bodies = sessionBodies(state, state.revisions.map((_, i) => i + 1));
+    expect(bodies.session).toBe(sessionBody(state));
+    expect(revisions).toEqual(bodies.revisions.map((body, i) => ({ revision: i + 1, body })));
   }
 }
 

@@ -29,7 +29,7 @@ const USAGE = `usage: svc [command]
   api | projector | dispatcher | purger | checkpointer   one role alone (any number of copies may run)
   worker              every background role: projector, dispatcher, purger, checkpointer
   migrate             apply the bundled SQL migrations
-  rebuild NAME | --all  replay the log into projection NAME (or every one) and swap it in
+  rebuild NAME | --all [--json]  replay the log into projection NAME (or every one) and swap it in
   verify              check every stream's hash chain
   status [--json]     projections, deliveries, purge backlog, checkpoint age, migrations
   erase SESSION_ID    purge one Session now (a data-subject request); again: says it was purged

@@ -161,7 +161,7 @@ SELECT column_name AS name, data_type = 'text' AS text FROM information_schema.c
  * template's texts are read, and cut, once: a stored text may be compressed, and reading it per
  * clone would undo it per clone.
  */
-async function cloneRows(db: BenchDatabase, { table, key, overrides, join = '' }: Cloned): Promise<string> {
+async function cloneRows(db: Pick<BenchDatabase, 'pool'>, { table, key, overrides, join = '' }: Cloned): Promise<string> {
   const columns = (await db.pool.query<{ name: string; text: boolean }>(COLUMNS, [table])).rows;
   const template = ({ name, text }: { name: string; text: boolean }): string => {
     const column = `x.${quote(name)}`;
@@ -252,7 +252,7 @@ async function writeSecrets(client: pg.PoolClient, service: BenchService): Promi
   }
 }
 
-async function inTransaction(db: BenchDatabase, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+async function inTransaction(db: Pick<BenchDatabase, 'pool'>, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
@@ -272,7 +272,7 @@ async function inTransaction(db: BenchDatabase, work: (client: pg.PoolClient) =>
  * each in batches of clones. The seeded tables are vacuumed, so that no autovacuum runs into the
  * measurements.
  */
-export async function seedHistory(db: BenchDatabase, service: BenchService, options: SeedOptions): Promise<SeededHistory> {
+export async function seedHistory(db: Pick<BenchDatabase, 'pool'>, service: BenchService, options: SeedOptions): Promise<SeededHistory> {
   const started = performance.now();
   const { answered, open } = await templates(service);
   await inTransaction(db, async (client) => {

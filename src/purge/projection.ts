@@ -4,6 +4,18 @@ import { purgeDeadline } from './decide.js';
 import { foldLifetime } from './lifetime.js';
 import * as sql from './sql.js';
 
+const COLUMNS = ['session_id', 'workspace_id', 'created_at', 'due_at', 'reason'] as const;
+const EVENT_TYPES = [SESSION_CREATED, SESSION_COMPLETED, SESSION_PURGED];
+const TYPES = new Set<string>(EVENT_TYPES);
+
+/** The Session's row of the schedule after `stream`, in COLUMNS order; undefined once it is purged. */
+function rowOf(stream: readonly RecordedEvent[]): unknown[] | undefined {
+  const life = foldLifetime(stream)!;
+  if (life.purged) return undefined;
+  const deadline = purgeDeadline(life);
+  return [life.id, life.workspaceId, life.createdAt, deadline?.dueAt ?? null, deadline?.reason ?? null];
+}
+
 /**
  * The purge schedule: each Session's deadline, folded (asynchronously, from a checkpoint) from the
  * events that move it: its creation, its completion, and its purge, which removes it. A batch is
@@ -12,7 +24,7 @@ import * as sql from './sql.js';
 export const purgeScheduleProjection: Projection = {
   name: 'purge_schedule',
   tables: ['purge_schedule'],
-  eventTypes: [SESSION_CREATED, SESSION_COMPLETED, SESSION_PURGED],
+  eventTypes: EVENT_TYPES,
   async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
     const lastVersion = new Map<string, number>();
     for (const event of events) lastVersion.set(event.streamId, event.streamVersion);
@@ -20,14 +32,23 @@ export const purgeScheduleProjection: Projection = {
     const rows: unknown[][] = [];
     const purged: string[] = [];
     for (const [id, version] of lastVersion) {
-      const life = foldLifetime(streams.get(id)!.filter((r) => r.streamVersion <= version))!;
-      if (life.purged) {
-        purged.push(id);
-        continue;
-      }
-      const deadline = purgeDeadline(life);
-      rows.push([id, life.workspaceId, life.createdAt, deadline?.dueAt ?? null, deadline?.reason ?? null]);
+      const row = rowOf(streams.get(id)!.filter((r) => r.streamVersion <= version));
+      if (row) rows.push(row);
+      else purged.push(id);
     }
-    await uow.query(sql.UPSERT_SCHEDULE, [...columnsOf(rows, 5), purged]);
+    await uow.query(sql.UPSERT_SCHEDULE, [...columnsOf(rows, COLUMNS.length), purged]);
+  },
+  load: {
+    columns: { purge_schedule: COLUMNS },
+    rows(streams) {
+      const rows: unknown[][] = [];
+      for (const stream of streams.values()) {
+        let upTo = stream.length;
+        while (upTo > 0 && !TYPES.has(stream[upTo - 1]!.type)) upTo--;
+        const row = upTo > 0 && rowOf(stream.slice(0, upTo));
+        if (row) rows.push(row);
+      }
+      return { purge_schedule: rows };
+    },
   },
 };

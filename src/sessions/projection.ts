@@ -1,17 +1,58 @@
-import { type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { type Opener, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, foldSession, isErased } from './state.js';
 import * as sql from './sql.js';
 import { toSessionRecord } from './store.js';
-import { revisionBody, sessionBody } from './view.js';
+import { sessionBodies } from './view.js';
+
+type Row = Record<string, unknown>;
+
+const VIEW_COLUMNS = [
+  'session_id', 'workspace_id', 'mode', 'status', 'revision', 'event_count', 'etag', 'body',
+  'link_hash', 'link_expires_at', 'created_at', 'updated_at',
+] as const;
+const REVISION_COLUMNS = ['session_id', 'revision', 'body'] as const;
+const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
+
+/**
+ * The Session's view row after `stream` (its events up to the newest one folded), and a row for
+ * each revision that the `published` events among them published; undefined once its content is
+ * erased.
+ */
+function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: readonly RecordedEvent[]): { view: Row; revisions: Row[] } | undefined {
+  const state = foldSession(stream.map((r) => toSessionRecord(r, open)))!;
+  if (isErased(state)) return undefined;
+  const shown = published.filter((e) => e.type === SESSION_CREATED || e.type === REVISION_PUBLISHED);
+  const numbers = shown.map((e) => (e.type === SESSION_CREATED ? 1 : (e.data.revision as number)));
+  const bodies = sessionBodies(state, numbers);
+  const view = {
+    session_id: state.id,
+    workspace_id: state.workspaceId,
+    mode: state.mode,
+    status: state.mode === 'interactive' ? state.status : null,
+    revision: state.revisions.length,
+    event_count: state.events.length,
+    etag: etagOf(state),
+    body: bodies.session,
+    link_hash: state.linkHash,
+    link_expires_at: state.linkExpiresAt,
+    created_at: state.createdAt,
+    updated_at: stream.at(-1)!.data.at,
+  } satisfies Record<(typeof VIEW_COLUMNS)[number], unknown>;
+  const revisions = numbers.map(
+    (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
+  );
+  return { view, revisions };
+}
 
 /**
  * The Session view, written inline with every Session event: the exact response bytes and the
  * ETag, and each revision as stored when it is published. A batch of events (one append, or a
  * rebuild's stretch of the log) is folded stream by stream up to its last event there, and written
- * with one statement per table, so a rebuild replays the log at the rate of a few set-wide writes.
- * A Session whose content is erased (purged) has no rows: the purge deletes them, and a rebuild,
- * which can no longer open any of its events, never writes them.
+ * with one statement per table. A rebuild's first pass folds whole streams with the same code and
+ * loads their rows into the empty copies. A Session whose content is erased (purged) has no rows:
+ * the purge deletes them, and a rebuild, which can no longer open any of its events, never writes
+ * them.
  */
 export function sessionViewProjection(keys: StreamKeys): Projection {
   return {
@@ -27,39 +68,38 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
       }
       const ids = [...byStream.keys()];
       const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
-      const views: object[] = [];
-      const revisions: object[] = [];
+      const views: Row[] = [];
+      const revisions: Row[] = [];
       const erased: string[] = [];
       for (const [id, own] of byStream) {
-        const last = own.at(-1)!;
-        const open = openers.get(id)!;
-        const state = foldSession(streams.get(id)!.filter((r) => r.streamVersion <= last.streamVersion).map((r) => toSessionRecord(r, open)))!;
-        if (isErased(state)) {
+        const upTo = own.at(-1)!.streamVersion;
+        const rows = rowsOf(streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, own);
+        if (!rows) {
           erased.push(id);
           continue;
         }
-        views.push({
-          session_id: state.id,
-          workspace_id: state.workspaceId,
-          mode: state.mode,
-          status: state.mode === 'interactive' ? state.status : null,
-          revision: state.revisions.length,
-          event_count: state.events.length,
-          etag: etagOf(state),
-          body: sessionBody(state),
-          link_hash: state.linkHash,
-          link_expires_at: state.linkExpiresAt,
-          created_at: state.createdAt,
-          updated_at: last.data.at,
-        });
-        for (const event of own) {
-          if (event.type !== SESSION_CREATED && event.type !== REVISION_PUBLISHED) continue;
-          const revision = event.type === SESSION_CREATED ? 1 : (event.data.revision as number);
-          revisions.push({ session_id: id, revision, body: revisionBody(state, revision) });
-        }
+        views.push(rows.view);
+        revisions.push(...rows.revisions);
       }
       if (views.length > 0) await uow.query(sql.UPSERT_VIEWS, [JSON.stringify(views), JSON.stringify(revisions)]);
       if (erased.length > 0) await uow.query(sql.FORGET_SESSIONS, [erased]);
+    },
+    load: {
+      columns: { session_views: VIEW_COLUMNS, session_revisions: REVISION_COLUMNS },
+      rows(streams, storedKeys) {
+        const views: unknown[][] = [];
+        const revisions: unknown[][] = [];
+        for (const [id, stream] of streams) {
+          const own = stream.filter((e) => SESSION_TYPES.has(e.type));
+          if (own.length === 0) continue;
+          const upTo = own.at(-1)!.streamVersion;
+          const rows = rowsOf(upTo === stream.length ? stream : stream.slice(0, upTo), keys.openerOfStored(id, storedKeys.get(id)), own);
+          if (!rows) continue;
+          views.push(VIEW_COLUMNS.map((column) => rows.view[column]));
+          for (const revision of rows.revisions) revisions.push(REVISION_COLUMNS.map((column) => revision[column]));
+        }
+        return { session_views: views, session_revisions: revisions };
+      },
     },
   };
 }

@@ -7,7 +7,8 @@ import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
  * The response schema of a revision and the check of a person's answer against it.
  */
 
-export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
+/** The response schema as built: it shares the stored revision's field schemas, so it is only read here. */
+function sharedResponseSchema(interaction: InteractiveInteraction): ResponseSchema {
   const fields = fieldsOf(interaction);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -18,11 +19,16 @@ export function responseSchemaOf(interaction: InteractiveInteraction): ResponseS
   };
 }
 
-/** The field's own schema (a copy: the stored revision is never shared); an array never repeats an option. */
-function propertyOf(schema: FieldSchema): FieldSchema {
-  const copy = structuredClone(schema);
-  return copy.type === 'array' ? { ...copy, uniqueItems: true } : copy;
+/** The field's own schema; an array never repeats an option. */
+const propertyOf = (schema: FieldSchema): FieldSchema => (schema.type === 'array' ? { ...schema, uniqueItems: true } : schema);
+
+/** The response schema of a revision: a copy, so the stored revision is never shared. */
+export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
+  return structuredClone(sharedResponseSchema(interaction));
 }
+
+/** The response schema as JSON text, with no copy made to write it. */
+export const responseSchemaText = (interaction: InteractiveInteraction): string => JSON.stringify(sharedResponseSchema(interaction));
 
 export type ResponseCheck =
   | { ok: true }

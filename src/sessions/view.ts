@@ -1,5 +1,5 @@
 import type { Interaction } from './interaction.js';
-import { responseSchemaOf } from './responseSchema.js';
+import { responseSchemaText } from './responseSchema.js';
 import { RESPONSE_ACCEPTED } from './events.js';
 import type { AcceptedResponse, PublicEvent, SessionState } from './state.js';
 
@@ -49,27 +49,49 @@ function eventItem(event: PublicEvent): object {
   };
 }
 
+/**
+ * The members a revision shows in every body that shows it (the Session's, and the revision's
+ * own): `"interaction":...` and, when interactive, `"response_schema":...`, as JSON.stringify
+ * writes them. The members of an object are written one after another, so a body spliced from
+ * them has the bytes JSON.stringify gives the whole object.
+ */
+function revisionMembers(interaction: Interaction): string {
+  const members = `"interaction":${JSON.stringify(interactionBody(interaction))}`;
+  return interaction.mode === 'display' ? members : `${members},"response_schema":${responseSchemaText(interaction)}`;
+}
+
 /** One stored revision: SessionResponse (display) or InteractiveSurfaceResponse. */
-export function revisionBody(state: SessionState, revision: number): string | undefined {
-  const interaction = state.revisions[revision - 1];
-  if (!interaction) return undefined;
-  const body = { id: state.id, revision, interaction: interactionBody(interaction) };
-  return JSON.stringify(interaction.mode === 'display' ? body : { ...body, response_schema: responseSchemaOf(interaction) });
+const revisionText = (state: SessionState, revision: number, members: string): string =>
+  `{"id":${JSON.stringify(state.id)},"revision":${revision},${members}}`;
+
+function sessionText(state: SessionState, members: string): string {
+  const revision = state.revisions.length;
+  if (state.revisions[revision - 1]!.mode === 'display') return revisionText(state, revision, members);
+  const responses = JSON.stringify(state.responses.map(responseItem));
+  return `{"id":${JSON.stringify(state.id)},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}}`;
 }
 
 /** GET /v1/sessions/{id}: SessionResponse (display) or InteractiveSessionResponse. */
 export function sessionBody(state: SessionState): string {
-  const revision = state.revisions.length;
-  const interaction = state.revisions[revision - 1]!;
-  if (interaction.mode === 'display') return revisionBody(state, revision)!;
-  return JSON.stringify({
-    id: state.id,
-    status: state.status,
-    revision,
-    interaction: interactionBody(interaction),
-    response_schema: responseSchemaOf(interaction),
-    responses: state.responses.map(responseItem),
-  });
+  return sessionText(state, revisionMembers(state.revisions.at(-1)!));
+}
+
+/**
+ * The Session's body and the bodies of the given revisions (undefined for one it does not have),
+ * each revision's members rendered once however many of the bodies show it: what a projection
+ * writes after an append that published a revision, or after a whole stream.
+ */
+export function sessionBodies(state: SessionState, revisions: readonly number[]): { session: string; revisions: Array<string | undefined> } {
+  const rendered = new Map<number, string>();
+  const members = (revision: number): string => {
+    let text = rendered.get(revision);
+    if (text === undefined) rendered.set(revision, (text = revisionMembers(state.revisions[revision - 1]!)));
+    return text;
+  };
+  return {
+    session: sessionText(state, members(state.revisions.length)),
+    revisions: revisions.map((revision) => (state.revisions[revision - 1] ? revisionText(state, revision, members(revision)) : undefined)),
+  };
 }
 
 /** GET /v1/sessions/{id}/events: SessionEventsResponse. */

@@ -80,6 +80,32 @@ describe('rebuild', () => {
     expect((await fetch(`${service.baseUrl}/health/ready`)).status).toBe(200);
   });
 
+  it('--json: progress as JSON objects on stderr, the figures as one JSON object on stdout', async () => {
+    const before = await dump();
+    const result = await runCli(['rebuild', 'session_views', '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const figures = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(figures).toEqual({
+      projections: ['session_views'],
+      events: expect.any(Number),
+      locked_events: expect.any(Number),
+      seconds: expect.any(Number),
+      events_per_second: expect.any(Number),
+      cpu_seconds: expect.any(Number),
+    });
+    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+    expect(figures.events).toBe(rows[0]!.n);
+    const reports = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(reports.at(-1)).toEqual({ events: figures.events, total_events: figures.events, seconds: expect.any(Number), events_per_second: expect.any(Number), seconds_left: 0 });
+    expect(await dump()).toEqual(before);
+  });
+
+  it('without a terminal or --json, says what each pass did and prints the outcome', async () => {
+    const result = await runCli(['rebuild', 'session_views'], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^pass 1: \d+ events\npass 2 \(session_views\): 0 events\nsession_views: swapped in after the last 0 events, tables locked\n$/);
+  });
+
   it('refuses a missing name and an unknown one with the usage (exit 2)', async () => {
     const missing = await runCli(['rebuild'], env);
     expect(missing.code).toBe(2);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../eventstore/index.js';
-import { RebuildInProgress, rebuildAll, type RebuildProgress } from '../../projections/index.js';
+import { RebuildInProgress, rebuildAll, type RebuildPass } from '../../projections/index.js';
 import { untilHorizonPasses } from '../support/horizon.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { storeOf } from '../support/store.js';
@@ -31,9 +31,8 @@ beforeAll(async () => {
 
 describe('rebuild in passes', () => {
   it('replays what arrived during each pass in the next, and locks only for what arrived during the last', async () => {
-    const passes: RebuildProgress[] = [];
-    const result = await rebuildAll(store(), [projection], {
-      async: false,
+    const passes: RebuildPass[] = [];
+    const result = await rebuildAll(store(), { inline: [projection] }, {
       // Writers keep going between passes: no lock is held, so each append commits at once.
       onPass: async (progress) => {
         passes.push(progress);
@@ -51,18 +50,17 @@ describe('rebuild in passes', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const first = rebuildAll(store(), [projection], {
-      async: false,
+    const first = rebuildAll(store(), { inline: [projection] }, {
       onPass: async () => {
         started();
         await held;
       },
     });
     await running;
-    await expect(rebuildAll(store(), [projection], { async: false })).rejects.toBeInstanceOf(RebuildInProgress);
+    await expect(rebuildAll(store(), { inline: [projection] })).rejects.toBeInstanceOf(RebuildInProgress);
     release();
     await first;
-    await expect(rebuildAll(store(), [projection], { async: false })).resolves.toMatchObject({ locked: 0 });
+    await expect(rebuildAll(store(), { inline: [projection] })).resolves.toMatchObject({ locked: 0 });
     expect(await dump(db.pool, table)).toEqual(await expectedTotals(db.pool));
   });
 });

@@ -1,0 +1,33 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { DeploymentKey, EventStore, StreamKeys, parseDataKey } from '../../eventstore/index.js';
+import { replayPart, type StreamPart } from '../../projections/index.js';
+import { asyncProjections, inlineProjections } from '../projections.js';
+import type { DatabasePooling } from '../database/pooling.js';
+import { createPool } from '../service.js';
+
+/**
+ * A thread that replays a part of a rebuild's first pass (src/ops/rebuild.ts starts it): its own
+ * connections, its own instances of the projections, the same copies. Tells its parent of each
+ * page written ({events}) and, at the end, of the total ({replayed}); a failure ends the thread
+ * with the error, which fails the rebuild.
+ */
+
+export interface RebuildWorkerData {
+  databaseUrl: string;
+  /** Its connections go through the same pooler, so they speak to it the same way. */
+  pooling: DatabasePooling;
+  dataKey: string | undefined;
+  part: StreamPart;
+}
+
+const { databaseUrl, pooling, dataKey, part } = workerData as RebuildWorkerData;
+const pool = createPool(databaseUrl, 2, pooling);
+try {
+  const streamKeys = new StreamKeys(new DeploymentKey(parseDataKey(dataKey)));
+  const store = new EventStore({ pool, log: { warn: () => undefined } });
+  const projections = [...inlineProjections({ streamKeys }), ...asyncProjections()];
+  const replayed = await replayPart(store, projections, part, (events) => parentPort!.postMessage({ events }));
+  parentPort!.postMessage({ replayed });
+} finally {
+  await pool.end();
+}
