@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import packageJson from '../../package.json' with { type: 'json' };
 import { createClient, HandoffError } from '../client/index.js';
 import { TOOLS, type ToolCall, type ToolContext } from './tools.js';
+import { WAIT_SECONDS_MAX, type Progress } from './wait.js';
 
 /**
  * The Model Context Protocol server over stdio (`npm start -- mcp`): the tools of tools.ts, acting
@@ -31,7 +32,8 @@ export function mcpConfig(env: Record<string, string | undefined>): McpConfig {
 
 const INSTRUCTIONS =
   'Ask a person for a decision or values with ask_human, send them the url it returns, then read their answer with get_answer ' +
-  '(or pass wait_seconds to ask_human). Every answer carries a signed receipt of what the service accepted.';
+  `(or pass wait_seconds, at most ${WAIT_SECONDS_MAX}, to ask_human; while the answer is pending, call get_answer again later). ` +
+  'Every answer carries a signed receipt of what the service accepted.';
 
 /** A tool error: the JSON an agent reads, with a code to branch on. */
 function failed(error: { code: string; message: string; request_id?: string | null; reason?: string | null }): CallToolResult {
@@ -67,8 +69,8 @@ export async function serveMcp(env: Record<string, string | undefined>): Promise
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((tool) => tool.definition) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
-    const progress = (message: string) =>
-      progressToken === undefined ? Promise.resolve() : extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 0, message } });
+    const progress = (update: Progress) =>
+      progressToken === undefined ? Promise.resolve() : extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } });
     return callTool(request.params.name, request.params.arguments, ctx, { signal: extra.signal, progress });
   });
   await server.connect(new StdioServerTransport());
