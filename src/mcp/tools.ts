@@ -1,6 +1,6 @@
-import contract from '../../docs/openapi.json' with { type: 'json' };
 import type { HandoffClient, InteractiveSession } from '../client/index.js';
 import { answerOf, linkExpiresAt, type Answer } from './answer.js';
+import { sessionEventsSchema } from './contract.js';
 import { questionInteraction, questionProblems, type Question } from './question.js';
 import { argumentCheck, NOT_BLANK, type ArgumentCheck } from './validate.js';
 import { PROGRESS_EVERY_MS, waitForAnswer, WAIT_SECONDS_MAX, type Progress } from './wait.js';
@@ -177,8 +177,6 @@ const getAnswerTool = tool<{ session_id: string }>(
   (input, ctx, { signal }) => getAnswer(ctx, input.session_id, signal),
 );
 
-const eventsSchema = contract.components.schemas.SessionEventsResponse.properties.events;
-
 const listEvents = tool<{ session_id: string; after?: number }>(
   {
     name: 'list_events',
@@ -192,7 +190,7 @@ const listEvents = tool<{ session_id: string; after?: number }>(
       additionalProperties: false,
       properties: { session_id: sessionId, after: { type: 'integer', minimum: 0, description: 'Only events with a greater sequence number.' } },
     },
-    outputSchema: { type: 'object', required: ['session_id', 'events'], additionalProperties: false, properties: { session_id: { type: 'string' }, events: eventsSchema } },
+    outputSchema: { type: 'object', required: ['session_id', 'events'], additionalProperties: false, properties: { session_id: { type: 'string' }, events: sessionEventsSchema } },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async (input, ctx, { signal }) => {
