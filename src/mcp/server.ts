@@ -71,7 +71,7 @@ export async function serveMcp(env: Record<string, string | undefined>, implemen
     apiKey: config.apiKey,
     now: () => new Date(),
   };
-  const server = new Server({ name: implementation.name, version: implementation.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(implementation, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((tool) => tool.definition) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
