@@ -80,7 +80,8 @@ it('runs the worked example against the installed package: type-checked against 
   expect(program.getSourceFiles().map((file) => file.fileName)).toContain(join(project, 'node_modules', 'svc-handoff', 'client', 'index.d.ts'));
 
   await runWorkedExample(t, { key: t.ctx.config.ownerKey!, workspaceId: 'wks_operator' }, ['agent.js'], project);
-});
+  // A whole type check, declarations included, on two cores shared with the rest of the suite.
+}, 120_000);
 
 it('serves MCP over stdio with `npx svc-handoff mcp` from the project: lists the tools, asks, and reads the answer with its receipt', async () => {
   const transport = new StdioClientTransport({
