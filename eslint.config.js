@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /** Flat config: ESLint's and typescript-eslint's recommended rules over every file of the repository. */
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'test-output/'] },
+  { ignores: ['node_modules/', '.data/', 'test-output/', 'build/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -17,6 +17,16 @@ export default tseslint.config(
     files: ['src/client/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['../*'], message: 'src/client imports only its own files and its dependencies.' }] }],
+    },
+  },
+  {
+    // The MCP server is packed with the client: it imports its own files, the client and its dependencies.
+    files: ['src/mcp/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../*', '!../client'], message: 'src/mcp imports only its own files, the client (../client/) and its dependencies.' }] },
+      ],
     },
   },
   {

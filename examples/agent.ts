@@ -4,8 +4,11 @@
  *
  *   SVC_API_KEY=<owner key or developer key> npx tsx examples/agent.ts
  *
- * SVC_URL is the service (http://127.0.0.1:8080 unless set). The client is this package's
- * `svc-handoff/client` export: the same import works from another project that installs it.
+ * SVC_URL is the service (http://127.0.0.1:8080 unless set). The client is the `svc-handoff`
+ * package: in this checkout the import below resolves to src/client; in another project, install
+ * the package first (`npm run pack:client` here, then `npm install <path>/build/svc-handoff-0.1.0.tgz`
+ * there; once published, `npm install svc-handoff`) and the same file runs unchanged.
+ *
  * The key is the owner key `npm start` printed or a developer's API key (svc_sk_..., made at
  * /app/keys): either way the receipt is checked against the key's own workspace, which the client
  * asks the service for (GET /v1/me).

@@ -25,3 +25,21 @@ export async function clientTypesSource(document: string): Promise<string> {
   const ast = await openapiTS(withoutDiscriminators(JSON.parse(document)) as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true });
   return `${COMMENT_HEADER}// Regenerate with \`npx tsx scripts/write-openapi.ts\` after a route changes.\n\n${astToString(ast)}`;
 }
+
+/** Where the MCP tools' schemas taken from the contract live: generated, never edited by hand. */
+export const MCP_SCHEMAS = fileURLToPath(new URL('../src/mcp/contract.ts', import.meta.url));
+
+/**
+ * The schemas of the contract an MCP tool declares as its own output, as a module: the MCP server
+ * is packed with the client, without the contract document beside it.
+ */
+export function mcpSchemasSource(document: string): string {
+  const { components } = JSON.parse(document) as { components: { schemas: { SessionEventsResponse: { properties: { events: unknown } } } } };
+  return [
+    '// Generated from docs/openapi.json by scripts/write-openapi.ts: do not edit by hand.',
+    '',
+    '/** The events of a Session, as GET /v1/sessions/{id}/events lists them. */',
+    `export const sessionEventsSchema = ${JSON.stringify(components.schemas.SessionEventsResponse.properties.events, null, 2)} as const;`,
+    '',
+  ].join('\n');
+}

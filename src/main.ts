@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
+import packageJson from '../package.json' with { type: 'json' };
 import { MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/cli.js';
 import { systemClock } from './clock.js';
@@ -145,7 +146,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
   if (first === 'mcp') {
     // A client of the service, not the service: no database, and nothing but MCP on stdout.
     const { serveMcp } = await import('./mcp/server.js');
-    await serveMcp(process.env);
+    await serveMcp(process.env, { name: packageJson.name, version: packageJson.version });
     return 'serving';
   }
   // The audit needs no database, no service and no configuration: only the files it is given.

@@ -1,14 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import packageJson from '../../package.json' with { type: 'json' };
 import { createClient, HandoffError } from '../client/index.js';
 import { TOOLS, type ToolCall, type ToolContext } from './tools.js';
+import { WAIT_SECONDS_MAX, type Progress } from './wait.js';
 
 /**
- * The Model Context Protocol server over stdio (`npm start -- mcp`): the tools of tools.ts, acting
- * through the client on the service at SVC_URL with SVC_API_KEY. stdout carries the protocol and
- * nothing else; anything for people goes to stderr.
+ * The Model Context Protocol server over stdio (`npm start -- mcp` in this checkout, `svc-handoff
+ * mcp` from the package): the tools of tools.ts, acting through the client on the service at
+ * SVC_URL with SVC_API_KEY. stdout carries the protocol and nothing else; anything for people goes
+ * to stderr. Like the client, it imports nothing of the service, so it is packed with it.
  *
  * Built on the SDK's low-level Server: its high-level McpServer declares tools with zod schemas,
  * while these tools declare plain JSON Schema, checked with Ajv, with messages written for agents.
@@ -31,7 +32,8 @@ export function mcpConfig(env: Record<string, string | undefined>): McpConfig {
 
 const INSTRUCTIONS =
   'Ask a person for a decision or values with ask_human, send them the url it returns, then read their answer with get_answer ' +
-  '(or pass wait_seconds to ask_human). Every answer carries a signed receipt of what the service accepted.';
+  `(or pass wait_seconds, at most ${WAIT_SECONDS_MAX}, to ask_human; while the answer is pending, call get_answer again later). ` +
+  'Every answer carries a signed receipt of what the service accepted.';
 
 /** A tool error: the JSON an agent reads, with a code to branch on. */
 function failed(error: { code: string; message: string; request_id?: string | null; reason?: string | null }): CallToolResult {
@@ -56,19 +58,25 @@ export async function callTool(name: string, input: unknown, ctx: ToolContext, c
   }
 }
 
-export async function serveMcp(env: Record<string, string | undefined>): Promise<void> {
+/** Who answers: the package (or the service) the server runs from, by its name and version. */
+export interface Implementation {
+  name: string;
+  version: string;
+}
+
+export async function serveMcp(env: Record<string, string | undefined>, implementation: Implementation): Promise<void> {
   const config = mcpConfig(env);
   const ctx: ToolContext = {
     client: createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey }),
     apiKey: config.apiKey,
     now: () => new Date(),
   };
-  const server = new Server({ name: packageJson.name, version: packageJson.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(implementation, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((tool) => tool.definition) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
-    const progress = (message: string) =>
-      progressToken === undefined ? Promise.resolve() : extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 0, message } });
+    const progress = (update: Progress) =>
+      progressToken === undefined ? Promise.resolve() : extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } });
     return callTool(request.params.name, request.params.arguments, ctx, { signal: extra.signal, progress });
   });
   await server.connect(new StdioServerTransport());

@@ -1,8 +1,9 @@
-import contract from '../../docs/openapi.json' with { type: 'json' };
-import { ClientError, type HandoffClient, type InteractiveSession } from '../client/index.js';
+import type { HandoffClient, InteractiveSession } from '../client/index.js';
 import { answerOf, linkExpiresAt, type Answer } from './answer.js';
+import { sessionEventsSchema } from './contract.js';
 import { questionInteraction, questionProblems, type Question } from './question.js';
 import { argumentCheck, NOT_BLANK, type ArgumentCheck } from './validate.js';
+import { PROGRESS_EVERY_MS, waitForAnswer, WAIT_SECONDS_MAX, type Progress } from './wait.js';
 
 /** The tools an agent calls: ask a person, read the answer, list a Session's events. */
 
@@ -17,7 +18,7 @@ export interface ToolContext {
 export interface ToolCall {
   signal: AbortSignal;
   /** A progress notification, when the caller asked for them; otherwise nothing. */
-  progress(message: string): Promise<void>;
+  progress(update: Progress): Promise<void>;
 }
 
 export interface ToolDefinition {
@@ -49,9 +50,6 @@ function tool<I>(definition: ToolDefinition, run: (input: I, ctx: ToolContext, c
   };
 }
 
-/** The longest ask_human may wait: MCP clients give up on a call after a minute or a few. */
-const WAIT_SECONDS_MAX = 300;
-
 const sessionId = { type: 'string', pattern: '^ses_[0-9A-HJKMNP-TV-Z]{26}$', description: 'The Session ID ask_human returned (ses_...).' } as const;
 
 const answerProperties = {
@@ -71,6 +69,11 @@ const answerProperties = {
 
 const answerSchema = { type: 'object', required: Object.keys(answerProperties), additionalProperties: false, properties: answerProperties } as const;
 
+/** What a tool that waited adds to a pending answer. */
+const waitedProperties = {
+  next_step: { type: 'string', description: 'Present when the answer is still pending after the wait: how to read it later.' },
+} as const;
+
 /**
  * The answer, its receipt verified first (the service's key, issued for this credential's
  * workspace, bound to this very answer): a receipt that does not verify is a RECEIPT_INVALID
@@ -84,6 +87,14 @@ async function getAnswer(ctx: ToolContext, id: string, signal: AbortSignal): Pro
   return answer;
 }
 
+/** The answer after waiting up to `seconds` for it; still pending, it says how to read it later. */
+async function answerAfterWait(ctx: ToolContext, call: ToolCall, sessionId: string, seconds: number, subject: string): Promise<Answer & { next_step?: string }> {
+  await waitForAnswer(ctx.client, call, sessionId, seconds, subject);
+  const answer = await getAnswer(ctx, sessionId, call.signal);
+  if (answer.status !== 'pending') return answer;
+  return { ...answer, next_step: `Not answered within ${seconds} s: call get_answer with session_id ${sessionId} to read the answer (people may take minutes or hours).` };
+}
+
 const askHuman = tool<Question & { wait_seconds?: number }>(
   {
     name: 'ask_human',
@@ -92,8 +103,8 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
       'Asks a person a question through a private web link and returns {session_id, url}: send the url to the person who should answer ' +
       '(anyone holding it can answer, once). Each field becomes an input on the page; each action a button (button IDs are the labels ' +
       'in lower case with underscores: "Approve refund" -> approve_refund; default one button, submit). With wait_seconds it also waits ' +
-      'up to that long and returns what get_answer would (the url is sent at once as a progress message, if the call asked for progress); ' +
-      'otherwise call get_answer later.',
+      `up to that long (at most ${WAIT_SECONDS_MAX} s) and returns what get_answer would (the url is sent at once as a progress message, ` +
+      `then progress every ${PROGRESS_EVERY_MS / 1000} s, if the call asked for progress); while still pending, or without wait_seconds, call get_answer later.`,
     inputSchema: {
       type: 'object',
       required: ['title', 'fields'],
@@ -133,22 +144,21 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
       type: 'object',
       required: ['session_id', 'url'],
       additionalProperties: false,
-      properties: { session_id: { type: 'string' }, url: { type: 'string', description: 'The private link to send to the person.' }, ...answerProperties },
+      properties: {
+        session_id: { type: 'string' },
+        url: { type: 'string', description: 'The private link to send to the person.' },
+        ...answerProperties,
+        ...waitedProperties,
+      },
     },
     annotations: { readOnlyHint: false, openWorldHint: true },
   },
-  async (input, ctx, { signal, progress }) => {
-    const created = await ctx.client.createSession(questionInteraction(input), { signal });
+  async (input, ctx, call) => {
+    const created = await ctx.client.createSession(questionInteraction(input), { signal: call.signal });
     const asked = { session_id: created.id, url: created.human_url };
     if (input.wait_seconds === undefined) return asked;
-    // The person needs the link before there can be an answer to wait for.
-    await progress(`Waiting up to ${input.wait_seconds} s for the answer at ${created.human_url}`);
-    try {
-      await ctx.client.waitForResponse(created.id, { signal, timeoutMs: input.wait_seconds * 1000 });
-    } catch (error) {
-      if (!(error instanceof ClientError && error.code === 'WAIT_TIMEOUT')) throw error;
-    }
-    return { ...asked, ...(await getAnswer(ctx, created.id, signal)) };
+    // The person needs the link before there can be an answer to wait for: the first progress message carries it.
+    return { ...asked, ...(await answerAfterWait(ctx, call, created.id, input.wait_seconds, `the answer at ${created.human_url}`)) };
   },
   questionProblems,
 );
@@ -167,8 +177,6 @@ const getAnswerTool = tool<{ session_id: string }>(
   (input, ctx, { signal }) => getAnswer(ctx, input.session_id, signal),
 );
 
-const eventsSchema = contract.components.schemas.SessionEventsResponse.properties.events;
-
 const listEvents = tool<{ session_id: string; after?: number }>(
   {
     name: 'list_events',
@@ -182,7 +190,7 @@ const listEvents = tool<{ session_id: string; after?: number }>(
       additionalProperties: false,
       properties: { session_id: sessionId, after: { type: 'integer', minimum: 0, description: 'Only events with a greater sequence number.' } },
     },
-    outputSchema: { type: 'object', required: ['session_id', 'events'], additionalProperties: false, properties: { session_id: { type: 'string' }, events: eventsSchema } },
+    outputSchema: { type: 'object', required: ['session_id', 'events'], additionalProperties: false, properties: { session_id: { type: 'string' }, events: sessionEventsSchema } },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async (input, ctx, { signal }) => {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { expect } from 'vitest';
 import { createClient, type ClientOptions, type HandoffClient } from '../../src/client/index.js';
 import type { TestApp, TestAppOptions } from '../support/app.js';
@@ -66,4 +68,34 @@ export function refundQuestion(title = 'Approve the refund for order 1042'): Int
       { id: 'reject', label: 'Reject', intent: 'reject' as const },
     ],
   };
+}
+
+/**
+ * The worked example (examples/agent.ts) as a reader runs it: `node ...args` in `cwd`, acting with
+ * `key`. The person approves through the link it prints; it must verify the receipt for
+ * `workspaceId`, print the decision and exit 0.
+ */
+export async function runWorkedExample(t: TestApp, credential: { key: string; workspaceId: string }, args: string[], cwd?: string): Promise<void> {
+  const agent = spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, SVC_URL: t.ctx.config.publicOrigin, SVC_API_KEY: credential.key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const link = new Promise<string>((resolve) => {
+    agent.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /https?:\/\/\S+\/s\/\S+/.exec(output)?.[0];
+      if (url) resolve(url);
+    });
+  });
+  agent.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(agent, 'exit');
+
+  expect((await answerThroughLink(await link, 'approve', { amount: '30', note: 'Sorry about the parcel.' })).status).toBe(200);
+  const [code] = await exited;
+  expect(output).toContain('Receipt verified: "Approve refund: Approve the refund for order 1042 (revision 1)"');
+  expect(output).toContain(`for workspace ${credential.workspaceId}.`);
+  expect(output).toContain('Decision: refund 30.00 EUR (note: Sorry about the parcel.).');
+  expect(code).toBe(0);
 }

@@ -4,6 +4,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
+import { PROGRESS_EVERY_MS, WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
 import { developer, useMailbox } from '../accounts/support.js';
 import { answerThroughLink, listeningApp } from '../client/support.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -116,22 +117,36 @@ describe('asking a person', () => {
     let answered: Promise<unknown> | undefined;
     const result = await call(
       'ask_human',
-      { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: 120 },
+      { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: WAIT_SECONDS_MAX },
       {
         onprogress: ({ message }) => {
           const url = /https?:\/\/\S+/.exec(message ?? '')?.[0];
           if (url && !answered) answered = answerThroughLink(url, 'hold');
         },
-        resetTimeoutOnProgress: true,
       },
     );
     await answered;
     expect(result.structuredContent).toMatchObject({ session_id: expect.stringMatching(/^ses_/), status: 'answered', action: 'hold', data: {}, receipt: expect.any(String) });
+    expect(result.structuredContent).not.toHaveProperty('next_step');
   });
 
-  it('with wait_seconds and no answer in time, returns the link and status pending', async () => {
+  it('waiting with nobody answering, reports progress every 15 s and then says to call get_answer', async () => {
+    // MCP clients time a call out after 60 s without news; the SDK client's default is exactly that.
+    expect(PROGRESS_EVERY_MS).toBeLessThanOrEqual(15_000);
+    const updates: Array<{ progress: number; total?: number; message?: string }> = [];
+    const result = await call('ask_human', { title: 'Anyone there?', fields: [], wait_seconds: 20 }, { onprogress: (update) => updates.push(update) });
+    const { session_id, url } = result.structuredContent as { session_id: string; url: string };
+    expect(result.structuredContent).toMatchObject({ status: 'pending', action: null, next_step: expect.stringContaining(`call get_answer with session_id ${session_id}`) });
+    // The link at once, then each 15 s: the seconds waited grow, as MCP requires of progress.
+    expect(updates).toEqual([
+      { progress: 0, total: 20, message: `Waiting up to 20 s for the answer at ${url}` },
+      { progress: 15, total: 20, message: `Still waiting (15 s of 20 s) for the answer at ${url}` },
+    ]);
+  });
+
+  it('with wait_seconds 0, returns the link and status pending at once', async () => {
     const result = await call('ask_human', { title: 'Anyone there?', fields: [], wait_seconds: 0 });
-    expect(result.structuredContent).toMatchObject({ url: expect.stringMatching(/\/s\//), status: 'pending', action: null });
+    expect(result.structuredContent).toMatchObject({ url: expect.stringMatching(/\/s\//), status: 'pending', action: null, next_step: expect.stringContaining('get_answer') });
   });
 });
 
@@ -178,6 +193,9 @@ describe('failures an agent can act on', () => {
     expect(choice.message).toBe('ask_human: fields[0]: a choice field needs options (a list of strings).');
     expect(errorOf(await call('get_answer', {})).message).toBe('get_answer: session_id is required.');
     expect(errorOf(await call('get_answer', { session_id: 42 })).message).toBe('get_answer: session_id must be string.');
+    // A longer wait would outlast the minute an MCP client gives a call.
+    const tooLong = errorOf(await call('ask_human', { title: 'Wait long', fields: [], wait_seconds: WAIT_SECONDS_MAX + 1 }));
+    expect(tooLong).toEqual({ code: 'INVALID_ARGUMENTS', message: `ask_human: wait_seconds must be <= ${WAIT_SECONDS_MAX}.` });
   });
 
   it("returns a service refusal as a tool error carrying the service's code", async () => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
-import { CLIENT_TYPES, clientTypesSource } from '../../scripts/client-types.js';
+import { CLIENT_TYPES, clientTypesSource, MCP_SCHEMAS, mcpSchemasSource } from '../../scripts/client-types.js';
 import { loadConfig } from '../../src/config.js';
 import { committedContract, contractDocument } from '../../src/openapi.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -27,4 +27,8 @@ it('has not drifted from the committed docs/openapi.json (regenerate: npx tsx sc
 
 it('has generated the client types from the committed contract (regenerate: npx tsx scripts/write-openapi.ts)', async () => {
   expect(await readFile(CLIENT_TYPES, 'utf8')).toBe(await clientTypesSource(await committedContract()));
+});
+
+it("has generated the MCP tools' schemas from the committed contract (regenerate: npx tsx scripts/write-openapi.ts)", async () => {
+  expect(await readFile(MCP_SCHEMAS, 'utf8')).toBe(mcpSchemasSource(await committedContract()));
 });
