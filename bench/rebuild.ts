@@ -53,7 +53,7 @@ async function timedRebuild(store: EventStore, projection: Projection, events: n
 const db = await benchDatabase({ poolSize: 4 });
 const service = await startBenchService(db.url, db.pool);
 try {
-  const history = await seedHistory(db, service, { sessions: SESSIONS, openable: true });
+  const history = await seedHistory(db, service, { sessions: SESSIONS, openable: true, statistics: 'analyzed' });
   heading(
     `rebuild of session_views over ${history.events} events of ${SESSIONS} Sessions (seeded in ${history.seconds.toFixed(0)} s)`,
     `The p50/p99 are one event's fold; about ${EVENTS_PER_SESSION} events per Session.`,

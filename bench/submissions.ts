@@ -5,6 +5,7 @@ import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
+import { statementStats } from './support/statements.js';
 import { submissionsContender } from './support/submitting.js';
 
 /**
@@ -24,6 +25,7 @@ const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool);
 const load = startLoadGenerator();
 const floor = await startRoundTripFloor(db.pool, SUBMISSION_ROUND_TRIPS);
+const stats = statementStats(db);
 try {
   heading(`human submissions, ${CLIENTS} clients, each on a Session of its own`);
   const results = await interleave({
@@ -36,11 +38,12 @@ try {
         seconds,
         requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} },
       }),
-    submit: submissionsContender(load, service, { clients: CLIENTS }),
+    submit: submissionsContender(load, service, { clients: CLIENTS, stats }),
   });
   printFigure({ name: `${SUBMISSION_ROUND_TRIPS} round trips alone / plain INSERT (the ceiling)`, values: ratios(results.floor, results.insert) });
   printFigure({ name: 'POST /s/{token} accepted / plain INSERT', values: ratios(results.submit, results.insert), target: { op: '>=', value: 0.15 } });
   printFigure({ name: 'POST /s/{token} accepted, p99', values: results.submit.map((m) => m.p99Ms), unit: 'ms', target: { op: '<=', value: 25 } });
+  stats.print('POST /s/{token} accepted');
 } finally {
   await floor.close();
   await load.close();

@@ -17,7 +17,9 @@ export type RequestPlan =
   /** A GET of a path drawn at random for every request. */
   | { kind: 'random'; paths: string[]; headers: Record<string, string> }
   /** Every request answers the next of these Sessions as its page would; every one must be accepted. */
-  | { kind: 'submissions'; sessions: OpenSession[] };
+  | { kind: 'submissions'; sessions: OpenSession[] }
+  /** Every request publishes revision 2 of the next of these new Sessions (If-Match "1.0") with this body. */
+  | { kind: 'patches'; sessions: OpenSession[]; headers: Record<string, string>; body: string };
 
 export interface HttpLoad {
   label: string;
