@@ -41,15 +41,20 @@ SELECT coalesce(max(stream_version), 0)::integer AS version FROM events WHERE st
  * Several streams in one round trip, each in version order, each with its wrapped data key: a
  * command that reads a stream opens its content next, and this saves it a second trip. A stream
  * with no event yields one row of nulls (and its key, if it has one).
+ *
+ * Each requested stream is read by its own probe of (stream_id, stream_version), whatever the
+ * plan: the LATERAL subqueries are not flattened into joins (their ORDER BY and LIMIT keep them
+ * apart), so the planner cannot hash-join the whole log against the requested ids, as a generic
+ * plan over a never-analyzed log did.
  */
 export const READ_STREAMS = prepared(
   'read_streams',
   `SELECT requested.stream_id AS requested, k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
           e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
-          e.transaction_id::text AS transaction_id, e.recorded_at, encode(e.hash, 'hex') AS hash
+          e.transaction_id, e.recorded_at, e.hash
      FROM unnest($1::text[]) AS requested(stream_id)
-     LEFT JOIN stream_keys k ON k.stream_id = requested.stream_id
-     LEFT JOIN events e ON e.stream_id = requested.stream_id
+     LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = requested.stream_id LIMIT 1) k ON true
+     LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = requested.stream_id ORDER BY stream_version) e ON true
     ORDER BY requested.stream_id, e.stream_version`,
 );
 
@@ -87,8 +92,8 @@ SELECT ${COLUMNS} FROM events
  ORDER BY events.transaction_id, global_position
  LIMIT $3`;
 
-/** Every link that does not hold: a changed row, a missing predecessor, or a reordered chain. */
-export const VERIFY = `
+/** Every link that does not hold in the rows `where` picks: a changed row, a missing predecessor, or a reordered chain. */
+const verifying = (where: string): string => `
 SELECT stream_id, stream_version, problem FROM (
   SELECT stream_id, stream_version,
          CASE
@@ -97,11 +102,16 @@ SELECT stream_id, stream_version, problem FROM (
            WHEN prev_hash IS DISTINCT FROM lag(hash) OVER w THEN 'broken_link'
          END AS problem
     FROM events
-   WHERE $1::text IS NULL OR stream_id = $1
+   ${where}
   WINDOW w AS (PARTITION BY stream_id ORDER BY stream_version)
 ) checked
 WHERE problem IS NOT NULL
 ORDER BY stream_id, stream_version`;
+
+/** Every chain of the log: the whole log, by design. */
+export const VERIFY = verifying('');
+/** One stream's chain. */
+export const VERIFY_STREAM = verifying('WHERE stream_id = $1');
 
 /** Transaction ids restart in a fresh cluster; a restored log must not be ahead of the cluster. */
 export const TRANSACTION_ID_GUARD = `
@@ -121,27 +131,34 @@ ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, destroyed_at = coalesc
 export const NOTIFY = `SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS w(channel, payload)`;
 
 /**
- * The log for an export, every stored value of each link, in log order; all of it, or the named
+ * The log for an export, every stored value of each link, in log order: all of it, or the named
  * streams. Read through a cursor, so an export of any size holds one batch at a time.
  */
-export const EXPORT_CURSOR = (cursor: string): string => `
+const exporting = (where: string) => (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
 SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, event_id, stream_id,
        stream_version, type, data, metadata, events_recorded_at_text(recorded_at) AS recorded_at,
        encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, link_format
   FROM events
- WHERE $1::text[] IS NULL OR stream_id = ANY($1::text[])
+ ${where}
  ORDER BY events.transaction_id, events.global_position`;
 
+export const EXPORT_CURSOR = exporting('');
+export const EXPORT_STREAMS_CURSOR = exporting('WHERE stream_id = ANY ($1::text[])');
+
 /**
- * Every stream's head among the events every reader of the log will ever see before the current
- * snapshot's horizon (the commit-safe cut readAll uses), in the UTF-8 byte order of the stream ids.
+ * The head of every stream that changed after ($1, $2) among the events every reader of the log
+ * will ever see before the current snapshot's horizon (the commit-safe cut readAll uses), in the
+ * UTF-8 byte order of the stream ids. From the start of the log that is every stream (the whole
+ * log, by design); after a checkpoint, the index's range since then, bounded on both sides so
+ * that a planner without statistics takes it as the short stretch it is.
  */
 export const HEADS_CURSOR = (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
 SELECT stream_id, stream_version, encode(hash, 'hex') AS hash FROM (
   SELECT DISTINCT ON (stream_id) stream_id, stream_version, hash FROM events
    WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     AND events.transaction_id >= $1::xid8
      AND (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
    ORDER BY stream_id, stream_version DESC
 ) heads

@@ -151,10 +151,8 @@ export interface ChainProblem {
 
 /** Recomputes every hash chain (or one stream's) and lists each link that does not hold. */
 export async function verify(db: Reader, streamId?: string): Promise<ChainProblem[]> {
-  const { rows } = await db.query<{ stream_id: string; stream_version: number; problem: ChainProblem['problem'] }>(
-    sql.VERIFY,
-    [streamId ?? null],
-  );
+  type Row = { stream_id: string; stream_version: number; problem: ChainProblem['problem'] };
+  const { rows } = await (streamId === undefined ? db.query<Row>(sql.VERIFY) : db.query<Row>(sql.VERIFY_STREAM, [streamId]));
   return rows.map((r) => ({ streamId: r.stream_id, streamVersion: r.stream_version, problem: r.problem }));
 }
 

@@ -38,14 +38,17 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#HORIZON': { params: () => [] },
   'eventstore/sql.ts#READ_BY_STREAM': { params: (s) => [s.log.horizon, s.session.id, 1, 5_000] },
   'eventstore/sql.ts#READ_ALL_VISIBLE': { params: (s) => [s.log.transactionId, s.log.globalPosition, 5_000] },
-  'eventstore/sql.ts#VERIFY': { params: (s) => [s.session.id] },
+  'eventstore/sql.ts#VERIFY': { params: () => [], wholeTable: 'verify: every link of the log' },
+  'eventstore/sql.ts#VERIFY_STREAM': { params: (s) => [s.session.id] },
   'eventstore/sql.ts#TRANSACTION_ID_GUARD': { params: () => [] },
   'eventstore/sql.ts#KEY_GET': { params: (s) => [[s.session.id]] },
   'eventstore/sql.ts#KEY_INSERT': { params: (s) => [s.session.id, randomBytes(96)] },
   'eventstore/sql.ts#KEY_DESTROY': { params: (s) => [s.session.id] },
   'eventstore/sql.ts#NOTIFY': { params: (s) => [['svc_events'], [s.session.id]] },
-  'eventstore/sql.ts#EXPORT_CURSOR': { args: ['plan_guard_cursor'], params: (s) => [[s.session.id, s.delivery.streamId]] },
-  'eventstore/sql.ts#HEADS_CURSOR': { args: ['plan_guard_cursor'], params: () => ['0', '0'], wholeTable: 'the head of every stream, for a signed log checkpoint' },
+  'eventstore/sql.ts#EXPORT_CURSOR': { args: ['plan_guard_cursor'], params: () => [], wholeTable: 'export: the whole log' },
+  'eventstore/sql.ts#EXPORT_STREAMS_CURSOR': { args: ['plan_guard_cursor'], params: (s) => [[s.session.id, s.delivery.streamId]] },
+  // From the start of the log it reads every stream's head, by design; a checkpointer reads what changed since its last.
+  'eventstore/sql.ts#HEADS_CURSOR': { args: ['plan_guard_cursor'], params: (s) => [s.log.transactionId, s.log.globalPosition] },
   'eventstore/sql.ts#HORIZON_END': { params: () => [] },
 
   // The projection runner.
