@@ -27,15 +27,26 @@ function toCheckpoint(row: { transaction_id: string; global_position: string } |
 }
 
 /**
+ * The projection's checkpoint, locked for this unit of work; undefined when another process holds
+ * it. The checkpoint's row is made the first time only: a row that is missing is inserted (by
+ * this unit of work, which then holds it), while one that another process holds stays skipped.
+ */
+async function claimCheckpoint(uow: UnitOfWork, name: string): Promise<Checkpoint | undefined> {
+  const claim = () => uow.query<{ transaction_id: string; global_position: string }>(sql.CHECKPOINT_CLAIM, [name]);
+  const claimed = toCheckpoint((await claim()).rows[0]);
+  if (claimed) return claimed;
+  const made = await uow.query(sql.CHECKPOINT_ENSURE, [name]);
+  return made.rowCount === 1 ? toCheckpoint((await claim()).rows[0]) : undefined;
+}
+
+/**
  * Folds one batch of the log into an async projection. The checkpoint moves in the same
  * transaction as the projection's writes, so a crash between batches neither loses nor repeats
  * one. Returns how many events were applied (0 when another process holds the projection).
  */
 export async function catchUpOnce(store: EventStore, projection: Projection): Promise<number> {
-  await store.pool.query(sql.CHECKPOINT_ENSURE, [projection.name]);
   return store.withUnitOfWork(async (uow) => {
-    const { rows } = await uow.query<{ transaction_id: string; global_position: string }>(sql.CHECKPOINT_CLAIM, [projection.name]);
-    const from = toCheckpoint(rows[0]);
+    const from = await claimCheckpoint(uow, projection.name);
     if (!from) return 0;
     const events = await readAll(uow, from, BATCH);
     if (events.length === 0) return 0;
