@@ -28,13 +28,16 @@ function toCheckpoint(row: { transaction_id: string; global_position: string } |
 
 /**
  * The projection's checkpoint, locked for this unit of work; undefined when another process holds
- * it. The checkpoint's row is made the first time only: a row that is missing is inserted (by
- * this unit of work, which then holds it), while one that another process holds stays skipped.
+ * it. The checkpoint's row is made the first time only: when the claim finds none, a row that is
+ * there is another's (skipped, as the claim did, without waiting for it), and a missing one is
+ * inserted by this unit of work, which then holds it.
  */
 async function claimCheckpoint(uow: UnitOfWork, name: string): Promise<Checkpoint | undefined> {
   const claim = () => uow.query<{ transaction_id: string; global_position: string }>(sql.CHECKPOINT_CLAIM, [name]);
   const claimed = toCheckpoint((await claim()).rows[0]);
   if (claimed) return claimed;
+  const { rows } = await uow.query<{ exists: boolean }>(sql.CHECKPOINT_EXISTS, [name]);
+  if (rows[0]!.exists) return undefined;
   const made = await uow.query(sql.CHECKPOINT_ENSURE, [name]);
   return made.rowCount === 1 ? toCheckpoint((await claim()).rows[0]) : undefined;
 }

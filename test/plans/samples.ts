@@ -53,6 +53,7 @@ export const SAMPLES: Record<string, Sample> = {
 
   // The projection runner.
   'projections/sql.ts#CHECKPOINT_ENSURE': { params: () => ['purge_schedule'] },
+  'projections/sql.ts#CHECKPOINT_EXISTS': { params: () => ['purge_schedule'] },
   'projections/sql.ts#CHECKPOINT_CLAIM': { params: () => ['purge_schedule'] },
   'projections/sql.ts#CHECKPOINT_LOCK': { params: () => ['purge_schedule'] },
   'projections/sql.ts#CHECKPOINT_SAVE': { params: (s) => ['purge_schedule', s.log.transactionId, s.log.globalPosition] },
