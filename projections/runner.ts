@@ -81,21 +81,31 @@ async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Pr
 }
 
 /**
+ * How far apart a projector's passes start at the least. Every commit wakes it; without spacing a
+ * busy service pays a pass (its transaction, claim and read of the log) for every few commits.
+ */
+const PASS_SPACING_MS = 100;
+
+/**
  * Runs async projections: woken by NOTIFY on every append, polled on a timer as the safety net.
  * A failed batch is logged and retried on the next wake-up; it never stops the loop.
  */
 export class AsyncProjector {
   private timer: NodeJS.Timeout | undefined;
-  private readonly runs = new SerialRuns(() => this.drain());
+  private readonly runs: SerialRuns;
   private unsubscribe: (() => void) | undefined;
 
+  /** `spacingMs`: passes start at least this far apart, so a busy log is folded many commits a pass. */
   constructor(
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
     private readonly wakeups: Wakeups,
     private readonly log: Logger,
     private readonly pollMs = 2_000,
-  ) {}
+    spacingMs = PASS_SPACING_MS,
+  ) {
+    this.runs = new SerialRuns(() => this.drain(), () => true, spacingMs);
+  }
 
   start(): void {
     this.unsubscribe = this.wakeups.wakeOn(EVENTS_CHANNEL, () => void this.wake());

@@ -23,6 +23,8 @@ export interface PurgeWorkerOptions {
 
 /** Purges between two updates of the schedule. */
 const ROUND = 100;
+/** Passes start at least this far apart: every Session commit wakes the worker, and one pass serves many. */
+const PASS_SPACING_MS = 100;
 
 /** A wake-up names a Session's stream (or everything): the only ones that can move a deadline. */
 const namesSession = (payload: string): boolean => {
@@ -43,6 +45,7 @@ export class PurgeWorker {
           if (!this.stopped) this.sleep(this.pollMs);
         }),
     () => !this.stopped,
+    PASS_SPACING_MS,
   );
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
