@@ -38,23 +38,29 @@ export const STREAM_VERSION = `
 SELECT coalesce(max(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1`;
 
 /**
- * Several streams in one round trip, each in version order, each with its wrapped data key: a
- * command that reads a stream opens its content next, and this saves it a second trip. A stream
- * with no event yields one row of nulls (and its key, if it has one).
+ * Reading a stream with its wrapped data key, for each row of a statement's FROM: the joins, and
+ * the columns every such statement returns (`requested`, the stream id asked for, comes from the
+ * statement). A stream with no event yields one row of nulls (and its key, if it has one).
  *
- * Each requested stream is read by its own probe of (stream_id, stream_version), whatever the
- * plan: the LATERAL subqueries are not flattened into joins (their ORDER BY and LIMIT keep them
- * apart), so the planner cannot hash-join the whole log against the requested ids, as a generic
- * plan over a never-analyzed log did.
+ * Each stream is read by its own probe of (stream_id, stream_version), whatever the plan: the
+ * LATERAL subqueries are not flattened into joins (their ORDER BY and LIMIT keep them apart), so
+ * the planner cannot hash-join the whole log against the ids asked for, as a generic plan over a
+ * never-analyzed log did.
+ */
+export const streamReadJoins = (requested: string): string => `
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = ${requested} LIMIT 1) k ON true
+  LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = ${requested} ORDER BY stream_version) e ON true`;
+export const STREAM_READ_COLUMNS = `k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
+  e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash`;
+
+/**
+ * Several streams in one round trip, each in version order, each with its wrapped data key: a
+ * command that reads a stream opens its content next, and this saves it a second trip.
  */
 export const READ_STREAMS = prepared(
   'read_streams',
-  `SELECT requested.stream_id AS requested, k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
-          e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
-          e.transaction_id, e.recorded_at, e.hash
-     FROM unnest($1::text[]) AS requested(stream_id)
-     LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = requested.stream_id LIMIT 1) k ON true
-     LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = requested.stream_id ORDER BY stream_version) e ON true
+  `SELECT requested.stream_id AS requested, ${STREAM_READ_COLUMNS}
+     FROM unnest($1::text[]) AS requested(stream_id) ${streamReadJoins('requested.stream_id')}
     ORDER BY requested.stream_id, e.stream_version`,
 );
 

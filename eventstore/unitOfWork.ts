@@ -59,14 +59,31 @@ export class UnitOfWork {
   async readStreams(streamIds: readonly string[]): Promise<ReadonlyMap<string, readonly RecordedEvent[]>> {
     const missing = [...new Set(streamIds)].filter((id) => !this.streams.has(id));
     if (missing.length > 0) {
-      for (const id of missing) this.streams.set(id, []);
       const { rows } = await this.query<StreamRow>(sql.READ_STREAMS, [missing]);
-      for (const row of rows) {
-        if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, row.has_key ? row.wrapped_key : undefined);
-        if (row.event_id !== null) this.streams.get(row.requested)!.push(toRecorded(row as EventRow));
-      }
+      for (const id of missing) this.streams.set(id, []);
+      this.keepRead(rows);
     }
     return new Map(streamIds.map((id) => [id, this.streams.get(id)!]));
+  }
+
+  /**
+   * A statement of the caller's that reads streams beside what else it reads, in one round trip:
+   * its rows carry `requested` and the columns of STREAM_READ_COLUMNS (eventstore/sql.ts), in
+   * version order. The streams are kept as readStreams keeps them (one this unit of work has read
+   * already stays as it has it); the rows are returned for the caller's own columns.
+   */
+  async readStreamsWith<R extends pg.QueryResultRow>(statement: string | Statement, params: unknown[]): Promise<Array<R & StreamRow>> {
+    const { rows } = await this.query<R & StreamRow>(statement, params);
+    this.keepRead(rows.filter((row) => !this.streams.has(row.requested)));
+    return rows;
+  }
+
+  private keepRead(rows: readonly StreamRow[]): void {
+    for (const row of rows) {
+      if (!this.streams.has(row.requested)) this.streams.set(row.requested, []);
+      if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, row.has_key ? row.wrapped_key : undefined);
+      if (row.event_id !== null) this.streams.get(row.requested)!.push(toRecorded(row as EventRow));
+    }
   }
 
   /**

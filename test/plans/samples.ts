@@ -34,6 +34,7 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#LOCK_STREAM': { params: (s) => [s.session.id] },
   'eventstore/sql.ts#STREAM_VERSION': { params: (s) => [s.account.signInStream] },
   'eventstore/sql.ts#READ_STREAMS': { params: (s) => [[s.session.id, s.delivery.streamId]] },
+  'eventstore/sql.ts#streamReadJoins': { unplanned: 'a part of the statements that read streams (READ_STREAMS, SUBMISSION_READ), planned with them' },
   'eventstore/sql.ts#READ_ALL': { params: (s) => [s.log.transactionId, s.log.globalPosition, 500] },
   'eventstore/sql.ts#HORIZON': { params: () => [] },
   'eventstore/sql.ts#READ_BY_STREAM': { params: (s) => [s.log.horizon, s.session.id, 1, 5_000] },
@@ -100,6 +101,9 @@ export const SAMPLES: Record<string, Sample> = {
   // What an operator is shown.
   'src/ops/sql.ts#PROJECTION_LAG': { params: () => [['purge_schedule']] },
   'src/ops/sql.ts#DELIVERY_QUEUE': { params: () => [] },
+
+  // The human link.
+  'src/human/sql.ts#SUBMISSION_READ': { params: (s) => [s.session.linkHash] },
 
   // Purge.
   'src/purge/sql.ts#UPSERT_SCHEDULE': { params: (s) => [[s.open.id], [s.session.workspaceId], [s.now], [later(s, 1440 * HOUR)], ['retention'], []] },
