@@ -7,7 +7,19 @@ import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
  * The response schema of a revision and the check of a person's answer against it.
  */
 
+/**
+ * Each revision's schema is made once per interaction object: a submission's decision and the
+ * view written with it read the same revision. The schema is only read, never changed.
+ */
+const schemas = new WeakMap<InteractiveInteraction, ResponseSchema>();
+
 export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
+  let schema = schemas.get(interaction);
+  if (!schema) schemas.set(interaction, (schema = schemaOf(interaction)));
+  return schema;
+}
+
+function schemaOf(interaction: InteractiveInteraction): ResponseSchema {
   const fields = fieldsOf(interaction);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
