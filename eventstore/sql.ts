@@ -133,8 +133,16 @@ export const KEY_DESTROY = `
 INSERT INTO stream_keys (stream_id, wrapped_key, destroyed_at) VALUES ($1, NULL, now())
 ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;
 
-/** One NOTIFY per channel with a batch of wake-ups; sent after the writes it announces committed. */
-export const NOTIFY = `SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS w(channel, payload)`;
+/**
+ * One NOTIFY per channel with a batch of wake-ups; sent after the writes it announces committed.
+ * Its own commit does not wait for the disk (synchronous_commit off for this transaction alone):
+ * listeners get a notification at commit, not at flush, and one lost in a crash is found by their
+ * polling; waiting would hold the notification lock, and every command waiting on its wake-up,
+ * for a WAL flush.
+ */
+export const NOTIFY = `
+SELECT pg_notify(w.channel, w.payload)
+  FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush, unnest($1::text[], $2::text[]) AS w(channel, payload)`;
 
 /**
  * The log for an export, every stored value of each link, in log order: all of it, or the named
