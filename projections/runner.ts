@@ -84,7 +84,7 @@ async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoint): Pr
  * How far apart a projector's passes start at the least. Every commit wakes it; without spacing a
  * busy service pays a pass (its transaction, claim and read of the log) for every few commits.
  */
-const PASS_SPACING_MS = 100;
+const PASS_SPACING_MS = 500;
 
 /**
  * Runs async projections: woken by NOTIFY on every append, polled on a timer as the safety net.

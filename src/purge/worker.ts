@@ -23,8 +23,8 @@ export interface PurgeWorkerOptions {
 
 /** Purges between two updates of the schedule. */
 const ROUND = 100;
-/** Passes start at least this far apart: every Session commit wakes the worker, and one pass serves many. */
-const PASS_SPACING_MS = 100;
+/** Passes start at least this far apart: every Session commit wakes the worker, and one pass serves many (deadlines are hours away). */
+const PASS_SPACING_MS = 500;
 
 /** A wake-up names a Session's stream (or everything): the only ones that can move a deadline. */
 const namesSession = (payload: string): boolean => {
