@@ -34,8 +34,9 @@ SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version`;
 /** A transaction-scoped advisory lock named by the stream id (a hash collision only makes two streams take turns). */
 export const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
 
-export const STREAM_VERSION = `
-SELECT coalesce(max(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1`;
+/** A stream's newest version and its link (no row for a stream with no event). */
+export const STREAM_HEAD = `
+SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`;
 
 /**
  * Reading a stream with its wrapped data key, for each row of a statement's FROM: the joins, and

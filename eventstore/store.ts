@@ -3,7 +3,7 @@ import pRetry from 'p-retry';
 import { StreamVersionConflict } from './errors.js';
 import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
 import { WakeupNotifier, type Logger } from './notifier.js';
-import { applyProjections, type Projection } from './projection.js';
+import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
 import { UnitOfWork, isUnitOfWork } from './unitOfWork.js';
 
@@ -52,7 +52,7 @@ export class EventStore {
       client.release(error as Error);
       throw error;
     }
-    const uow = new UnitOfWork(client, (unit, recorded) => applyProjections(this.inline, unit, recorded));
+    const uow = new UnitOfWork(client, (unit, recorded) => inlineWrites(this.inline, unit, recorded));
     const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
       const wakeups = uow.end();
       try {
