@@ -113,7 +113,7 @@ export class UnitOfWork {
    */
   async streamVersion(streamId: string): Promise<number> {
     const known = this.streams.get(streamId) ?? this.heads.get(streamId);
-    if (known) return known instanceof Array ? known.length : known.version;
+    if (known) return Array.isArray(known) ? known.length : known.version;
     const { rows } = await this.query<{ version: number; hash: string }>(sql.STREAM_HEAD, [streamId]);
     // Kept: the append that follows links to this head without reading it again.
     const head = rows[0] ?? { version: 0, hash: '' };

@@ -162,7 +162,7 @@ const LEAN = `c.n > p.full_clones`;
 const MOVED = (column: string) => `${column} + (c.n - p.clones) * p.spacing_ms * interval '1 millisecond'`;
 const unmarked = (column: string) => `replace(${column}, '${MARK}', ${CLONE})`;
 
-/** The template's events, once full and once lean, their ids marked ($1), shared streams ($2) left out. */
+/** The template's events, full and lean as asked ($3), their ids marked ($1), shared streams ($2) left out. */
 const TEMPLATE_EVENTS = `
 CREATE UNLOGGED TABLE ${STAGE}.t_events AS
 SELECT l.lean, row_number() OVER (PARTITION BY l.lean ORDER BY global_position) AS rank,
@@ -171,7 +171,7 @@ SELECT l.lean, row_number() OVER (PARTITION BY l.lean ORDER BY global_position) 
        ${STAGE}.marked(lag(event_id) OVER (PARTITION BY l.lean, stream_id ORDER BY stream_version), $1) AS previous_id,
        ${STAGE}.marked(CASE WHEN l.lean THEN ${STAGE}.lean(data::jsonb)::text ELSE data END, $1) AS data,
        ${STAGE}.marked(metadata, $1) AS metadata
-  FROM events, (VALUES (false), (true)) AS l(lean)
+  FROM events, unnest($3::boolean[]) AS l(lean)
  WHERE NOT stream_id = ANY ($2::text[])`;
 
 const CLONE_EVENTS = `
@@ -193,7 +193,7 @@ SELECT e.event_id, e.stream_id, e.stream_version, e.type,
 const isText = (c: Column) => c.type === 'text';
 const isJson = (c: Column) => c.type === 'json' || c.type === 'jsonb';
 
-/** A table's template rows, once full and once lean, texts cut (lean) and marked ($1), rows of shared streams ($2) left out. */
+/** A table's template rows, full and lean as asked ($3), texts cut (lean) and marked ($1), rows of shared streams ($2) left out. */
 function templateRows(table: string, columns: Column[]): string {
   const staged = columns.map((c) => {
     const column = quote(c.name);
@@ -205,7 +205,7 @@ function templateRows(table: string, columns: Column[]): string {
   return `
 CREATE UNLOGGED TABLE ${STAGE}.${quote(`t_${table}`)} AS
 SELECT l.lean, ${staged.join(', ')}
-  FROM ${quote(table)}, (VALUES (false), (true)) AS l(lean)
+  FROM ${quote(table)}, unnest($3::boolean[]) AS l(lean)
  WHERE true ${unshared.join(' ')}`;
 }
 
@@ -329,14 +329,16 @@ export async function cloneStore(pool: pg.Pool, options: CloneOptions): Promise<
     await client.query(`CREATE SCHEMA ${STAGE}`);
     await client.query(FUNCTIONS);
     await client.query(SECRET_TABLES);
-    await client.query(TEMPLATE_EVENTS, [ids, shared]);
-    for (const table of tables) await client.query(templateRows(table, columns.get(table)!), [ids, shared]);
+    // Full, lean, or both, as the clones are.
+    const variants = [...(full > 0 ? [false] : []), ...(full < options.clones ? [true] : [])];
+    await client.query(TEMPLATE_EVENTS, [ids, shared, variants]);
+    for (const table of tables) await client.query(templateRows(table, columns.get(table)!), [ids, shared, variants]);
     if (options.openable) await writeSecrets(client, options, full);
     // Fresh tables have no statistics until analyzed, and every join with them would be a guess.
     await client.query(`ANALYZE ${STAGE}.t_events, ${STAGE}.keys, ${STAGE}.sealed`);
   });
   try {
-    const { rows } = await pool.query<{ events: number }>(`SELECT count(*)::integer AS events FROM ${STAGE}.t_events WHERE NOT lean`);
+    const { rows } = await pool.query<{ events: number }>(`SELECT coalesce(max(rank), 0)::integer AS events FROM ${STAGE}.t_events`);
     const perBatch = Math.max(1, Math.floor(EVENTS_PER_BATCH / Math.max(1, rows[0]!.events)));
     const statements = [CLONE_EVENTS, ...tables.map((table) => cloneRows(table, columns.get(table)!))];
     const spacing = options.spacingMs ?? 0;
