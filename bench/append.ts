@@ -3,6 +3,7 @@ import { benchDatabase } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
+import { statementStats } from './support/statements.js';
 
 /**
  * Events appended per second through `append` (one event per transaction, each writer on its own
@@ -20,13 +21,15 @@ try {
     `append: ${WRITERS} writers, one Session-sized event per transaction`,
     'The INSERT + NOTIFY line commits a NOTIFY with each INSERT, as appends have done: notifying commits serialize.',
   );
+  const stats = statementStats(db);
   const results = await interleave({
     insert: await plainInsert(db, load, WRITERS),
     notify: await scriptContender(db, load, `INSERT + NOTIFY in one transaction, ${WRITERS} clients`, INSERT_AND_NOTIFY, WRITERS),
-    append: appendContender(db, load, WRITERS),
+    append: stats.contender(appendContender(db, load, WRITERS)),
   });
   printFigure({ name: 'append / plain INSERT', values: ratios(results.append, results.insert), target: { op: '>=', value: 0.6 } });
   printFigure({ name: 'INSERT + NOTIFY / plain INSERT', values: ratios(results.notify, results.insert) });
+  stats.print('append');
 } finally {
   await load.close();
   await db.close();

@@ -94,7 +94,7 @@ async function viewsChecksum(): Promise<string> {
 const us = (seconds: number | undefined, events: number): string => (seconds === undefined ? 'n/a' : `${((seconds * 1e6) / events).toFixed(1)} µs/event`);
 
 try {
-  const history = await seedHistory(db, service, { sessions: Math.round(EVENTS / EVENTS_PER_SESSION), openable: true });
+  const history = await seedHistory(db, service, { sessions: Math.round(EVENTS / EVENTS_PER_SESSION), openable: true, statistics: 'analyzed' });
   heading(
     `rebuild over ${history.events} events of ${Math.round(EVENTS / EVENTS_PER_SESSION)} Sessions (seeded in ${history.seconds.toFixed(0)} s)`,
     `Each run is the command in its own process, the whole log to the swap; target ${TARGET.toLocaleString('en')} events/s, goal ${GOAL.toLocaleString('en')}.`,

@@ -7,6 +7,7 @@ import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
+import { statementStats } from './support/statements.js';
 
 /**
  * The owner API over HTTP, driven by the load generator's process over keep-alive sockets.
@@ -54,10 +55,11 @@ try {
   printFigure({ name: 'GET unchanged Session / bare fastify', values: ratios(polling.poll, polling.bare), target: { op: '>=', value: 0.6 } });
 
   heading(`(b) Session creation, ${CREATORS} connections`);
+  const stats = statementStats(db);
   const creation = await interleave({
     insert: await plainInsert(db, load, CREATORS),
     append: appendContender(db, load, CREATORS),
-    create: ({ seconds }) =>
+    create: stats.contender(({ seconds }) =>
       load.http({
         label: 'POST /v1/sessions',
         origin: service.baseUrl,
@@ -65,9 +67,11 @@ try {
         seconds,
         requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers: owner, body: JSON.stringify({ interaction: interactive() }) },
       }),
+    ),
   });
   printFigure({ name: 'POST /v1/sessions / plain INSERT', values: ratios(creation.create, creation.insert), target: { op: '>=', value: 0.2 } });
   printFigure({ name: 'POST /v1/sessions / append', values: ratios(creation.create, creation.append), target: { op: '>=', value: 0.6 } });
+  stats.print('POST /v1/sessions');
 } finally {
   await bare.close();
   await load.close();

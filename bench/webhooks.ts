@@ -8,6 +8,7 @@ import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
+import { statementStats } from './support/statements.js';
 import { submissionsContender } from './support/submitting.js';
 
 /**
@@ -79,7 +80,8 @@ try {
   signal('SIGSTOP');
 
   heading('webhook deliveries of accepted submissions');
-  const submitting = submissionsContender(load, service, { clients: CLIENTS, label: `POST /s/{token}, accepted, ${CLIENTS} clients, dispatchers paused` });
+  const stats = statementStats(db);
+  const submitting = submissionsContender(load, service, { clients: CLIENTS, label: `POST /s/{token}, accepted, ${CLIENTS} clients, dispatchers paused`, stats });
   let backlog = 0;
   const results = await interleave({
     latency: async ({ round }) => {
@@ -116,6 +118,7 @@ try {
   });
   printFigure({ name: '(a) the same, p99', values: results.latency.map((m) => m.p99Ms), unit: 'ms' });
   printFigure({ name: '(c) deliveries/s of two dispatchers / (b) accepted submissions/s', values: ratios(results.drained, results.submitted) });
+  stats.print('(b) accepted submissions queuing their deliveries');
 } finally {
   signal('SIGCONT');
   for (const dispatcher of dispatchers) await dispatcher.stop();

@@ -114,6 +114,39 @@ export interface Statement {
 
 export const prepared = (name: string, text: string): Statement => ({ name: `svc_${name}`, text });
 
+/**
+ * A data-modifying statement that can run in the WITH of another (compose): an INSERT, UPDATE or
+ * DELETE whose text numbers its own parameters from $1 and has no WITH of its own.
+ */
+export interface Part {
+  /** A name for it, in the name of a statement it is prepared in. */
+  name: string;
+  text: string;
+  params: unknown[];
+}
+
+/**
+ * One statement of several: the parts run in the WITH of `main` (after its own parameters, each
+ * part's numbered after those before it), or of a bare SELECT when there is no main. PostgreSQL
+ * runs every part to completion, on one snapshot, whether or not the main statement reads it; a
+ * failing part fails the statement. Prepared under a name made of the parts', so each combination
+ * is parsed and planned once per connection.
+ */
+export function compose(parts: readonly Part[], main?: { statement: Statement; params: readonly unknown[] }): { statement: Statement; params: unknown[] } {
+  if (parts.length === 0 && main) return { statement: main.statement, params: [...main.params] };
+  let offset = main?.params.length ?? 0;
+  const ctes = parts.map((part, i) => {
+    const shift = offset;
+    offset += part.params.length;
+    return `${part.name}_${i} AS (${part.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)})`;
+  });
+  const body = main ? `${main.statement.text.trim()}` : 'SELECT';
+  return {
+    statement: { name: [main?.statement.name ?? 'svc_parts', ...parts.map((p) => p.name)].join('+'), text: `WITH ${ctes.join(',\n')}\n${body}` },
+    params: [...(main?.params ?? []), ...parts.flatMap((p) => p.params)],
+  };
+}
+
 /** Anything that runs a query: the pool for plain reads, or a unit of work inside a command. */
 export interface Reader {
   query<R extends QueryResultRow = QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<QueryResult<R>>;

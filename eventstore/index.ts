@@ -10,4 +10,5 @@ export { UnitOfWork, type OpenedKey, type StoredKey } from './unitOfWork.js';
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
 export { SerialRuns } from './serialRuns.js';
+export { STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';

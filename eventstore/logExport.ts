@@ -53,7 +53,8 @@ export async function exportLog(
     // Read-only takes no transaction id, so a long export holds back no reader's horizon.
     await uow.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     let count = 0;
-    for await (const rows of fetchAll<ExportRow>(uow, 'svc_export', sql.EXPORT_CURSOR, [options.streamIds ?? null])) {
+    const [declare, params] = options.streamIds ? [sql.EXPORT_STREAMS_CURSOR, [options.streamIds]] : [sql.EXPORT_CURSOR, []];
+    for await (const rows of fetchAll<ExportRow>(uow, 'svc_export', declare, params)) {
       await write(rows.map(toExported));
       count += rows.length;
     }

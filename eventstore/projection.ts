@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './events.js';
+import type { Part, RecordedEvent } from './events.js';
 import type { StoredKey, UnitOfWork } from './unitOfWork.js';
 
 /** Columns of a projection's table that are not folded from events: a rebuild copies them from the live rows. */
@@ -34,6 +34,14 @@ export interface Projection {
   /** One stream's events are in version order; live appends arrive in commit order. */
   apply(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<void>;
   /**
+   * Inline only, and optional: what `apply` would write for events about to be appended, as parts
+   * of the append's own statement, so that the events and these rows are written in one round
+   * trip. The events are not stored yet: their global position and transaction are empty and must
+   * not be read (the unit of work already reads their streams with them). Undefined when the
+   * writes cannot go along: `apply` then runs after the append, as for a projection without this.
+   */
+  along?(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<Part[] | undefined>;
+  /**
    * How a rebuild's first pass, which reads the log stream by stream, may write whole streams
    * straight into the empty copies of the tables (COPY) instead of through apply. Only for a
    * projection that folds each stream alone.
@@ -60,6 +68,28 @@ export async function applyProjections(projections: readonly Projection[], uow: 
     const relevant = events.filter((e) => projection.eventTypes.includes(e.type));
     if (relevant.length > 0) await projection.apply(uow, relevant);
   }
+}
+
+/**
+ * The inline projections over events about to be appended: the parts that go along with the
+ * append (eventstore/events.ts compose), and the rest, applied once it is stored. Parts run in
+ * the append's statement, before the projections applied after it.
+ */
+export async function inlineWrites(
+  projections: readonly Projection[],
+  uow: UnitOfWork,
+  events: readonly RecordedEvent[],
+): Promise<{ parts: Part[]; after: () => Promise<void> }> {
+  const parts: Part[] = [];
+  const after: Projection[] = [];
+  for (const projection of projections) {
+    const relevant = events.filter((e) => projection.eventTypes.includes(e.type));
+    if (relevant.length === 0) continue;
+    const along = projection.along && (await projection.along(uow, relevant));
+    if (along) parts.push(...along);
+    else after.push(projection);
+  }
+  return { parts, after: () => applyProjections(after, uow, events) };
 }
 
 /** Rows as one array per column: the parameters of a set-wide `unnest(...)` write of a batch. */

@@ -34,22 +34,34 @@ SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_version`;
 /** A transaction-scoped advisory lock named by the stream id (a hash collision only makes two streams take turns). */
 export const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
 
-export const STREAM_VERSION = `
-SELECT coalesce(max(stream_version), 0)::integer AS version FROM events WHERE stream_id = $1`;
+/** A stream's newest version and its link (no row for a stream with no event). */
+export const STREAM_HEAD = `
+SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`;
+
+/**
+ * Reading a stream with its wrapped data key, for each row of a statement's FROM: the joins, and
+ * the columns every such statement returns (`requested`, the stream id asked for, comes from the
+ * statement). A stream with no event yields one row of nulls (and its key, if it has one).
+ *
+ * Each stream is read by its own probe of (stream_id, stream_version), whatever the plan: the
+ * LATERAL subqueries are not flattened into joins (their ORDER BY and LIMIT keep them apart), so
+ * the planner cannot hash-join the whole log against the ids asked for, as a generic plan over a
+ * never-analyzed log did.
+ */
+export const streamReadJoins = (requested: string): string => `
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = ${requested} LIMIT 1) k ON true
+  LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = ${requested} ORDER BY stream_version) e ON true`;
+export const STREAM_READ_COLUMNS = `k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
+  e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash`;
 
 /**
  * Several streams in one round trip, each in version order, each with its wrapped data key: a
- * command that reads a stream opens its content next, and this saves it a second trip. A stream
- * with no event yields one row of nulls (and its key, if it has one).
+ * command that reads a stream opens its content next, and this saves it a second trip.
  */
 export const READ_STREAMS = prepared(
   'read_streams',
-  `SELECT requested.stream_id AS requested, k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
-          e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
-          e.transaction_id::text AS transaction_id, e.recorded_at, encode(e.hash, 'hex') AS hash
-     FROM unnest($1::text[]) AS requested(stream_id)
-     LEFT JOIN stream_keys k ON k.stream_id = requested.stream_id
-     LEFT JOIN events e ON e.stream_id = requested.stream_id
+  `SELECT requested.stream_id AS requested, ${STREAM_READ_COLUMNS}
+     FROM unnest($1::text[]) AS requested(stream_id) ${streamReadJoins('requested.stream_id')}
     ORDER BY requested.stream_id, e.stream_version`,
 );
 
@@ -120,8 +132,8 @@ SELECT ${COLUMNS} FROM events
  ORDER BY events.transaction_id, global_position
  LIMIT $3`;
 
-/** Every link that does not hold: a changed row, a missing predecessor, or a reordered chain. */
-export const VERIFY = `
+/** Every link that does not hold in the rows `where` picks: a changed row, a missing predecessor, or a reordered chain. */
+const verifying = (where: string): string => `
 SELECT stream_id, stream_version, problem FROM (
   SELECT stream_id, stream_version,
          CASE
@@ -130,11 +142,16 @@ SELECT stream_id, stream_version, problem FROM (
            WHEN prev_hash IS DISTINCT FROM lag(hash) OVER w THEN 'broken_link'
          END AS problem
     FROM events
-   WHERE $1::text IS NULL OR stream_id = $1
+   ${where}
   WINDOW w AS (PARTITION BY stream_id ORDER BY stream_version)
 ) checked
 WHERE problem IS NOT NULL
 ORDER BY stream_id, stream_version`;
+
+/** Every chain of the log: the whole log, by design. */
+export const VERIFY = verifying('');
+/** One stream's chain. */
+export const VERIFY_STREAM = verifying('WHERE stream_id = $1');
 
 /** Transaction ids restart in a fresh cluster; a restored log must not be ahead of the cluster. */
 export const TRANSACTION_ID_GUARD = `
@@ -150,31 +167,46 @@ export const KEY_DESTROY = `
 INSERT INTO stream_keys (stream_id, wrapped_key, destroyed_at) VALUES ($1, NULL, now())
 ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;
 
-/** One NOTIFY per channel with a batch of wake-ups; sent after the writes it announces committed. */
-export const NOTIFY = `SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS w(channel, payload)`;
+/**
+ * One NOTIFY per channel with a batch of wake-ups; sent after the writes it announces committed.
+ * Its own commit does not wait for the disk (synchronous_commit off for this transaction alone):
+ * listeners get a notification at commit, not at flush, and one lost in a crash is found by their
+ * polling; waiting would hold the notification lock, and every command waiting on its wake-up,
+ * for a WAL flush.
+ */
+export const NOTIFY = `
+SELECT pg_notify(w.channel, w.payload)
+  FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush, unnest($1::text[], $2::text[]) AS w(channel, payload)`;
 
 /**
- * The log for an export, every stored value of each link, in log order; all of it, or the named
+ * The log for an export, every stored value of each link, in log order: all of it, or the named
  * streams. Read through a cursor, so an export of any size holds one batch at a time.
  */
-export const EXPORT_CURSOR = (cursor: string): string => `
+const exporting = (where: string) => (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
 SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, event_id, stream_id,
        stream_version, type, data, metadata, events_recorded_at_text(recorded_at) AS recorded_at,
        encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, link_format
   FROM events
- WHERE $1::text[] IS NULL OR stream_id = ANY($1::text[])
+ ${where}
  ORDER BY events.transaction_id, events.global_position`;
 
+export const EXPORT_CURSOR = exporting('');
+export const EXPORT_STREAMS_CURSOR = exporting('WHERE stream_id = ANY ($1::text[])');
+
 /**
- * Every stream's head among the events every reader of the log will ever see before the current
- * snapshot's horizon (the commit-safe cut readAll uses), in the UTF-8 byte order of the stream ids.
+ * The head of every stream that changed after ($1, $2) among the events every reader of the log
+ * will ever see before the current snapshot's horizon (the commit-safe cut readAll uses), in the
+ * UTF-8 byte order of the stream ids. From the start of the log that is every stream (the whole
+ * log, by design); after a checkpoint, the index's range since then, bounded on both sides so
+ * that a planner without statistics takes it as the short stretch it is.
  */
 export const HEADS_CURSOR = (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
 SELECT stream_id, stream_version, encode(hash, 'hex') AS hash FROM (
   SELECT DISTINCT ON (stream_id) stream_id, stream_version, hash FROM events
    WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     AND events.transaction_id >= $1::xid8
      AND (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
    ORDER BY stream_id, stream_version DESC
 ) heads

@@ -3,7 +3,7 @@ import pRetry from 'p-retry';
 import { StreamVersionConflict } from './errors.js';
 import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
 import { WakeupNotifier, type Logger } from './notifier.js';
-import { applyProjections, type Projection } from './projection.js';
+import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
 import { UnitOfWork, isUnitOfWork, type StoredKey } from './unitOfWork.js';
 
@@ -52,7 +52,7 @@ export class EventStore {
       client.release(error as Error);
       throw error;
     }
-    const uow = new UnitOfWork(client, (unit, recorded) => applyProjections(this.inline, unit, recorded));
+    const uow = new UnitOfWork(client, (unit, recorded) => inlineWrites(this.inline, unit, recorded));
     const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
       const wakeups = uow.end();
       try {
@@ -202,10 +202,8 @@ export interface ChainProblem {
 
 /** Recomputes every hash chain (or one stream's) and lists each link that does not hold. */
 export async function verify(db: Reader, streamId?: string): Promise<ChainProblem[]> {
-  const { rows } = await db.query<{ stream_id: string; stream_version: number; problem: ChainProblem['problem'] }>(
-    sql.VERIFY,
-    [streamId ?? null],
-  );
+  type Row = { stream_id: string; stream_version: number; problem: ChainProblem['problem'] };
+  const { rows } = await (streamId === undefined ? db.query<Row>(sql.VERIFY) : db.query<Row>(sql.VERIFY_STREAM, [streamId]));
   return rows.map((r) => ({ streamId: r.stream_id, streamVersion: r.stream_version, problem: r.problem }));
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { StreamVersionConflict, UnitOfWorkEnded } from './errors.js';
 import { linkHash, recordedAtText } from './chain.js';
-import { canonicalText, newEventId, toRecorded, type EventRow, type NewEvent, type Reader, type RecordedEvent, type Statement } from './events.js';
+import { canonicalText, compose, newEventId, toRecorded, type EventRow, type NewEvent, type Part, type Reader, type RecordedEvent, type Statement } from './events.js';
 import * as sql from './sql.js';
 import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
 
@@ -32,17 +32,20 @@ export class UnitOfWork {
   /** Key rows read with the streams, not opened yet: keys.ts opens them when content is. */
   readonly storedKeys = new Map<string, StoredKey>();
   private readonly streams = new Map<string, RecordedEvent[]>();
+  /** The newest version and link of streams whose head alone this unit of work read or wrote. */
+  private readonly heads = new Map<string, { version: number; hash: string }>();
   private readonly recorded: RecordedEvent[] = [];
   private readonly wakeups: Wakeup[] = [];
   private ended = false;
 
   /**
-   * `applyInline` folds what each append recorded into the inline projections, in this
-   * transaction: the store hands it over, so a unit of work knows no projection.
+   * `inline` folds what each append records into the inline projections, in this transaction: the
+   * parts of the append's own statement, and what is applied after it (eventstore/projection.ts
+   * inlineWrites). The store hands it over, so a unit of work knows no projection.
    */
   constructor(
     private readonly client: pg.PoolClient,
-    private readonly applyInline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<void>,
+    private readonly inline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<{ parts: Part[]; after: () => Promise<void> }>,
   ) {}
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
@@ -59,14 +62,31 @@ export class UnitOfWork {
   async readStreams(streamIds: readonly string[]): Promise<ReadonlyMap<string, readonly RecordedEvent[]>> {
     const missing = [...new Set(streamIds)].filter((id) => !this.streams.has(id));
     if (missing.length > 0) {
-      for (const id of missing) this.streams.set(id, []);
       const { rows } = await this.query<StreamRow>(sql.READ_STREAMS, [missing]);
-      for (const row of rows) {
-        if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, row.has_key ? row.wrapped_key : undefined);
-        if (row.event_id !== null) this.streams.get(row.requested)!.push(toRecorded(row as EventRow));
-      }
+      for (const id of missing) this.streams.set(id, []);
+      this.keepRead(rows);
     }
     return new Map(streamIds.map((id) => [id, this.streams.get(id)!]));
+  }
+
+  /**
+   * A statement of the caller's that reads streams beside what else it reads, in one round trip:
+   * its rows carry `requested` and the columns of STREAM_READ_COLUMNS (eventstore/sql.ts), in
+   * version order. The streams are kept as readStreams keeps them (one this unit of work has read
+   * already stays as it has it); the rows are returned for the caller's own columns.
+   */
+  async readStreamsWith<R extends pg.QueryResultRow>(statement: string | Statement, params: unknown[]): Promise<Array<R & StreamRow>> {
+    const { rows } = await this.query<R & StreamRow>(statement, params);
+    this.keepRead(rows.filter((row) => !this.streams.has(row.requested)));
+    return rows;
+  }
+
+  private keepRead(rows: readonly StreamRow[]): void {
+    for (const row of rows) {
+      if (!this.streams.has(row.requested)) this.streams.set(row.requested, []);
+      if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, row.has_key ? row.wrapped_key : undefined);
+      if (row.event_id !== null) this.streams.get(row.requested)!.push(toRecorded(row as EventRow));
+    }
   }
 
   /**
@@ -93,10 +113,13 @@ export class UnitOfWork {
    * writer appends at when the stream is a long ledger whose content it reads from a projection.
    */
   async streamVersion(streamId: string): Promise<number> {
-    const known = this.streams.get(streamId);
-    if (known) return known.length;
-    const { rows } = await this.query<{ version: number }>(sql.STREAM_VERSION, [streamId]);
-    return rows[0]!.version;
+    const known = this.streams.get(streamId) ?? this.heads.get(streamId);
+    if (known) return Array.isArray(known) ? known.length : known.version;
+    const { rows } = await this.query<{ version: number; hash: string }>(sql.STREAM_HEAD, [streamId]);
+    // Kept: the append that follows links to this head without reading it again.
+    const head = rows[0] ?? { version: 0, hash: '' };
+    this.heads.set(streamId, head);
+    return head.version;
   }
 
   /**
@@ -108,7 +131,7 @@ export class UnitOfWork {
     if (events.length === 0) return [];
     const known = this.streams.get(streamId);
     // Each event links to the one before it; the database checks the link names its predecessor.
-    let prevHash = expectedVersion === 0 ? null : known?.length === expectedVersion ? known.at(-1)!.hash : await this.linkAt(streamId, expectedVersion);
+    let prevHash = expectedVersion === 0 ? null : (this.headAt(streamId, expectedVersion) ?? (await this.linkAt(streamId, expectedVersion)));
     const recordedAt = new Date();
     const linked = events.map((e, i) => {
       const link = {
@@ -126,9 +149,30 @@ export class UnitOfWork {
       prevHash = hash;
       return { ...link, hash, event: e };
     });
-    let rows: Array<Pick<EventRow, 'global_position' | 'stream_version' | 'transaction_id'>>;
-    try {
-      ({ rows } = await this.query(sql.APPEND, [
+    // The events as they are recorded; their positions and transaction come back from the insert.
+    const recorded = linked.map(
+      (l): RecordedEvent => ({
+        globalPosition: '',
+        eventId: l.event_id,
+        streamId,
+        streamVersion: l.stream_version,
+        type: l.type,
+        data: l.event.data,
+        metadata: l.event.metadata ?? {},
+        transactionId: '',
+        recordedAt,
+        hash: l.hash,
+      }),
+    );
+    // Appended at its start, a stream is exactly what was appended; further on, only if it was read.
+    // A failed append leaves this unit of work's transaction aborted: nothing reads it again.
+    if (known?.length === expectedVersion) known.push(...recorded);
+    else if (expectedVersion === 0) this.streams.set(streamId, [...recorded]);
+    else this.streams.delete(streamId);
+    const inline = await this.inline(this, recorded);
+    const { statement, params } = compose(inline.parts, {
+      statement: sql.APPEND,
+      params: [
         streamId,
         expectedVersion,
         recordedAt,
@@ -138,7 +182,11 @@ export class UnitOfWork {
         linked.map((l) => l.metadata),
         linked.map((l) => l.prev_hash),
         linked.map((l) => l.hash),
-      ]));
+      ],
+    });
+    let rows: Array<Pick<EventRow, 'global_position' | 'stream_version' | 'transaction_id'>>;
+    try {
+      ({ rows } = await this.query(statement, params));
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === SERIALIZATION_FAILURE || (code === UNIQUE_VIOLATION && constraint === 'events_stream_id_stream_version_key')) {
@@ -146,27 +194,24 @@ export class UnitOfWork {
       }
       throw error;
     }
-    rows.sort((a, b) => a.stream_version - b.stream_version);
-    const recorded = rows.map((row, i): RecordedEvent => ({
-      globalPosition: row.global_position,
-      eventId: linked[i]!.event_id,
-      streamId,
-      streamVersion: row.stream_version,
-      type: linked[i]!.type,
-      data: linked[i]!.event.data,
-      metadata: linked[i]!.event.metadata ?? {},
-      transactionId: row.transaction_id,
-      recordedAt,
-      hash: linked[i]!.hash,
-    }));
-    // Appended at its start, a stream is exactly what was appended; further on, only if it was read.
-    if (known?.length === expectedVersion) known.push(...recorded);
-    else if (expectedVersion === 0) this.streams.set(streamId, [...recorded]);
-    else this.streams.delete(streamId);
+    for (const row of rows) {
+      const event = recorded[row.stream_version - expectedVersion - 1]!;
+      event.globalPosition = row.global_position;
+      event.transactionId = row.transaction_id;
+    }
+    this.heads.set(streamId, { version: expectedVersion + recorded.length, hash: recorded.at(-1)!.hash });
     this.recorded.push(...recorded);
     this.wakeAfterCommit(EVENTS_CHANNEL, streamId);
-    await this.applyInline(this, recorded);
+    await inline.after();
     return recorded;
+  }
+
+  /** The hash of the stream's event at `version` when this unit of work knows it: it read the stream, or its head. */
+  private headAt(streamId: string, version: number): string | undefined {
+    const known = this.streams.get(streamId);
+    if (known?.length === version) return known.at(-1)!.hash;
+    const head = this.heads.get(streamId);
+    return head?.version === version ? head.hash : undefined;
   }
 
   /** The link of the stream's event at a version; a conflict when the stream has no such event. */

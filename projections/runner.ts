@@ -20,15 +20,29 @@ function toCheckpoint(row: { transaction_id: string; global_position: string } |
 }
 
 /**
+ * The projection's checkpoint, locked for this unit of work; undefined when another process holds
+ * it. The checkpoint's row is made the first time only: when the claim finds none, a row that is
+ * there is another's (skipped, as the claim did, without waiting for it), and a missing one is
+ * inserted by this unit of work, which then holds it.
+ */
+async function claimCheckpoint(uow: UnitOfWork, name: string): Promise<Checkpoint | undefined> {
+  const claim = () => uow.query<{ transaction_id: string; global_position: string }>(sql.CHECKPOINT_CLAIM, [name]);
+  const claimed = toCheckpoint((await claim()).rows[0]);
+  if (claimed) return claimed;
+  const { rows } = await uow.query<{ exists: boolean }>(sql.CHECKPOINT_EXISTS, [name]);
+  if (rows[0]!.exists) return undefined;
+  const made = await uow.query(sql.CHECKPOINT_ENSURE, [name]);
+  return made.rowCount === 1 ? toCheckpoint((await claim()).rows[0]) : undefined;
+}
+
+/**
  * Folds one batch of the log into an async projection. The checkpoint moves in the same
  * transaction as the projection's writes, so a crash between batches neither loses nor repeats
  * one. Returns how many events were applied (0 when another process holds the projection).
  */
 export async function catchUpOnce(store: EventStore, projection: Projection): Promise<number> {
-  await store.pool.query(sql.CHECKPOINT_ENSURE, [projection.name]);
   return store.withUnitOfWork(async (uow) => {
-    const { rows } = await uow.query<{ transaction_id: string; global_position: string }>(sql.CHECKPOINT_CLAIM, [projection.name]);
-    const from = toCheckpoint(rows[0]);
+    const from = await claimCheckpoint(uow, projection.name);
     if (!from) return 0;
     const events = await readAll(uow, from, BATCH);
     if (events.length === 0) return 0;
@@ -60,21 +74,31 @@ export async function saveCheckpoint(uow: UnitOfWork, name: string, at: Checkpoi
 }
 
 /**
+ * How far apart a projector's passes start at the least. Every commit wakes it; without spacing a
+ * busy service pays a pass (its transaction, claim and read of the log) for every few commits.
+ */
+const PASS_SPACING_MS = 500;
+
+/**
  * Runs async projections: woken by NOTIFY on every append, polled on a timer as the safety net.
  * A failed batch is logged and retried on the next wake-up; it never stops the loop.
  */
 export class AsyncProjector {
   private timer: NodeJS.Timeout | undefined;
-  private readonly runs = new SerialRuns(() => this.drain());
+  private readonly runs: SerialRuns;
   private unsubscribe: (() => void) | undefined;
 
+  /** `spacingMs`: passes start at least this far apart, so a busy log is folded many commits a pass. */
   constructor(
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
     private readonly wakeups: Wakeups,
     private readonly log: Logger,
     private readonly pollMs = 2_000,
-  ) {}
+    spacingMs = PASS_SPACING_MS,
+  ) {
+    this.runs = new SerialRuns(() => this.drain(), () => true, spacingMs);
+  }
 
   start(): void {
     this.unsubscribe = this.wakeups.wakeOn(EVENTS_CHANNEL, () => void this.wake());

@@ -4,6 +4,9 @@ import type { KeptColumns } from '../eventstore/index.js';
 
 export const CHECKPOINT_ENSURE = `INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`;
 
+/** Whether the projection has its checkpoint's row (read without waiting for whoever holds it). */
+export const CHECKPOINT_EXISTS = `SELECT EXISTS (SELECT FROM projection_checkpoints WHERE name = $1) AS exists`;
+
 /** One runner per projection at a time; the others skip instead of queueing behind it. */
 export const CHECKPOINT_CLAIM = `
 SELECT transaction_id::text AS transaction_id, global_position::text AS global_position

@@ -20,7 +20,7 @@ export async function benchServer(): Promise<BenchServer> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-pg-'));
   // As root the cluster runs as a created user, which must be able to enter the folder.
   await chmod(dir, 0o755);
-  const embedded = await startEmbeddedPostgres(join(dir, 'pg'), 'postgres');
+  const embedded = await startEmbeddedPostgres(join(dir, 'pg'), 'postgres', { preload: ['pg_stat_statements'] });
   return {
     url: embedded.url,
     async stop() {
@@ -33,16 +33,32 @@ export async function benchServer(): Promise<BenchServer> {
 export interface BenchDatabase {
   url: string;
   pool: pg.Pool;
+  /** Why pg_stat_statements cannot be read here, or undefined when it can (bench/support/statements.ts). */
+  noStatementStats: string | undefined;
   close(): Promise<void>;
 }
 
-async function admin(url: string, statement: string): Promise<void> {
+async function admin(url: string, ...statements: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(statement);
+    for (const statement of statements) await client.query(statement);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Counts every statement in the database (those inside trigger functions too) with
+ * pg_stat_statements, when the server loads it; else why not. Set before any other connection
+ * opens, so that each one counts.
+ */
+async function enableStatementStats(url: string, name: string): Promise<string | undefined> {
+  try {
+    await admin(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements', `ALTER DATABASE ${name} SET pg_stat_statements.track = 'all'`, 'SELECT FROM pg_stat_statements LIMIT 1');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 
@@ -53,11 +69,13 @@ export async function benchDatabase(options: { poolSize?: number } = {}): Promis
   await admin(server.url, `CREATE DATABASE ${name}`);
   const url = new URL(server.url);
   url.pathname = `/${name}`;
+  const noStatementStats = await enableStatementStats(url.toString(), name);
   const pool = createPool(url.toString(), options.poolSize ?? 10);
   await migrate(pool, MIGRATION_FOLDERS);
   return {
     url: url.toString(),
     pool,
+    noStatementStats,
     async close() {
       await pool.end();
       await admin(server.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

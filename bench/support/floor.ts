@@ -4,19 +4,18 @@ import { createLogger } from '../../src/http/logging.js';
 
 /**
  * The floor of a request that makes `roundTrips` round trips to PostgreSQL: a bare fastify route,
- * in the service's process and on its pool, that runs one trivial statement before a transaction
- * and the rest inside it (BEGIN ... COMMIT), and answers a short page: what an accepted
- * submission or a creation costs before it does any work of its own. Its rate against the plain
+ * in the service's process and on its pool, that runs a transaction of trivial statements
+ * (BEGIN, roundTrips - 2 of them, COMMIT), and answers a short page: what an accepted submission
+ * or a creation costs before it does any work of its own. Its rate against the plain
  * INSERT bounds the ratio any implementation with that many round trips can reach here.
  */
 export async function startRoundTripFloor(pool: pg.Pool, roundTrips: number): Promise<{ url: string; close(): Promise<void> }> {
   const app: FastifyInstance = Fastify({ loggerInstance: createLogger({ level: 'silent' }) as FastifyBaseLogger });
   app.post('/floor', async (_request, reply) => {
-    await pool.query('SELECT 1');
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      for (let i = 0; i < roundTrips - 3; i++) await client.query('SELECT 1');
+      for (let i = 0; i < roundTrips - 2; i++) await client.query('SELECT 1');
       await client.query('COMMIT');
     } finally {
       client.release();

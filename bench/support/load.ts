@@ -17,7 +17,9 @@ export type RequestPlan =
   /** A GET of a path drawn at random for every request. */
   | { kind: 'random'; paths: string[]; headers: Record<string, string> }
   /** Every request answers the next of these Sessions as its page would; every one must be accepted. */
-  | { kind: 'submissions'; sessions: OpenSession[] };
+  | { kind: 'submissions'; sessions: OpenSession[] }
+  /** Every request publishes revision 2 of the next of these new Sessions (If-Match "1.0") with this body. */
+  | { kind: 'patches'; sessions: OpenSession[]; headers: Record<string, string>; body: string };
 
 export interface HttpLoad {
   label: string;
@@ -74,6 +76,8 @@ export type LoadRequest = { [K in Job]: { id: number; job: K; input: Parameters<
 export type LoadReply = { id: number; output: unknown } | { id: number; error: string };
 
 export type LoadGenerator = { [K in Job]: (input: Parameters<LoadJobs[K]>[0]) => Promise<ReturnType<LoadJobs[K]>> } & {
+  /** The load generator's process id (to read its CPU time). */
+  pid: number;
   close(): Promise<void>;
 };
 
@@ -105,7 +109,8 @@ export function startLoadGenerator(env: Record<string, string> = {}): LoadGenera
     });
   const jobs: Job[] = ['http', 'createSessions', 'append', 'script', 'startReceiver', 'webhookLatency', 'mark', 'drain'];
   return {
-    ...(Object.fromEntries(jobs.map((job) => [job, call(job)])) as Omit<LoadGenerator, 'close'>),
+    ...(Object.fromEntries(jobs.map((job) => [job, call(job)])) as Omit<LoadGenerator, 'close' | 'pid'>),
+    pid: child.pid!,
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

@@ -36,6 +36,10 @@ function setupOf(plan: RequestPlan): autocannon.Request {
     const setupRequest: Setup = (request) => ({ ...request, path: plan.paths[Math.floor(Math.random() * plan.paths.length)]! });
     return { method: 'GET', headers: plan.headers, setupRequest };
   }
+  if (plan.kind === 'patches') {
+    const setupRequest: Setup = (request) => ({ ...request, path: `/v1/sessions/${nextSession(plan.sessions).id}` });
+    return { method: 'PATCH', headers: { ...plan.headers, 'if-match': '"1.0"' }, body: plan.body, setupRequest };
+  }
   const setupRequest: Setup = (request) => ({ ...request, ...submission(nextSession(plan.sessions)) });
   return { method: 'POST', setupRequest };
 }

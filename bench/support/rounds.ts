@@ -17,17 +17,17 @@ export type Contender = (pass: Pass) => Promise<Measurement>;
 
 /**
  * Measures every contender once per round, in the order given (baseline, subject, baseline,
- * subject, ...), for ROUNDS rounds, after a short warm-up pass of each that is thrown away (unless
- * `warmUp` is false). Prints each measurement as it is made.
+ * subject, ...), for ROUNDS rounds (or `rounds`), after a short warm-up pass of each that is thrown
+ * away (unless `warmUp` is false). Prints each measurement as it is made.
  */
 export async function interleave<K extends string>(
   contenders: Record<K, Contender>,
-  options: { warmUp?: boolean } = {},
+  options: { warmUp?: boolean; rounds?: number } = {},
 ): Promise<Record<K, Measurement[]>> {
   const names = Object.keys(contenders) as K[];
   const results = Object.fromEntries(names.map((name) => [name, [] as Measurement[]])) as Record<K, Measurement[]>;
   if (options.warmUp !== false) for (const name of names) await contenders[name]({ round: 0, seconds: WARM_UP_SECONDS });
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= (options.rounds ?? ROUNDS); round++) {
     for (const name of names) {
       const measurement = await contenders[name]({ round, seconds: SECONDS });
       results[name].push(measurement);

@@ -1,33 +1,58 @@
-import type { LoadGenerator } from './load.js';
+import { interactive } from '../../test/support/sessions.js';
+import type { LoadGenerator, RequestPlan } from './load.js';
 import type { Contender } from './rounds.js';
 import type { BenchService } from './service.js';
+import type { StatementStats } from './statements.js';
+import type { OpenSession } from './submissions.js';
+
+export interface PerSessionOptions {
+  clients: number;
+  /** Requests per pass; else as many as the previous pass's rate gives in the pass's seconds. */
+  amount?: number;
+  label?: string;
+  /** Counts the statements of each pass's timed part. */
+  stats?: StatementStats;
+}
 
 /**
- * Accepted human submissions from the load generator, `clients` at a time, each answering a
- * Session created for it just before the pass (not timed). A pass answers `amount` Sessions when
- * given; else as many as the previous pass's rate gives in the pass's seconds (the first pass
- * answers 25 per client), so that no more Sessions are made than are answered.
+ * Requests from the load generator, `clients` at a time, each on a Session created for it just
+ * before the pass (not timed). A pass makes `amount` requests when given; else as many as the
+ * previous pass's rate gives in the pass's seconds (the first pass makes 25 per client), so that
+ * no more Sessions are made than are used.
  */
-export function submissionsContender(
+function perSessionContender(
   load: LoadGenerator,
   service: Pick<BenchService, 'baseUrl' | 'ownerKey'>,
-  options: { clients: number; amount?: number; label?: string },
+  options: PerSessionOptions & { label: string },
+  requests: (sessions: OpenSession[]) => RequestPlan,
 ): Contender {
   let lastRate: number | undefined;
-  return async ({ seconds }) => {
+  return async (pass) => {
+    const { seconds } = pass;
     const amount =
       options.amount ?? (lastRate === undefined ? options.clients * 25 : Math.max(options.clients * 10, Math.round(lastRate * seconds)));
     // Each connection builds its next request before it knows the run is over: one spare each.
     const sessions = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: amount + options.clients });
-    const measured = await load.http({
-      label: options.label ?? `POST /s/{token}, accepted, ${options.clients} clients`,
-      origin: service.baseUrl,
-      connections: options.clients,
-      seconds,
-      amount,
-      requests: { kind: 'submissions', sessions },
-    });
+    const run = () =>
+      load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, amount, requests: requests(sessions) });
+    const measured = options.stats ? await options.stats.counted(pass, run) : await run();
     lastRate = measured.rate;
     return measured;
   };
 }
+
+/** Accepted human submissions, each answering a Session of its own as its page would. */
+export const submissionsContender = (load: LoadGenerator, service: Pick<BenchService, 'baseUrl' | 'ownerKey'>, options: PerSessionOptions): Contender =>
+  perSessionContender(load, service, { ...options, label: options.label ?? `POST /s/{token}, accepted, ${options.clients} clients` }, (sessions) => ({
+    kind: 'submissions',
+    sessions,
+  }));
+
+/** PATCH /v1/sessions/{id}: revision 2 published on a Session of its own, with If-Match. */
+export const patchesContender = (load: LoadGenerator, service: Pick<BenchService, 'baseUrl' | 'ownerKey'>, options: PerSessionOptions): Contender =>
+  perSessionContender(load, service, { ...options, label: options.label ?? `PATCH /v1/sessions/{id}, ${options.clients} clients` }, (sessions) => ({
+    kind: 'patches',
+    sessions,
+    headers: { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ interaction: interactive({ title: 'Approve the revised refund' }) }),
+  }));

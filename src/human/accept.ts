@@ -9,6 +9,7 @@ import {
   currentRevision,
   decideAcceptance,
   fold,
+  humanLinkHash,
   loadSession,
   revisionInteraction,
   type AcceptedResponse,
@@ -16,9 +17,12 @@ import {
   type SessionState,
 } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';
-import { queueDelivery, receivingEndpoint } from '../webhooks/queue.js';
+import type { Endpoint } from '../webhooks/endpoint.js';
+import { mayReceive, queueDelivery } from '../webhooks/queue.js';
+import { endpointOfRow } from '../webhooks/views.js';
 import { convertSubmission, safeDraft, type FieldErrors, type Submission, type TypedData } from './form.js';
 import type { AcceptedView } from './render/accepted.js';
+import { SUBMISSION_READ } from './sql.js';
 
 /**
  * A person's submission on the human link, as one unit of work: decide (the Sessions decider),
@@ -50,12 +54,31 @@ export function acceptedView(state: SessionState, response: AcceptedResponse): A
 const requestDigest = (submission: Submission): string =>
   sha256Hex(canonicalJson({ surface_revision: submission.surfaceRevision, action_id: submission.actionId, values: submission.values }));
 
-export async function submitAnswer(ctx: ServiceContext, sessionId: string, submission: Submission): Promise<SubmitOutcome> {
+/** What SUBMISSION_READ finds beside the Session's stream: its workspace's current endpoint, if it has one. */
+interface SubmissionRow {
+  endpoint_id: string | null;
+  url: string | null;
+  endpoint_created_at: Date | null;
+  verified_at: Date | null;
+  verification_expires_at: Date | null;
+}
+
+const endpointOf = (row: SubmissionRow): Endpoint | undefined =>
+  row.endpoint_id === null
+    ? undefined
+    : endpointOfRow({ ...row, endpoint_id: row.endpoint_id, url: row.url!, created_at: row.endpoint_created_at! });
+
+/** A person's submission on the link whose token is given. */
+export async function submitAnswer(ctx: ServiceContext, token: string, submission: Submission): Promise<SubmitOutcome> {
+  const linkHash = humanLinkHash(token);
   return ctx.store.command(async (uow): Promise<SubmitOutcome> => {
-    const before = await loadSession(uow, ctx.streamKeys, sessionId);
+    // The Session the link opens, its stream and its workspace's endpoint, share-locked: one round trip.
+    const [opened] = await uow.readStreamsWith<SubmissionRow>(SUBMISSION_READ, [linkHash]);
+    const sessionId = opened?.requested;
+    const before = opened && (await loadSession(uow, ctx.streamKeys, opened.requested));
     const now = ctx.clock.now();
-    // The link may have lapsed (or the Session been purged) since the page looked it up.
-    if (!before || !linkLive(before.linkExpiresAt, now)) return { kind: 'refused', refusal: { refused: 'link_not_found' } };
+    // An unknown link, a lapsed one and a purged Session's look alike.
+    if (!opened || !sessionId || !before || !linkLive(before.linkExpiresAt, now)) return { kind: 'refused', refusal: { refused: 'link_not_found' } };
     const revision = currentRevision(before);
     const current = revisionInteraction(before, revision);
     // The person's strings are typed against the revision they answered; only the current one can accept.
@@ -99,7 +122,7 @@ export async function submitAnswer(ctx: ServiceContext, sessionId: string, submi
     // no return channel at all: its result is only read, never sent.
     const eventId = newEventId();
     const [event] = decision.events;
-    const endpoint = before.trial ? undefined : await receivingEndpoint(uow, before.workspaceId, now);
+    const endpoint = before.trial ? undefined : mayReceive(endpointOf(opened), now);
     const receipt = signReceipt(
       ctx.receiptKeys,
       buildReceiptClaims({

@@ -6,7 +6,7 @@ import { ApiError, refusalError } from '../http/errors.js';
 import { sameOrigin } from '../http/sameOrigin.js';
 import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
-import { formValuesOf, newClientEventId, parseSubmission, type FormValues } from './form.js';
+import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type Submission } from './form.js';
 import { HUMAN_PAGE_HEADERS } from './headers.js';
 import { STYLESHEET_PATH } from './render/layout.js';
 import { completedPage, confirmationPage, displayPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
@@ -105,11 +105,19 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
     if (!sameOrigin(request, ctx.config.publicOrigin)) {
       throw refusalError({ refused: 'not_same_origin' });
     }
-    const sessionId = await linkedSessionId(ctx, request.params.token);
-    if (!sessionId) return sendPage(reply, 404, NOT_FOUND_PAGE);
-    if (typeof request.body !== 'string') throw new ApiError(415, 'INVALID_SCHEMA', 'The form must be sent as application/x-www-form-urlencoded.');
-    const submission = parseSubmission(request.body);
-    const [status, page] = outcomePage(await submitAnswer(ctx, sessionId, submission), submission.values);
+    const { token } = request.params;
+    if (!TOKEN.test(token)) return sendPage(reply, 404, NOT_FOUND_PAGE);
+    let submission: Submission;
+    try {
+      if (typeof request.body !== 'string') throw new ApiError(415, 'INVALID_SCHEMA', 'The form must be sent as application/x-www-form-urlencoded.');
+      submission = parseSubmission(request.body);
+    } catch (error) {
+      // A link that opens nothing is the not-found page, whatever came with it. A live one is
+      // looked up by the submission itself, in its unit of work.
+      if (!(await linkedSessionId(ctx, token))) return sendPage(reply, 404, NOT_FOUND_PAGE);
+      throw error;
+    }
+    const [status, page] = outcomePage(await submitAnswer(ctx, token, submission), submission.values);
     return sendPage(reply, status, page);
   });
 }

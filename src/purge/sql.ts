@@ -36,9 +36,11 @@ SELECT (SELECT min(due_at) FROM purge_schedule WHERE due_at IS NOT NULL) AS next
 /**
  * The purge backlog: Sessions past their deadline ($1 now), and of those the ones past it by more
  * than $2 milliseconds, which a working purger (woken at each deadline, polling each minute) never
- * leaves behind.
+ * leaves behind. Read from the index of deadlines up to now: the range is bounded below as well,
+ * so that a planner with no statistics takes it as narrow (as a backlog is) rather than a third of
+ * the schedule.
  */
 export const BACKLOG = `
-SELECT count(*) FILTER (WHERE due_at <= $1)::integer AS due,
+SELECT count(*)::integer AS due,
        count(*) FILTER (WHERE due_at <= $1::timestamptz - $2 * interval '1 millisecond')::integer AS overdue
-  FROM purge_schedule WHERE due_at IS NOT NULL`;
+  FROM purge_schedule WHERE due_at <= $1 AND due_at > '-infinity'`;

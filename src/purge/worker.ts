@@ -26,6 +26,8 @@ const ROUND = 100;
 /** The first look again at a schedule another process is changing; each one after waits twice as long, up to the last. */
 const FIRST_RECHECK_MS = 250;
 const LAST_RECHECK_MS = 4_000;
+/** Passes start at least this far apart: every Session commit wakes the worker, and one pass serves many (deadlines are hours away). */
+const PASS_SPACING_MS = 500;
 
 /** A wake-up names a Session's stream (or everything): the only ones that can move a deadline. */
 const namesSession = (payload: string): boolean => {
@@ -46,6 +48,7 @@ export class PurgeWorker {
           if (!this.stopped) this.sleep(this.pollMs);
         }),
     () => !this.stopped,
+    PASS_SPACING_MS,
   );
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;

@@ -52,7 +52,7 @@ export {
   type SessionCreated,
   type SessionPurged,
 } from './events.js';
-export { isSessionId, newSessionId } from './ids.js';
+export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
 export { sessionViewProjection } from './projection.js';
 /** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */
 export const SESSIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

@@ -1,4 +1,4 @@
-import { type Opener, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { compose, type Opener, type Part, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, foldSession, isErased } from './state.js';
 import * as sql from './sql.js';
@@ -49,40 +49,57 @@ function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: reado
  * The Session view, written inline with every Session event: the exact response bytes and the
  * ETag, and each revision as stored when it is published. A batch of events (one append, or a
  * rebuild's stretch of the log) is folded stream by stream up to its last event there, and written
- * with one statement per table. A rebuild's first pass folds whole streams with the same code and
- * loads their rows into the empty copies. A Session whose content is erased (purged) has no rows:
- * the purge deletes them, and a rebuild, which can no longer open any of its events, never writes
- * them.
+ * with one statement; a live append writes them in its own statement (Projection.along), one round
+ * trip for both. A rebuild's first pass folds whole streams with the same code and loads their rows
+ * into the empty copies. A Session whose content is erased (purged) has no rows: the purge deletes
+ * them, and a rebuild, which can no longer open any of its events, never writes them.
  */
 export function sessionViewProjection(keys: StreamKeys): Projection {
+  /** The batch's writes: each Session's view and the revisions published, as parts of one statement; the Sessions erased. */
+  async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<{ parts: Part[]; erased: string[] }> {
+    const byStream = new Map<string, RecordedEvent[]>();
+    for (const event of events) {
+      const own = byStream.get(event.streamId);
+      if (own) own.push(event);
+      else byStream.set(event.streamId, [event]);
+    }
+    const ids = [...byStream.keys()];
+    const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+    const views: Row[] = [];
+    const revisions: Row[] = [];
+    const erased: string[] = [];
+    for (const [id, own] of byStream) {
+      const upTo = own.at(-1)!.streamVersion;
+      const rows = rowsOf(streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, own);
+      if (!rows) {
+        erased.push(id);
+        continue;
+      }
+      views.push(rows.view);
+      revisions.push(...rows.revisions);
+    }
+    const parts: Part[] = [];
+    if (views.length > 0) parts.push({ name: 'session_views', text: sql.UPSERT_VIEWS, params: [JSON.stringify(views)] });
+    if (revisions.length > 0) parts.push({ name: 'session_revisions', text: sql.INSERT_REVISIONS, params: [JSON.stringify(revisions)] });
+    return { parts, erased };
+  }
+
   return {
     name: 'session_views',
     tables: ['session_views', 'session_revisions'],
     eventTypes: SESSION_EVENT_TYPES,
-    async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
-      const byStream = new Map<string, RecordedEvent[]>();
-      for (const event of events) {
-        const own = byStream.get(event.streamId);
-        if (own) own.push(event);
-        else byStream.set(event.streamId, [event]);
+    async apply(uow, events) {
+      const { parts, erased } = await writes(uow, events);
+      if (parts.length > 0) {
+        const { statement, params } = compose(parts);
+        await uow.query(statement, params);
       }
-      const ids = [...byStream.keys()];
-      const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
-      const views: Row[] = [];
-      const revisions: Row[] = [];
-      const erased: string[] = [];
-      for (const [id, own] of byStream) {
-        const upTo = own.at(-1)!.streamVersion;
-        const rows = rowsOf(streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, own);
-        if (!rows) {
-          erased.push(id);
-          continue;
-        }
-        views.push(rows.view);
-        revisions.push(...rows.revisions);
-      }
-      if (views.length > 0) await uow.query(sql.UPSERT_VIEWS, [JSON.stringify(views), JSON.stringify(revisions)]);
       if (erased.length > 0) await uow.query(sql.FORGET_SESSIONS, [erased]);
+    },
+    // A live append writes its Sessions' views in its own statement; a purge (whose rows go) after it.
+    async along(uow, events) {
+      const { parts, erased } = await writes(uow, events);
+      return erased.length === 0 ? parts : undefined;
     },
     load: {
       columns: { session_views: VIEW_COLUMNS, session_revisions: REVISION_COLUMNS },

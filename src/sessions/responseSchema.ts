@@ -7,8 +7,20 @@ import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
  * The response schema of a revision and the check of a person's answer against it.
  */
 
-/** The response schema as built: it shares the stored revision's field schemas, so it is only read here. */
-function sharedResponseSchema(interaction: InteractiveInteraction): ResponseSchema {
+/**
+ * Each revision's schema is made once per interaction object: a submission's decision and the
+ * view written with it read the same revision. It shares the stored revision's field schemas, so
+ * it is only ever read, never changed.
+ */
+const schemas = new WeakMap<InteractiveInteraction, ResponseSchema>();
+
+export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
+  let schema = schemas.get(interaction);
+  if (!schema) schemas.set(interaction, (schema = schemaOf(interaction)));
+  return schema;
+}
+
+function schemaOf(interaction: InteractiveInteraction): ResponseSchema {
   const fields = fieldsOf(interaction);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -22,13 +34,8 @@ function sharedResponseSchema(interaction: InteractiveInteraction): ResponseSche
 /** The field's own schema; an array never repeats an option. */
 const propertyOf = (schema: FieldSchema): FieldSchema => (schema.type === 'array' ? { ...schema, uniqueItems: true } : schema);
 
-/** The response schema of a revision: a copy, so the stored revision is never shared. */
-export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
-  return structuredClone(sharedResponseSchema(interaction));
-}
-
-/** The response schema as JSON text, with no copy made to write it. */
-export const responseSchemaText = (interaction: InteractiveInteraction): string => JSON.stringify(sharedResponseSchema(interaction));
+/** The response schema as JSON text, as the Session's bodies show it. */
+export const responseSchemaText = (interaction: InteractiveInteraction): string => JSON.stringify(responseSchemaOf(interaction));
 
 export type ResponseCheck =
   | { ok: true }

@@ -3,20 +3,12 @@
 import { prepared } from '../../eventstore/index.js';
 
 /**
- * Each Session's view as of its newest event in the batch, one row a Session ($1), and the
- * revisions the batch published ($2, often none), in one statement. Revisions are immutable: a
- * rebuild or a replayed batch writes the same bytes again, or nothing. Rows travel as one JSON
- * array each: a rebuild writes thousands of bodies a statement, and the driver's text-array
- * encoding of that many kilobytes costs more than the insert.
+ * Each Session's view as of its newest event in a batch, one row a Session ($1). Rows travel as
+ * one JSON array: a rebuild writes thousands of bodies a statement, and the driver's text-array
+ * encoding of that many kilobytes costs more than the insert. A part (eventstore/events.ts
+ * compose): it runs in the statement of the append it folds, or with INSERT_REVISIONS.
  */
-export const UPSERT_VIEWS = prepared(
-  'upsert_session_views',
-  `
-WITH revisions AS (
-  INSERT INTO session_revisions (session_id, revision, body)
-  SELECT * FROM json_to_recordset($2::json) AS r(session_id text, revision integer, body text)
-  ON CONFLICT (session_id, revision) DO NOTHING
-)
+export const UPSERT_VIEWS = `
 INSERT INTO session_views (session_id, workspace_id, mode, status, revision, event_count, etag, body,
                            link_hash, link_expires_at, created_at, updated_at)
 SELECT * FROM json_to_recordset($1::json) AS v(
@@ -24,8 +16,16 @@ SELECT * FROM json_to_recordset($1::json) AS v(
   link_hash text, link_expires_at timestamptz, created_at timestamptz, updated_at timestamptz)
 ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
-  etag = EXCLUDED.etag, body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`,
-);
+  etag = EXCLUDED.etag, body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`;
+
+/**
+ * The revisions a batch published ($1, one JSON array, often none). Revisions are immutable: a
+ * rebuild or a replayed batch writes the same bytes again, or nothing. A part, as UPSERT_VIEWS.
+ */
+export const INSERT_REVISIONS = `
+INSERT INTO session_revisions (session_id, revision, body)
+SELECT * FROM json_to_recordset($1::json) AS r(session_id text, revision integer, body text)
+ON CONFLICT (session_id, revision) DO NOTHING`;
 
 /** A purged Session's view, revisions and link lookup, gone with its content. */
 export const FORGET_SESSIONS = `

@@ -1,5 +1,6 @@
 import {
   ERASED,
+  newEventId,
   readStream,
   type JsonObject,
   type NewEvent,
@@ -23,7 +24,7 @@ export interface PendingSessionEvent {
   idempotency?: IdempotencyMark | undefined;
 }
 
-async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent> {
+async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent & { eventId: string }> {
   const { type, ...fields } = pending.event;
   const sealedNames = SEALED_FIELDS[type];
   const clear: JsonObject = {};
@@ -33,10 +34,18 @@ async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pe
   return {
     type,
     data: clear,
-    ...(pending.eventId ? { eventId: pending.eventId } : {}),
+    eventId: pending.eventId ?? newEventId(),
     ...(pending.idempotency ? { metadata: { idempotency: await keys.seal(uow, sessionId, pending.idempotency) } } : {}),
   };
 }
+
+/**
+ * Records already opened, by the stored data they were opened from (a recorded event's own object):
+ * the command and the inline view projection of one unit of work fold the same recorded events,
+ * and each is opened once; an appended event is known opened before it is stored. Entries go with
+ * the unit of work's events.
+ */
+const opened = new WeakMap<JsonObject, StoredRecord>();
 
 /**
  * A recorded Session event with its sealed content opened; erased when the content can no longer
@@ -44,6 +53,14 @@ async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pe
  * sealed in newer events and in the clear in older ones.
  */
 export function toSessionRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
+  const known = opened.get(recorded.data);
+  if (known) return known;
+  const record = openRecord(recorded, open);
+  opened.set(recorded.data, record);
+  return record;
+}
+
+function openRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
   const position = { sessionId: recorded.streamId, streamVersion: recorded.streamVersion };
   if (recorded.type === SESSION_PURGED) {
     const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
@@ -90,16 +107,21 @@ export async function appendSession(
   expectedVersion: number,
   pending: readonly PendingSessionEvent[],
 ): Promise<SessionRecord[]> {
-  const events: NewEvent[] = [];
+  const events: Array<NewEvent & { eventId: string }> = [];
   for (const p of pending) events.push(await toStored(uow, keys, sessionId, p));
-  const recorded = await uow.append(sessionId, expectedVersion, events);
-  return recorded.map((r, i) => ({
-    sessionId,
-    eventId: r.eventId,
-    streamVersion: r.streamVersion,
-    event: pending[i]!.event,
-    metadata: pending[i]!.idempotency ? { idempotency: pending[i]!.idempotency } : {},
-  }));
+  const records = events.map(
+    (stored, i): SessionRecord => ({
+      sessionId,
+      eventId: stored.eventId,
+      streamVersion: expectedVersion + i + 1,
+      event: pending[i]!.event,
+      metadata: pending[i]!.idempotency ? { idempotency: pending[i]!.idempotency } : {},
+    }),
+  );
+  // The inline projections fold them inside the append: as opened as the caller has them.
+  events.forEach((stored, i) => opened.set(stored.data, records[i]!));
+  await uow.append(sessionId, expectedVersion, events);
+  return records;
 }
 
 /**

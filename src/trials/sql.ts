@@ -18,9 +18,13 @@ export const FORGET_SESSION = `DELETE FROM trial_sessions WHERE session_id = $1`
 
 export const TRIAL_BY_CREDENTIAL = `SELECT workspace_id FROM trials WHERE credential_hash = $1`;
 
-/** New trials still inside the rolling window that starts at $1. */
+/**
+ * New trials still inside the rolling window that starts at $1. Bounded above too, so that a
+ * planner with no statistics takes the window as narrow (it holds at most the overall limit)
+ * rather than a third of every trial ever admitted.
+ */
 export const ADMISSIONS_SINCE = `
-SELECT client, admitted_at FROM trial_admissions WHERE admitted_at > $1 ORDER BY admitted_at`;
+SELECT client, admitted_at FROM trial_admissions WHERE admitted_at > $1 AND admitted_at < 'infinity' ORDER BY admitted_at`;
 
 /** The status of each of a trial's Sessions, from the Sessions capability's view (read, never written here). */
 export const SESSION_STATUSES = `SELECT session_id, status FROM session_views WHERE session_id = ANY($1::text[])`;

@@ -22,14 +22,17 @@ export interface AcceptedDelivery {
   eventId: string;
 }
 
+/** A workspace's current endpoint if it may receive now: verified, not lapsed. */
+export const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint | undefined =>
+  endpoint && isVerified(endpoint, now) ? endpoint : undefined;
+
 /**
  * The workspace's endpoint if it may receive now: current, verified, not lapsed. Its row is
  * share-locked, so the answer holds until the caller's unit of work commits: the accepting one
  * asks once (for the receipt's channel) and hands the endpoint to queueDelivery.
  */
 export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
-  const endpoint = await currentEndpoint(uow, workspaceId, 'share');
-  return endpoint && isVerified(endpoint, now) ? endpoint : undefined;
+  return mayReceive(await currentEndpoint(uow, workspaceId, 'share'), now);
 }
 
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {

@@ -45,6 +45,7 @@ it('SIGKILL mid-rebuild leaves the live view serving; a second run starts clean 
   await seedHistory(db, { baseUrl: `http://127.0.0.1:${port}`, ownerKey: t.ctx.config.ownerKey!, ctx: t.ctx, close: async () => undefined }, {
     sessions: SESSIONS,
     openable: true,
+    statistics: 'analyzed',
   });
   const env = serviceEnv(t.ctx.config, db.url, 0);
   const liveRows = await count('session_views');

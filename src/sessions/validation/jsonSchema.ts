@@ -1,5 +1,4 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import canonicalize from 'canonicalize';
 
 /**
  * One Ajv (JSON Schema 2020-12) for field values and responses, and the words its refusals are
@@ -14,9 +13,13 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, ownProperties: true });
 const COMPILED_MAX = 1000;
 const compiled = new Map<string, ValidateFunction>();
 
-/** The compiled validator of a schema, cached by its canonical JSON, least recently used dropped first. */
+/**
+ * The compiled validator of a schema, cached by its JSON text, least recently used dropped first.
+ * A schema is built in one key order from its stored revision, so equal schemas have equal texts
+ * (the native JSON.stringify, not an RFC 8785 rendering, which costs every answer far more).
+ */
 export function validatorOf(schema: object): ValidateFunction {
-  const key = canonicalize(schema)!;
+  const key = JSON.stringify(schema);
   const hit = compiled.get(key);
   compiled.delete(key);
   const validate = hit ?? compile(schema);

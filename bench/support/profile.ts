@@ -1,0 +1,144 @@
+import { readFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { interactive } from '../../test/support/sessions.js';
+import { benchDatabase, type BenchDatabase } from './database.js';
+import { startLoadGenerator, type HttpLoad } from './load.js';
+import { describe } from './measure.js';
+import { startBenchService } from './service.js';
+
+/**
+ * Where a write's time goes, for a person looking for the next lever (not a figure of the suite):
+ *
+ *   npx tsx bench/support/profile.ts submission|creation [seconds] [clients]
+ *
+ * runs one write path at `clients` connections for `seconds` against the service in this process
+ * (every role running, as `npm start`), with load from the load generator's process, and prints:
+ * the CPU time per request of this process and of the database's backends (from /proc, so the
+ * server must run on this machine), the round trips per request (statements the service sent,
+ * BEGIN and COMMIT included, from pg_stat_statements), and the ten functions of this process with
+ * the most self time over the run (a V8 CPU profile of the timed window only).
+ */
+
+type Kind = 'submission' | 'creation';
+const kind = (process.argv[2] ?? 'submission') as Kind;
+const SECONDS = Number(process.argv[3] ?? 10);
+const CLIENTS = Number(process.argv[4] ?? 8);
+
+/** User and system CPU milliseconds of a process, from /proc (clock ticks of 10 ms). */
+async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (!stat) return 0;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function backendsCpuMs(db: BenchDatabase): Promise<Map<number, number>> {
+  const { rows } = await db.pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+  return new Map(await Promise.all(rows.map(async (r) => [r.pid, await cpuMsOf(r.pid)] as [number, number])));
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** Time per function including what it called (each function once per sample), as a share of the samples that were not idle. */
+function inclusive(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, count: number): string[] {
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const name = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^file:\/\/|^.*\/wt\/[^/]+\//, '').replace(/^.*node_modules\//, '')}`.trim();
+  const total = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    if (byNode.get(id)!.callFrame.functionName === '(idle)') return;
+    const delta = profile.timeDeltas[i] ?? 0;
+    busy += delta;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) seen.add(name(byNode.get(at)!));
+    for (const key of seen) total.set(key, (total.get(key) ?? 0) + delta);
+  });
+  return [...total]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([key, micros]) => `${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${key}`);
+}
+
+/** Self time per function (name and place), or per file with `byFile`, as a share of every sample. */
+function topFunctions(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, count: number, byFile = false): string[] {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const frame = byNode.get(id)!.callFrame;
+    const file = frame.url.replace(/^file:\/\/|^.*\/wt\/[^/]+\//, '').replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1');
+    const place = frame.url ? `${file}:${frame.lineNumber + 1}` : '';
+    const key = byFile ? file || frame.functionName : `${frame.functionName || '(anonymous)'} ${place}`.trim();
+    const delta = profile.timeDeltas[i] ?? 0;
+    self.set(key, (self.get(key) ?? 0) + delta);
+    total += delta;
+  });
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, micros]) => `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`);
+}
+
+const db = await benchDatabase({ poolSize: 10 });
+const service = await startBenchService(db.url, db.pool, {}, { background: true });
+const load = startLoadGenerator();
+const owner = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' };
+const job = async (seconds: number, rate: number): Promise<HttpLoad> => {
+  if (kind === 'creation') {
+    const body = JSON.stringify({ interaction: interactive() });
+    return { label: 'POST /v1/sessions', origin: service.baseUrl, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers: owner, body } };
+  }
+  const amount = Math.round(rate * seconds);
+  const sessions = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: amount + CLIENTS });
+  return { label: 'POST /s/{token}, accepted', origin: service.baseUrl, connections: CLIENTS, seconds, amount, requests: { kind: 'submissions', sessions } };
+};
+try {
+  const warm = await load.http(await job(2, 200));
+  const timed = await job(SECONDS, warm.rate);
+  await db.pool.query(`SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)`);
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  const backendsBefore = await backendsCpuMs(db);
+  const loadBefore = await cpuMsOf(load.pid);
+  const before = process.cpuUsage();
+  const measured = await load.http(timed);
+  const used = process.cpuUsage(before);
+  const loadMs = (await cpuMsOf(load.pid)) - loadBefore;
+  const backendsAfter = await backendsCpuMs(db);
+  const { profile } = await inspector.post('Profiler.stop');
+  inspector.disconnect();
+  const backendMs = [...backendsAfter].reduce((sum, [pid, ms]) => sum + ms - (backendsBefore.get(pid) ?? 0), 0);
+  const { rows } = await db.pool.query<{ calls: number; mean_ms: number; query: string }>(
+    `SELECT calls::integer AS calls, mean_exec_time AS mean_ms, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel AND query !~ 'pg_stat_|pg_stat_activity'
+      ORDER BY calls DESC`,
+  );
+  const n = measured.operations;
+  const sent = rows.reduce((sum, r) => sum + r.calls, 0);
+  console.log(describe(measured));
+  console.log(`service process CPU per request: ${((used.user + used.system) / 1000 / n).toFixed(2)} ms (user ${(used.user / 1000 / n).toFixed(2)}, system ${(used.system / 1000 / n).toFixed(2)})`);
+  console.log(`database backends CPU per request: ${(backendMs / n).toFixed(2)} ms (${backendsAfter.size} backends, 10 ms ticks)`);
+  console.log(`load generator process CPU per request: ${(loadMs / n).toFixed(2)} ms`);
+  console.log(`statements sent per request (round trips, BEGIN and COMMIT included; background roles too): ${(sent / n).toFixed(2)}`);
+  for (const r of rows.slice(0, 12)) console.log(`  ${(r.calls / n).toFixed(2).padStart(6)}  ${r.mean_ms.toFixed(3).padStart(7)} ms  ${r.query.replace(/\s+/g, ' ').slice(0, 100)}`);
+  console.log('ten functions with the most self time in the service process:');
+  for (const line of topFunctions(profile as never, Number(process.env.PROFILE_TOP ?? 10))) console.log(`  ${line}`);
+  if (process.env.PROFILE_INCLUSIVE) {
+    console.log('functions by time including their callees, of the samples not idle:');
+    for (const line of inclusive(profile as never, Number(process.env.PROFILE_INCLUSIVE))) console.log(`  ${line}`);
+  }
+  console.log('self time by file (a package counts as one):');
+  for (const line of topFunctions(profile as never, Number(process.env.PROFILE_FILES ?? 15), true)) console.log(`  ${line}`);
+} finally {
+  await load.close();
+  await service.close();
+  await db.close();
+}

@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import type { StoreSample } from './liveStore.js';
+
+/**
+ * How each statement of the service is explained: the parameters it is run with, drawn from a
+ * clone in the middle of the grown store (as the service would run it on that store), or why it
+ * has no plan to guard. Every exported statement of every sql.ts must be here, and everything here
+ * must be a statement: the guard fails on a statement without a sample, so a statement is guarded
+ * the day it is written.
+ */
+
+export type Sample =
+  /** Explained with these parameters; a builder is called with `args` first. */
+  | { params: (s: StoreSample) => unknown[]; args?: unknown[]; wholeTable?: undefined }
+  /** Explained, and allowed to read whole tables: its purpose is to read all of it. */
+  | { params: (s: StoreSample) => unknown[]; args?: unknown[]; wholeTable: string }
+  /** Not explained, and why (DDL, session settings, not a statement at all). */
+  | { unplanned: string };
+
+const HOUR = 3_600_000;
+const ago = (s: StoreSample, ms: number) => new Date(s.now.getTime() - ms);
+const later = (s: StoreSample, ms: number) => new Date(s.now.getTime() + ms);
+const newId = (prefix: string) => `${prefix}_01${randomBytes(12).toString('hex').toUpperCase().slice(0, 24)}`;
+const hex64 = () => randomBytes(32).toString('hex');
+const digest = () => randomBytes(32).toString('base64url');
+
+export const SAMPLES: Record<string, Sample> = {
+  // The event store.
+  'eventstore/sql.ts#APPEND': {
+    params: (s) => [s.open.id, s.open.version, s.now, [newId('evt')], ['revision.published'], ['{"revision":2}'], ['{}'], [s.open.head], [hex64()]],
+  },
+  'eventstore/sql.ts#LINK_AT': { params: (s) => [s.session.id, s.session.version] },
+  'eventstore/sql.ts#READ_STREAM': { params: (s) => [s.session.id] },
+  'eventstore/sql.ts#LOCK_STREAM': { params: (s) => [s.session.id] },
+  'eventstore/sql.ts#STREAM_HEAD': { params: (s) => [s.account.signInStream] },
+  'eventstore/sql.ts#READ_STREAMS': { params: (s) => [[s.session.id, s.delivery.streamId]] },
+  'eventstore/sql.ts#streamReadJoins': { unplanned: 'a part of the statements that read streams (READ_STREAMS, SUBMISSION_READ), planned with them' },
+  'eventstore/sql.ts#READ_ALL': { params: (s) => [s.log.transactionId, s.log.globalPosition, 500] },
+  'eventstore/sql.ts#HORIZON': { params: () => [] },
+  'eventstore/sql.ts#READ_BY_STREAM': { params: (s) => [s.log.horizon, s.session.id, 1, 5_000, s.open.id] },
+  // A rebuild of a projection that folds across streams reads every event of its types below the horizon, by design.
+  'eventstore/sql.ts#READ_TYPES_BELOW': {
+    params: (s) => [s.log.horizon, '0', '0', ['trial.started', 'trial.session_created'], 5_000],
+    wholeTable: 'rebuild: every event of its types, in log order',
+  },
+  'eventstore/sql.ts#STREAM_ID_BOUNDS': { params: () => [] },
+  'eventstore/sql.ts#NEWEST_POSITION': { params: () => [] },
+  'eventstore/sql.ts#READ_ALL_VISIBLE': { params: (s) => [s.log.transactionId, s.log.globalPosition, 5_000] },
+  'eventstore/sql.ts#VERIFY': { params: () => [], wholeTable: 'verify: every link of the log' },
+  'eventstore/sql.ts#VERIFY_STREAM': { params: (s) => [s.session.id] },
+  'eventstore/sql.ts#TRANSACTION_ID_GUARD': { params: () => [] },
+  'eventstore/sql.ts#KEY_GET': { params: (s) => [[s.session.id]] },
+  'eventstore/sql.ts#KEY_INSERT': { params: (s) => [s.session.id, randomBytes(96)] },
+  'eventstore/sql.ts#KEY_DESTROY': { params: (s) => [s.session.id] },
+  'eventstore/sql.ts#NOTIFY': { params: (s) => [['svc_events'], [s.session.id]] },
+  'eventstore/sql.ts#EXPORT_CURSOR': { args: ['plan_guard_cursor'], params: () => [], wholeTable: 'export: the whole log' },
+  'eventstore/sql.ts#EXPORT_STREAMS_CURSOR': { args: ['plan_guard_cursor'], params: (s) => [[s.session.id, s.delivery.streamId]] },
+  // From the start of the log it reads every stream's head, by design; a checkpointer reads what changed since its last.
+  'eventstore/sql.ts#HEADS_CURSOR': { args: ['plan_guard_cursor'], params: (s) => [s.log.transactionId, s.log.globalPosition] },
+  'eventstore/sql.ts#HORIZON_END': { params: () => [] },
+
+  // The projection runner.
+  'projections/sql.ts#CHECKPOINT_ENSURE': { params: () => ['purge_schedule'] },
+  'projections/sql.ts#CHECKPOINT_EXISTS': { params: () => ['purge_schedule'] },
+  'projections/sql.ts#CHECKPOINT_CLAIM': { params: () => ['purge_schedule'] },
+  'projections/sql.ts#CHECKPOINT_LOCK': { params: () => ['purge_schedule'] },
+  'projections/sql.ts#CHECKPOINT_SAVE': { params: (s) => ['purge_schedule', s.log.transactionId, s.log.globalPosition] },
+  'projections/sql.ts#NEWEST_EVENT': { params: () => [] },
+  'projections/sql.ts#CHECKPOINT_REACHED': { params: (s) => ['purge_schedule', s.log.transactionId, s.log.globalPosition] },
+  'projections/sql.ts#TRY_REBUILD_LOCK': { params: () => [] },
+  'projections/sql.ts#quoteIdent': { unplanned: 'quotes a name: not a statement' },
+  'projections/sql.ts#dropRebuildSchema': { unplanned: 'DDL of a rebuild' },
+  'projections/sql.ts#createRebuildSchema': { unplanned: 'DDL of a rebuild' },
+  'projections/sql.ts#copyTableShape': { unplanned: 'DDL of a rebuild' },
+  'projections/sql.ts#useRebuildTables': { unplanned: 'a setting of a rebuild' },
+  'projections/sql.ts#lockLiveTable': { unplanned: 'a table lock of a rebuild' },
+  'projections/sql.ts#dropLiveTable': { unplanned: 'DDL of a rebuild' },
+  'projections/sql.ts#promoteTable': { unplanned: 'DDL of a rebuild' },
+  'projections/sql.ts#copyKeptColumns': { unplanned: "a rebuild's swap: copies a column of every live row into its rebuilt copy, the whole table by design" },
+  'projections/sql.ts#INDEXES': { params: () => ['public.session_views'] },
+  'projections/sql.ts#rebuildTable': { unplanned: "names a table's copy: not a statement" },
+  'projections/sql.ts#analyzeCopy': { unplanned: 'maintenance of a rebuild' },
+  'projections/sql.ts#copyIndex': { unplanned: 'DDL of a rebuild' },
+
+  // Accounts.
+  'src/accounts/sql.ts#INSERT_LINK': { params: (s) => [newId('lnk'), s.account.address, s.account.client, digest(), s.now, later(s, HOUR / 4)] },
+  'src/accounts/sql.ts#INSERT_ACCOUNT': { params: (s) => [newId('acc'), newId('wks'), digest(), 'grown@example.com', s.now] },
+  'src/accounts/sql.ts#INSERT_SESSION': { params: (s) => [newId('asn'), s.account.id, digest(), s.now, later(s, 24 * HOUR)] },
+  'src/accounts/sql.ts#END_SESSION': { params: (s) => [s.account.sessionId, s.now] },
+  'src/accounts/sql.ts#INSERT_KEY': { params: (s) => [newId('key'), s.account.id, digest(), 'svc_sk_…abcdef', 'ci', s.now, null] },
+  'src/accounts/sql.ts#REVOKE_KEY': { params: (s) => [s.account.keyId, s.now] },
+  'src/accounts/sql.ts#KEY_USED': { params: (s) => [s.account.keyId, s.now] },
+  'src/accounts/sql.ts#INSERT_CLAIM': { params: (s) => [s.trial.workspaceId, s.account.id, s.now] },
+  'src/accounts/sql.ts#LINK_BY_TOKEN': { params: (s) => [s.account.linkTokenHash] },
+  'src/accounts/sql.ts#CLIENT_LINKS_SINCE': { params: (s) => [s.account.client, ago(s, HOUR)] },
+  'src/accounts/sql.ts#LIVE_SESSION': { params: (s) => [s.account.sessionTokenHash, s.now] },
+  'src/accounts/sql.ts#ACCOUNT_OF_SESSION': { params: (s) => [s.account.sessionId] },
+  'src/accounts/sql.ts#KEYS_OF_ACCOUNT': { params: (s) => [s.account.id] },
+  'src/accounts/sql.ts#CLAIMS_OF_ACCOUNT': { params: (s) => [s.account.id] },
+  'src/accounts/sql.ts#KEY_BY_HASH': { params: (s) => [s.account.keyHash] },
+  'src/accounts/sql.ts#CLAIMED_SESSION_READABLE': { params: (s) => [s.account.id, s.trial.workspaceId, s.trial.sessionId, s.now] },
+
+  // The audit.
+  'src/audit/sql.ts#DELIVERY_STREAMS_OF_SESSION': { params: (s) => [s.session.id] },
+  'src/audit/sql.ts#NEWEST_CHECKPOINT': { params: () => ['log-checkpoints'] },
+  'src/audit/sql.ts#TRY_LOCK_CHECKPOINTS': { params: () => [] },
+  'src/audit/sql.ts#LOCK_CHECKPOINTS': { params: () => [] },
+
+  // What an operator is shown.
+  'src/ops/sql.ts#PROJECTION_LAG': { params: () => [['purge_schedule']] },
+  'src/ops/sql.ts#DELIVERY_QUEUE': { params: () => [] },
+
+  // The human link.
+  'src/human/sql.ts#SUBMISSION_READ': { params: (s) => [s.session.linkHash] },
+
+  // Purge.
+  // Quotas.
+  'src/quotas/sql.ts#INSERT_USE': { params: (s) => [s.account.workspaceId, 'session', s.now, 2] },
+  'src/quotas/sql.ts#LIMIT_EDGES': { params: (s) => [s.account.workspaceId, 'session', ['sessions_per_minute', 'sessions_per_day'], [60, 5_000]] },
+
+  'src/purge/sql.ts#UPSERT_SCHEDULE': { params: (s) => [[s.open.id], [s.session.workspaceId], [s.now], [later(s, 1440 * HOUR)], ['retention'], []] },
+  'src/purge/sql.ts#CLAIM_DUE': { params: (s) => [s.now, []] },
+  'src/purge/sql.ts#NEXT_DUE': { params: () => [] },
+  'src/purge/sql.ts#BACKLOG': { params: (s) => [s.now, 60_000] },
+
+  // Sessions.
+  'src/sessions/sql.ts#UPSERT_VIEWS': {
+    params: (s) => [
+      JSON.stringify([
+        {
+          session_id: s.open.id,
+          workspace_id: s.session.workspaceId,
+          mode: 'interactive',
+          status: 'active',
+          revision: 2,
+          event_count: 1,
+          etag: '"2.1"',
+          body: '{}',
+          link_hash: hex64(),
+          link_expires_at: later(s, 720 * HOUR),
+          created_at: s.now,
+          updated_at: s.now,
+        },
+      ]),
+    ],
+  },
+  'src/sessions/sql.ts#INSERT_REVISIONS': { params: (s) => [JSON.stringify([{ session_id: s.open.id, revision: 2, body: '{}' }])] },
+  'src/sessions/sql.ts#FORGET_SESSIONS': { params: (s) => [[s.session.id]] },
+  'src/sessions/sql.ts#WORKSPACE_BY_ID': { params: (s) => [s.session.id] },
+  'src/sessions/sql.ts#VIEW_BY_ID': { params: (s) => [s.session.id] },
+  'src/sessions/sql.ts#REVISION_BY_ID': { params: (s) => [s.session.id, 2] },
+  'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
+
+  // Trials.
+  'src/trials/sql.ts#INSERT_ADMISSION': { params: (s) => [newId('wks'), digest(), s.now] },
+  'src/trials/sql.ts#INSERT_TRIAL': { params: (s) => [newId('wks'), digest(), s.now, later(s, 24 * HOUR)] },
+  'src/trials/sql.ts#INSERT_SESSION': { params: (s) => [newId('ses'), s.trial.workspaceId, s.now, later(s, HOUR), later(s, 25 * HOUR)] },
+  'src/trials/sql.ts#FORGET_SESSION': { params: (s) => [s.trial.sessionId] },
+  'src/trials/sql.ts#TRIAL_BY_CREDENTIAL': { params: (s) => [s.trial.credentialHash] },
+  'src/trials/sql.ts#ADMISSIONS_SINCE': { params: (s) => [ago(s, HOUR)] },
+  'src/trials/sql.ts#SESSION_STATUSES': { params: (s) => [[s.trial.sessionId]] },
+  'src/trials/sql.ts#READABLE_SESSION': { params: (s) => [s.trial.sessionId, s.trial.workspaceId, s.now] },
+  'src/trials/sql.ts#TRIAL_FOR_CLAIM': { params: (s) => [s.trial.credentialHash] },
+
+  // Webhooks.
+  'src/webhooks/sql.ts#ENDPOINT_MARK_REPLACED': { params: (s) => [s.session.workspaceId, s.now] },
+  'src/webhooks/sql.ts#ENDPOINT_INSERT': { params: (s) => [newId('whe'), s.session.workspaceId, 'https://hooks.example.test/', s.now] },
+  'src/webhooks/sql.ts#ENDPOINT_VERIFIED': { params: (s) => [s.delivery.endpointId, s.now, later(s, 720 * HOUR)] },
+  'src/webhooks/sql.ts#SECRET_RETIRE': { params: (s) => [s.delivery.kid, later(s, 24 * HOUR)] },
+  'src/webhooks/sql.ts#SECRET_INSERT': { params: (s) => [newId('whs'), s.session.workspaceId, 'v1.sealed', s.now] },
+  'src/webhooks/sql.ts#DELIVERY_UPSERT': {
+    params: (s) => [
+      s.delivery.id,
+      s.session.workspaceId,
+      s.session.id,
+      s.session.responseEventId,
+      s.delivery.endpointId,
+      'accepted',
+      'delivered',
+      s.now,
+      later(s, 24 * HOUR),
+      null,
+      s.now,
+      'delivered',
+      '[]',
+    ],
+  },
+  'src/webhooks/sql.ts#FORGET_SESSION_DELIVERIES': { params: (s) => [[s.session.id]] },
+  'src/webhooks/sql.ts#CURRENT_ENDPOINT': { params: (s) => [s.session.workspaceId] },
+  'src/webhooks/sql.ts#CURRENT_ENDPOINT_SHARED': { params: (s) => [s.session.workspaceId] },
+  'src/webhooks/sql.ts#SECRETS': { params: (s) => [s.session.workspaceId] },
+  'src/webhooks/sql.ts#DELIVERY_COUNTS': { params: (s) => [s.session.workspaceId] },
+  'src/webhooks/sql.ts#CLAIM_DUE': { params: (s) => [s.now, 10, 'dispatcher-1', 30_000] },
+  'src/webhooks/sql.ts#LOCK_LEASE': { params: (s) => [s.delivery.id, 'dispatcher-1'] },
+  'src/webhooks/sql.ts#RELEASE_LEASE': { params: (s) => [s.delivery.id, 'dispatcher-1'] },
+  'src/webhooks/sql.ts#NEXT_DUE': { params: () => [] },
+  'src/webhooks/sql.ts#LOCK_PENDING_OF_ENDPOINT': { params: (s) => [s.delivery.endpointId] },
+  'src/webhooks/sql.ts#LOCK_EVENT_QUEUE': { params: (s) => [s.session.responseEventId] },
+  'src/webhooks/sql.ts#LOCK_PENDING_OF_SESSION': { params: (s) => [s.session.id] },
+  'src/webhooks/sql.ts#LOCK_PENDING_OF_EVENT': { params: (s) => [s.session.id, s.session.responseEventId] },
+  'src/webhooks/sql.ts#SESSION_DELIVERIES': { params: (s) => [s.session.id] },
+};
+
+/**
+ * How each trigger function is exercised: the statement that fires it, run (and rolled back) with
+ * its sample, every statement inside the function planned as it runs; or why it plans nothing.
+ */
+export const TRIGGERS: Record<string, { fires: string } | { unplanned: string }> = {
+  events_chain: { fires: 'eventstore/sql.ts#APPEND' },
+  events_append_only: { unplanned: 'refuses the change; reads nothing' },
+};
