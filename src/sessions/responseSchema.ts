@@ -9,18 +9,18 @@ import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
 
 /**
  * Each revision's schema is made once per interaction object: a submission's decision and the
- * view written with it read the same revision. It shares the stored revision's field schemas, so
- * it is only ever read, never changed.
+ * view written with it read the same revision. A copy: it shares nothing with the stored revision.
  */
 const schemas = new WeakMap<InteractiveInteraction, ResponseSchema>();
 
 export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
   let schema = schemas.get(interaction);
-  if (!schema) schemas.set(interaction, (schema = schemaOf(interaction)));
+  if (!schema) schemas.set(interaction, (schema = structuredClone(sharedSchemaOf(interaction))));
   return schema;
 }
 
-function schemaOf(interaction: InteractiveInteraction): ResponseSchema {
+/** The response schema as built: it shares the stored revision's field schemas, so it is only read here. */
+function sharedSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
   const fields = fieldsOf(interaction);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -34,8 +34,8 @@ function schemaOf(interaction: InteractiveInteraction): ResponseSchema {
 /** The field's own schema; an array never repeats an option. */
 const propertyOf = (schema: FieldSchema): FieldSchema => (schema.type === 'array' ? { ...schema, uniqueItems: true } : schema);
 
-/** The response schema as JSON text, as the Session's bodies show it. */
-export const responseSchemaText = (interaction: InteractiveInteraction): string => JSON.stringify(responseSchemaOf(interaction));
+/** The response schema as JSON text, as the Session's bodies show it, with no copy made to write it. */
+export const responseSchemaText = (interaction: InteractiveInteraction): string => JSON.stringify(sharedSchemaOf(interaction));
 
 export type ResponseCheck =
   | { ok: true }
