@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { Pool } from 'undici';
-import { DeploymentKey } from '../../eventstore/index.js';
+import { sealWith } from '../../eventstore/index.js';
 import type { BenchDatabase } from './database.js';
 import type { BenchService } from './service.js';
 import { createSessions, submit } from './submissions.js';
@@ -230,9 +230,8 @@ async function writeSecrets(client: pg.PoolClient, service: BenchService): Promi
     list.push({ version: event.stream_version, plaintext: JSON.stringify(open(event.sealed)) });
     secrets.set(event.stream_id, list);
   }
-  // Stream content is sealed as the deployment key seals: AES-GCM, the stream id as its context.
+  // Stream content is sealed as a stream key seals: AES-GCM, the stream id as its context.
   const streamKey = randomBytes(32);
-  const sealer = new DeploymentKey(streamKey);
   const clones = (await client.query<{ session_id: string; template_id: string }>(OPENABLE_CLONES)).rows;
   const BATCH = 10_000;
   for (let from = 0; from < clones.length; from += BATCH) {
@@ -240,11 +239,11 @@ async function writeSecrets(client: pg.PoolClient, service: BenchService): Promi
     const sealed: [string[], number[], string[]] = [[], [], []];
     for (const { session_id: id, template_id: template } of clones.slice(from, from + BATCH)) {
       keys[0].push(id);
-      keys[1].push(ctx.deploymentKey.wrap(streamKey, id));
+      keys[1].push(ctx.deploymentKey.wrap(streamKey, id).wrapped);
       for (const { version, plaintext } of secrets.get(template) ?? []) {
         sealed[0].push(id);
         sealed[1].push(version);
-        sealed[2].push(sealer.seal(plaintext, id));
+        sealed[2].push(sealWith(streamKey, Buffer.from(plaintext, 'utf8'), id));
       }
     }
     await client.query(INSERT_KEYS, keys);
