@@ -22,9 +22,17 @@ export async function keysInUse(db: Reader): Promise<KeyInUse[]> {
   return rows.map((r) => ({ keyId: r.key_id, first: { streamId: r.stream_id, wrapped: { wrapped: r.wrapped_key, keyId: r.key_id } } }));
 }
 
-/** How many live stream keys the data key `keyId` wraps (reads its whole range of the index). */
+const COUNT_PAGE = 50_000;
+
+/** How many live stream keys the data key `keyId` wraps: reads its whole range of the index, a page at a time. */
 export async function keysWrappedBy(db: Reader, keyId: string): Promise<number> {
-  return Number((await db.query<{ n: string }>(sql.KEYS_WRAPPED_BY, [keyId])).rows[0]!.n);
+  let total = 0;
+  for (let after = ''; ; ) {
+    const { n, last } = (await db.query<{ n: number; last: string | null }>(sql.KEYS_WRAPPED_BY, [keyId, after, COUNT_PAGE])).rows[0]!;
+    total += n;
+    if (n < COUNT_PAGE) return total;
+    after = last!;
+  }
 }
 
 /**
@@ -46,7 +54,7 @@ export async function rewrapBatch(
     const { rows } = await client.query<{ stream_id: string; wrapped_key: Buffer }>(sql.REWRAP_BATCH, [from, after, limit]);
     const ids = rows.map((r) => r.stream_id);
     const wrapped = rows.map((r) => keys.wrap(keys.unwrap({ wrapped: r.wrapped_key, keyId: from }, r.stream_id), r.stream_id).wrapped);
-    if (rows.length > 0) await client.query(sql.REWRAP, [ids, wrapped, keys.wrappingKeyId]);
+    if (rows.length > 0) await client.query(sql.REWRAP, [ids, wrapped, keys.wrappingKeyId, from, ids[0], ids.at(-1)]);
     await client.query('COMMIT');
     return { rewrapped: rows.length, last: ids.at(-1) };
   } catch (error) {

@@ -166,8 +166,15 @@ WITH RECURSIVE used AS (
 )
 SELECT key_id, stream_id, wrapped_key FROM used`;
 
-/** How many live stream keys one deployment data key wraps: its range of stream_keys_by_key_id. */
-export const KEYS_WRAPPED_BY = `SELECT count(*)::bigint AS n FROM stream_keys WHERE key_id = $1 AND wrapped_key IS NOT NULL`;
+/**
+ * How many of the live stream keys data key $1 wraps after stream $2 are among the next $3, and
+ * the last of them: its range of stream_keys_by_key_id counted a page at a time (a count of the
+ * whole range may be planned as a scan of the table, when one key wraps most of it).
+ */
+export const KEYS_WRAPPED_BY = `
+SELECT count(*)::integer AS n, max(stream_id) AS last FROM (
+  SELECT stream_id FROM stream_keys WHERE key_id = $1 AND (key_id, stream_id) > ($1, $2) AND wrapped_key IS NOT NULL
+   ORDER BY key_id, stream_id LIMIT $3) page`;
 
 /**
  * A batch of the live stream keys wrapped by data key $1, after stream $2, in stream order, locked
@@ -175,16 +182,20 @@ export const KEYS_WRAPPED_BY = `SELECT count(*)::bigint AS n FROM stream_keys WH
  */
 export const REWRAP_BATCH = `
 SELECT stream_id, wrapped_key FROM stream_keys
- WHERE key_id = $1 AND wrapped_key IS NOT NULL AND stream_id > $2
+ WHERE key_id = $1 AND (key_id, stream_id) > ($1, $2) AND wrapped_key IS NOT NULL
  ORDER BY key_id, stream_id
  LIMIT $3
    FOR UPDATE`;
 
-/** The batch, each key wrapped again by data key $3, each row reached by its primary key. */
+/**
+ * The batch, each key wrapped again by data key $3: the rows of data key $4 from stream $5 to
+ * stream $6, a range of stream_keys_by_key_id (a join on the ids alone may hash the whole table).
+ */
 export const REWRAP = `
 UPDATE stream_keys k SET wrapped_key = r.wrapped_key, key_id = $3
   FROM unnest($1::text[], $2::bytea[]) AS r(stream_id, wrapped_key)
- WHERE k.stream_id = r.stream_id AND k.wrapped_key IS NOT NULL`;
+ WHERE k.key_id = $4 AND (k.key_id, k.stream_id) >= ($4, $5) AND (k.key_id, k.stream_id) <= ($4, $6)
+   AND k.wrapped_key IS NOT NULL AND k.stream_id = r.stream_id`;
 
 /** Whether the log holds any event: the newest position, through the primary key. */
 export const ANY_EVENT = `SELECT global_position FROM events ORDER BY global_position DESC LIMIT 1`;
