@@ -148,7 +148,7 @@ INSERT INTO stream_keys (stream_id, wrapped_key, key_id) VALUES ($1, $2, $3)
 ON CONFLICT (stream_id) DO NOTHING
 RETURNING wrapped_key`;
 export const KEY_DESTROY = `
-INSERT INTO stream_keys (stream_id, wrapped_key, destroyed_at) VALUES ($1, NULL, now())
+INSERT INTO stream_keys (stream_id, wrapped_key, key_id, destroyed_at) VALUES ($1, NULL, NULL, now())
 ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, key_id = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;
 
 /**
