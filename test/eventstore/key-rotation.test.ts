@@ -81,6 +81,18 @@ describe('rewrapBatch', () => {
   });
 });
 
+describe('a key written as the release before writes it, naming no data key', () => {
+  it("is the key initial's, as every key wrapped before ids were recorded", async () => {
+    const initial = new DeploymentKey([{ id: 'initial', key: k1.key }]);
+    const { wrapped } = initial.wrap(randomBytes(32), 'rot-d-1');
+    await db.pool.query(`INSERT INTO stream_keys (stream_id, wrapped_key) VALUES ($1, $2)`, ['rot-d-1', wrapped]);
+    const { rows } = await db.pool.query(`SELECT key_id FROM stream_keys WHERE stream_id = 'rot-d-1'`);
+    expect(rows).toEqual([{ key_id: 'initial' }]);
+    expect((await new StreamKeys(initial).openers(db.pool, ['rot-d-1'])).size).toBe(1);
+    await db.pool.query(`DELETE FROM stream_keys WHERE stream_id = 'rot-d-1'`);
+  });
+});
+
 describe('keysInUse', () => {
   it('names each data key with a live stream key, and the first key it wraps', async () => {
     await sealIn(before, ['rot-c-1']);
