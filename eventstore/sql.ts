@@ -166,6 +166,12 @@ WITH RECURSIVE used AS (
 )
 SELECT key_id, stream_id, wrapped_key FROM used`;
 
+// The rotation's statements read one data key's keys after a stream as a row comparison on the
+// index's columns, `(key_id, stream_id) > ($1, $2) AND key_id <= $1`: under any plan it starts
+// the scan of stream_keys_by_key_id at that stream. Written `key_id = $1 AND stream_id > $2`, a
+// generic plan may walk the primary key from $2 instead, and a row comparison beside the
+// equality starts at the key's first stream and walks up to $2.
+
 /**
  * How many of the live stream keys data key $1 wraps after stream $2 are among the next $3, and
  * the last of them: its range of stream_keys_by_key_id counted a page at a time (a count of the
@@ -173,7 +179,7 @@ SELECT key_id, stream_id, wrapped_key FROM used`;
  */
 export const KEYS_WRAPPED_BY = `
 SELECT count(*)::integer AS n, max(stream_id) AS last FROM (
-  SELECT stream_id FROM stream_keys WHERE key_id = $1 AND (key_id, stream_id) > ($1, $2) AND wrapped_key IS NOT NULL
+  SELECT stream_id FROM stream_keys WHERE (key_id, stream_id) > ($1, $2) AND key_id <= $1 AND wrapped_key IS NOT NULL
    ORDER BY key_id, stream_id LIMIT $3) page`;
 
 /**
@@ -182,7 +188,7 @@ SELECT count(*)::integer AS n, max(stream_id) AS last FROM (
  */
 export const REWRAP_BATCH = `
 SELECT stream_id, wrapped_key FROM stream_keys
- WHERE key_id = $1 AND (key_id, stream_id) > ($1, $2) AND wrapped_key IS NOT NULL
+ WHERE (key_id, stream_id) > ($1, $2) AND key_id <= $1 AND wrapped_key IS NOT NULL
  ORDER BY key_id, stream_id
  LIMIT $3
    FOR UPDATE`;
@@ -194,7 +200,7 @@ SELECT stream_id, wrapped_key FROM stream_keys
 export const REWRAP = `
 UPDATE stream_keys k SET wrapped_key = r.wrapped_key, key_id = $3
   FROM unnest($1::text[], $2::bytea[]) AS r(stream_id, wrapped_key)
- WHERE k.key_id = $4 AND (k.key_id, k.stream_id) >= ($4, $5) AND (k.key_id, k.stream_id) <= ($4, $6)
+ WHERE (k.key_id, k.stream_id) >= ($4, $5) AND (k.key_id, k.stream_id) <= ($4, $6)
    AND k.wrapped_key IS NOT NULL AND k.stream_id = r.stream_id`;
 
 /** Whether the log holds any event: the newest position, through the primary key. */
