@@ -87,6 +87,8 @@ export class DeploymentKey {
   private digestKey: Buffer | undefined;
   /** Why the digest key is not loaded, once a load found it cannot be. */
   private digestProblem: string | undefined;
+  /** What the last load threw (the database out of reach): what a digest throws until a load succeeds. */
+  private digestLoadFailure: unknown;
 
   constructor(keys: readonly DataKey[] = []) {
     this.byId = new Map(keys.map((k) => [k.id, k.key]));
@@ -131,7 +133,7 @@ export class DeploymentKey {
    * for one purpose: equal values give equal digests, and without the key none can be reversed.
    */
   digest(purpose: string, value: string): string {
-    if (!this.digestKey) throw new DataKeyUnavailable();
+    if (!this.digestKey) throw this.digestLoadFailure ?? new DataKeyUnavailable();
     const purposeKey = createHmac('sha256', this.digestKey).update(`digest:${purpose}`, 'utf8').digest();
     return createHmac('sha256', purposeKey).update(value, 'utf8').digest('base64url');
   }
@@ -157,9 +159,22 @@ export class DeploymentKey {
    * began before the digest key existed keyed its digests by its one data key, `initial`, which
    * therefore becomes its digest key; a new one draws a random key. Does nothing without a data
    * key; a key it cannot unwrap leaves digests unavailable (the readiness check names the key).
+   * A database out of reach throws, and digests throw the same until a load succeeds, so a
+   * request that needs one is refused as the database's outage rather than as a missing key.
    */
   async loadDigestKey(db: Reader): Promise<void> {
     if (this.digestKey || !this.wrapping) return;
+    try {
+      await this.readDigestKey(db);
+      this.digestLoadFailure = undefined;
+    } catch (error) {
+      this.digestLoadFailure = error;
+      throw error;
+    }
+  }
+
+  /** Reads the digest key's row (making it when there is none) and opens it, or says why not. */
+  private async readDigestKey(db: Reader): Promise<void> {
     let stored = await digestKeyRow(db);
     if (stored === undefined) {
       const began = (await db.query(sql.ANY_EVENT)).rows.length > 0;
