@@ -1,12 +1,13 @@
 export * from './events.js';
 export * from './errors.js';
 export * from './keys.js';
+export * from './keyRotation.js';
 export * from './projection.js';
 export * from './store.js';
 export * from './wakeup.js';
 export * from './chain.js';
 export * from './logExport.js';
-export { UnitOfWork, type OpenedKey, type StoredKey } from './unitOfWork.js';
+export { UnitOfWork, type OpenedKey, type StoredKey, type WrappedKey } from './unitOfWork.js';
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
 export { SerialRuns } from './serialRuns.js';

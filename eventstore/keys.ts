@@ -1,11 +1,12 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Reader } from './events.js';
-import { isUnitOfWork, type OpenedKey, type StoredKey, type UnitOfWork } from './unitOfWork.js';
+import { isUnitOfWork, storedKeyOf, type KeyRow, type OpenedKey, type StoredKey, type UnitOfWork, type WrappedKey } from './unitOfWork.js';
 import * as sql from './sql.js';
 
 /**
  * Crypto-shredding: content that retention must erase is sealed with a per-stream key, itself
- * wrapped by the deployment data key. Destroying the stream key leaves only ciphertext in the log.
+ * wrapped by a deployment data key. Destroying the stream key leaves only ciphertext in the log;
+ * rotating the data key wraps the stream keys again and leaves the log as it is.
  */
 
 const VERSION = 'v1';
@@ -21,22 +22,35 @@ export class StreamKeyDestroyed extends Error {
   }
 }
 
-/** What every use of the deployment data key throws while none is configured. */
+/**
+ * The id of the key SVC_DATA_KEY names alone, and of every stream key wrapped before key ids were
+ * recorded (migration 0100): those were all wrapped by that one key.
+ */
+export const INITIAL_KEY_ID = 'initial';
+
+/** A deployment data key and the id it goes by in SVC_DATA_KEYS and in stream_keys. */
+export interface DataKey {
+  id: string;
+  key: Buffer;
+}
+
+/** What every use of a deployment data key throws while it is not configured: none at all, or the one a key was wrapped by. */
 export class DataKeyUnavailable extends Error {
-  constructor() {
-    super('the deployment data key (SVC_DATA_KEY) is not configured');
+  constructor(readonly keyId?: string) {
+    super(keyId === undefined ? 'no deployment data key is configured (SVC_DATA_KEYS)' : `deployment data key ${keyId} is not configured (SVC_DATA_KEYS)`);
     this.name = 'DataKeyUnavailable';
   }
 }
 
-/** Parses SVC_DATA_KEY: base64url of exactly 32 bytes. */
+/** Parses one data key: base64url of exactly 32 bytes. */
 export function parseDataKey(encoded: string | undefined): Buffer | undefined {
   if (!encoded) return undefined;
   const key = Buffer.from(encoded, 'base64url');
   return key.length === 32 && key.toString('base64url') === encoded.replace(/=+$/, '') ? key : undefined;
 }
 
-function seal(key: Buffer, plaintext: Buffer, aad: string): string {
+/** AES-256-GCM with a context bound in (the stream, or what a value is): `v1.<iv>.<body>.<tag>`. */
+export function sealWith(key: Buffer, plaintext: Buffer, aad: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
@@ -56,50 +70,150 @@ function open(key: Buffer, sealed: string, aad: string): Buffer {
   return plaintext;
 }
 
-/** Seals and opens arbitrary bytes with the deployment data key alone (webhook secrets use it). */
+/**
+ * The key row of the deployment's digest key: a key like a stream's (wrapped by a data key, so a
+ * rotation re-wraps it), never destroyed, whose stream holds no event.
+ */
+export const DIGEST_KEY_STREAM = 'deployment-digests';
+
+/**
+ * The deployment data keys (SVC_DATA_KEYS): the first wraps every new stream key, each of the
+ * others only unwraps the keys it wrapped before a rotation, until `rekey` has wrapped them again.
+ * Keyed digests use a key of their own that no rotation changes (loadDigestKey).
+ */
 export class DeploymentKey {
-  constructor(private readonly key: Buffer | undefined) {}
+  private readonly byId: ReadonlyMap<string, Buffer>;
+  private readonly wrapping: DataKey | undefined;
+  private digestKey: Buffer | undefined;
+  /** Why the digest key is not loaded, once a load found it cannot be. */
+  private digestProblem: string | undefined;
+  /** What the last load threw (the database out of reach): what a digest throws until a load succeeds. */
+  private digestLoadFailure: unknown;
+
+  constructor(keys: readonly DataKey[] = []) {
+    this.byId = new Map(keys.map((k) => [k.id, k.key]));
+    this.wrapping = keys[0];
+  }
 
   get configured(): boolean {
-    return this.key !== undefined;
+    return this.wrapping !== undefined;
+  }
+
+  /** The id of the key that wraps new stream keys; undefined when none is configured. */
+  get wrappingKeyId(): string | undefined {
+    return this.wrapping?.id;
+  }
+
+  /** Every configured id, the wrapping key's first. */
+  get keyIds(): string[] {
+    return [...this.byId.keys()];
   }
 
   /** For work that must not start without the key (it would fail half way): throws DataKeyUnavailable. */
   require(): void {
-    if (!this.key) throw new DataKeyUnavailable();
+    if (!this.wrapping) throw new DataKeyUnavailable();
   }
 
-  seal(plaintext: string, context: string): string {
-    if (!this.key) throw new DataKeyUnavailable();
-    return seal(this.key, Buffer.from(plaintext, 'utf8'), context);
-  }
-
-  open(sealed: string, context: string): string {
-    if (!this.key) throw new DataKeyUnavailable();
-    return open(this.key, sealed, context).toString('utf8');
+  private key(id: string): Buffer {
+    const key = this.byId.get(id);
+    if (!key) throw new DataKeyUnavailable(this.wrapping ? id : undefined);
+    return key;
   }
 
   /**
-   * A keyed digest (HMAC-SHA-256, base64url) of a value, under a key derived from the data key for
-   * one purpose: equal values give equal digests, and without the data key none can be reversed.
+   * Opens what the one key of SVC_DATA_KEY sealed directly, before every secret went under a
+   * stream key (webhook signing secrets of that time, until `rekey` seals them again).
+   */
+  openInitial(sealed: string, context: string): string {
+    return open(this.key(INITIAL_KEY_ID), sealed, context).toString('utf8');
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA-256, base64url) of a value, under a key derived from the digest key
+   * for one purpose: equal values give equal digests, and without the key none can be reversed.
    */
   digest(purpose: string, value: string): string {
-    if (!this.key) throw new DataKeyUnavailable();
-    const purposeKey = createHmac('sha256', this.key).update(`digest:${purpose}`, 'utf8').digest();
+    if (!this.digestKey) throw this.digestLoadFailure ?? new DataKeyUnavailable();
+    const purposeKey = createHmac('sha256', this.digestKey).update(`digest:${purpose}`, 'utf8').digest();
     return createHmac('sha256', purposeKey).update(value, 'utf8').digest('base64url');
   }
 
-  wrap(streamKey: Buffer, streamId: string): Buffer {
-    if (!this.key) throw new DataKeyUnavailable();
-    return Buffer.from(seal(this.key, streamKey, `stream-key:${streamId}`), 'utf8');
+  wrap(streamKey: Buffer, streamId: string): WrappedKey {
+    if (!this.wrapping) throw new DataKeyUnavailable();
+    return { wrapped: Buffer.from(sealWith(this.wrapping.key, streamKey, `stream-key:${streamId}`), 'utf8'), keyId: this.wrapping.id };
   }
 
-  unwrap(wrapped: Buffer, streamId: string): Buffer {
-    if (!this.key) throw new DataKeyUnavailable();
-    return open(this.key, wrapped.toString('utf8'), `stream-key:${streamId}`);
+  unwrap(stored: WrappedKey, streamId: string): Buffer {
+    return open(this.key(stored.keyId), stored.wrapped.toString('utf8'), `stream-key:${streamId}`);
+  }
+
+  /** Why digests cannot be made, or undefined once they can. */
+  get digestsUnavailable(): string | undefined {
+    if (this.digestKey) return undefined;
+    return this.digestProblem ?? 'the digest key is not loaded';
+  }
+
+  /**
+   * Loads the digest key, making it on the first start of a deployment: digests name streams
+   * (a sign-in address's) and must stay the same across every rotation. A deployment whose log
+   * began before the digest key existed keyed its digests by its one data key, `initial`, which
+   * therefore becomes its digest key; a new one draws a random key. Does nothing without a data
+   * key; a key it cannot unwrap leaves digests unavailable (the readiness check names the key).
+   * A database out of reach throws, and digests throw the same until a load succeeds, so a
+   * request that needs one is refused as the database's outage rather than as a missing key.
+   */
+  async loadDigestKey(db: Reader): Promise<void> {
+    if (this.digestKey || !this.wrapping) return;
+    try {
+      await this.readDigestKey(db);
+      this.digestLoadFailure = undefined;
+    } catch (error) {
+      this.digestLoadFailure = error;
+      throw error;
+    }
+  }
+
+  /** Reads the digest key's row (making it when there is none) and opens it, or says why not. */
+  private async readDigestKey(db: Reader): Promise<void> {
+    let stored = await digestKeyRow(db);
+    if (stored === undefined) {
+      const began = (await db.query(sql.ANY_EVENT)).rows.length > 0;
+      const initial = this.byId.get(INITIAL_KEY_ID);
+      if (began && !initial) {
+        this.digestProblem = `data key ${INITIAL_KEY_ID}: the digests of this deployment were made with it, and SVC_DATA_KEYS has no key ${INITIAL_KEY_ID}`;
+        return;
+      }
+      const made = this.wrap(began ? initial! : randomBytes(32), DIGEST_KEY_STREAM);
+      await db.query(sql.KEY_INSERT, [DIGEST_KEY_STREAM, made.wrapped, made.keyId]);
+      stored = await digestKeyRow(db);
+    }
+    if (!stored || !this.byId.has(stored.keyId)) {
+      this.digestProblem = stored ? `data key ${stored.keyId}: it wraps the digest key, and SVC_DATA_KEYS has no key ${stored.keyId}` : 'the digest key was destroyed';
+      return;
+    }
+    if (!this.opens(stored, DIGEST_KEY_STREAM)) {
+      this.digestProblem = `data key ${stored.keyId}: it does not open the digest key, wrapped by a key of that id`;
+      return;
+    }
+    this.digestKey = this.unwrap(stored, DIGEST_KEY_STREAM);
+    this.digestProblem = undefined;
+  }
+
+  /** Whether the configured key of `stored`'s id opens it: the same id may have been given another key. */
+  opens(stored: WrappedKey, streamId: string): boolean {
+    try {
+      this.unwrap(stored, streamId);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 
+async function digestKeyRow(db: Reader): Promise<WrappedKey | null | undefined> {
+  const { rows } = await db.query<KeyRow>(sql.KEY_GET, [[DIGEST_KEY_STREAM]]);
+  return rows[0] && storedKeyOf(rows[0]);
+}
 
 /** Per-stream keys. A stream's key is made on its first sealed write and can only be destroyed. */
 export class StreamKeys {
@@ -119,13 +233,13 @@ export class StreamKeys {
       else if (uow.storedKeys.get(id) !== undefined) opened.set(id, this.openStored(uow.storedKeys.get(id)!, id));
     }
     if (unread.length > 0) {
-      const { rows } = await db.query<{ stream_id: string; wrapped_key: Buffer | null }>(sql.KEY_GET, [unread]);
-      for (const row of rows) opened.set(row.stream_id, this.openStored(row.wrapped_key, row.stream_id));
+      const { rows } = await db.query<KeyRow & { stream_id: string }>(sql.KEY_GET, [unread]);
+      for (const row of rows) opened.set(row.stream_id, this.openStored(storedKeyOf(row)!, row.stream_id));
     }
     return new Map(streamIds.flatMap((id) => (opened.has(id) ? [[id, opened.get(id)!] as const] : [])));
   }
 
-  private openStored(wrapped: Buffer | null, streamId: string): OpenedKey {
+  private openStored(wrapped: WrappedKey | null, streamId: string): OpenedKey {
     return wrapped ? this.deploymentKey.unwrap(wrapped, streamId) : 'destroyed';
   }
 
@@ -140,7 +254,8 @@ export class StreamKeys {
       if (existing) return existing;
     }
     const fresh = randomBytes(32);
-    const inserted = await uow.query(sql.KEY_INSERT, [streamId, this.deploymentKey.wrap(fresh, streamId)]);
+    const { wrapped, keyId } = this.deploymentKey.wrap(fresh, streamId);
+    const inserted = await uow.query(sql.KEY_INSERT, [streamId, wrapped, keyId]);
     if (inserted.rowCount === 1) {
       uow.streamKeys.set(streamId, fresh);
       return fresh;
@@ -153,7 +268,7 @@ export class StreamKeys {
   async seal(uow: UnitOfWork, streamId: string, value: unknown): Promise<string> {
     const key = await this.keyForWriting(uow, streamId);
     if (key === 'destroyed') throw new StreamKeyDestroyed(streamId);
-    return seal(key, Buffer.from(JSON.stringify(value), 'utf8'), streamId);
+    return sealWith(key, Buffer.from(JSON.stringify(value), 'utf8'), streamId);
   }
 
   /** Opens sealed values of one stream; ERASED for each once the stream's key is destroyed. */

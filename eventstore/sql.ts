@@ -49,9 +49,9 @@ SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE 
  * never-analyzed log did.
  */
 export const streamReadJoins = (requested: string): string => `
-  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = ${requested} LIMIT 1) k ON true
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys WHERE stream_id = ${requested} LIMIT 1) k ON true
   LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = ${requested} ORDER BY stream_version) e ON true`;
-export const STREAM_READ_COLUMNS = `k.stream_id IS NOT NULL AS has_key, k.wrapped_key,
+export const STREAM_READ_COLUMNS = `k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id,
   e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash`;
 
 /**
@@ -86,7 +86,7 @@ export const HORIZON = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS 
  * wrapped, a tombstone (null), or none (has_key false).
  */
 export const READ_BY_STREAM = `
-SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key
+SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id
   FROM (SELECT ${COLUMNS} FROM events
          WHERE events.transaction_id < $1::xid8 AND (stream_id, stream_version) > ($2, $3)
            AND ($5::text IS NULL OR stream_id < $5)
@@ -94,7 +94,7 @@ SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key
          LIMIT $4) e
   -- A lookup by key for each stream's first event: as a plain join the planner hashes the whole
   -- of stream_keys for every page.
-  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key FROM stream_keys
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys
                       WHERE stream_id = e.stream_id AND e.stream_version = 1 LIMIT 1) k ON true
  ORDER BY e.stream_id, e.stream_version`;
 
@@ -158,14 +158,70 @@ export const TRANSACTION_ID_GUARD = `
 SELECT (SELECT max(transaction_id) FROM events)::text AS newest_stored,
        pg_current_xact_id()::text AS current`;
 
-export const KEY_GET = prepared('key_get', `SELECT stream_id, wrapped_key FROM stream_keys WHERE stream_id = ANY($1::text[])`);
+export const KEY_GET = prepared('key_get', `SELECT stream_id, true AS has_key, wrapped_key, key_id FROM stream_keys WHERE stream_id = ANY($1::text[])`);
+/** $3: the id of the deployment data key that wrapped it. */
 export const KEY_INSERT = `
-INSERT INTO stream_keys (stream_id, wrapped_key) VALUES ($1, $2)
+INSERT INTO stream_keys (stream_id, wrapped_key, key_id) VALUES ($1, $2, $3)
 ON CONFLICT (stream_id) DO NOTHING
 RETURNING wrapped_key`;
 export const KEY_DESTROY = `
-INSERT INTO stream_keys (stream_id, wrapped_key, destroyed_at) VALUES ($1, NULL, now())
-ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;
+INSERT INTO stream_keys (stream_id, wrapped_key, key_id, destroyed_at) VALUES ($1, NULL, NULL, now())
+ON CONFLICT (stream_id) DO UPDATE SET wrapped_key = NULL, key_id = NULL, destroyed_at = coalesce(stream_keys.destroyed_at, now())`;
+
+/**
+ * The deployment data keys that wrap at least one live stream key, each with the first key it
+ * wraps (to try it on): one probe of stream_keys_by_key_id per data key (a skip scan), however
+ * many keys each wraps.
+ */
+export const KEY_IDS_IN_USE = `
+WITH RECURSIVE used AS (
+  (SELECT key_id, stream_id, wrapped_key FROM stream_keys WHERE wrapped_key IS NOT NULL ORDER BY key_id, stream_id LIMIT 1)
+  UNION ALL
+  SELECT next.* FROM used, LATERAL (
+    SELECT k.key_id, k.stream_id, k.wrapped_key FROM stream_keys k
+     WHERE k.wrapped_key IS NOT NULL AND k.key_id > used.key_id ORDER BY k.key_id, k.stream_id LIMIT 1) next
+)
+SELECT key_id, stream_id, wrapped_key FROM used`;
+
+// The rotation's statements read one data key's keys after a stream as a row comparison on the
+// index's columns, `(key_id, stream_id) > ($1, $2) AND key_id <= $1`: under any plan it starts
+// the scan of stream_keys_by_key_id at that stream. Written `key_id = $1 AND stream_id > $2`, a
+// generic plan may walk the primary key from $2 instead, and a row comparison beside the
+// equality starts at the key's first stream and walks up to $2.
+
+/**
+ * How many of the live stream keys data key $1 wraps after stream $2 are among the next $3, and
+ * the last of them: its range of stream_keys_by_key_id counted a page at a time (a count of the
+ * whole range may be planned as a scan of the table, when one key wraps most of it).
+ */
+export const KEYS_WRAPPED_BY = `
+SELECT count(*)::integer AS n, max(stream_id) AS last FROM (
+  SELECT stream_id FROM stream_keys WHERE (key_id, stream_id) > ($1, $2) AND key_id <= $1 AND wrapped_key IS NOT NULL
+   ORDER BY key_id, stream_id LIMIT $3) page`;
+
+/**
+ * A batch of the live stream keys wrapped by data key $1, after stream $2, in stream order, locked
+ * until the batch commits (a purge destroying one of them waits, and destroys it afterwards).
+ */
+export const REWRAP_BATCH = `
+SELECT stream_id, wrapped_key FROM stream_keys
+ WHERE (key_id, stream_id) > ($1, $2) AND key_id <= $1 AND wrapped_key IS NOT NULL
+ ORDER BY key_id, stream_id
+ LIMIT $3
+   FOR UPDATE`;
+
+/**
+ * The batch, each key wrapped again by data key $3: the rows of data key $4 from stream $5 to
+ * stream $6, a range of stream_keys_by_key_id (a join on the ids alone may hash the whole table).
+ */
+export const REWRAP = `
+UPDATE stream_keys k SET wrapped_key = r.wrapped_key, key_id = $3
+  FROM unnest($1::text[], $2::bytea[]) AS r(stream_id, wrapped_key)
+ WHERE (k.key_id, k.stream_id) >= ($4, $5) AND (k.key_id, k.stream_id) <= ($4, $6)
+   AND k.wrapped_key IS NOT NULL AND k.stream_id = r.stream_id`;
+
+/** Whether the log holds any event: the newest position, through the primary key. */
+export const ANY_EVENT = `SELECT global_position FROM events ORDER BY global_position DESC LIMIT 1`;
 
 /**
  * One NOTIFY per channel with a batch of wake-ups; sent after the writes it announces committed.

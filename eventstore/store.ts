@@ -5,7 +5,7 @@ import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type Re
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
-import { UnitOfWork, isUnitOfWork, type StoredKey } from './unitOfWork.js';
+import { UnitOfWork, isUnitOfWork, storedKeyOf, type KeyRow, type StoredKey } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
 export interface OpenUnitOfWork {
@@ -146,7 +146,7 @@ export interface WholeStreams {
   next: StreamPosition | undefined;
 }
 
-type KeyedEventRow = EventRow & { has_key: boolean; wrapped_key: Buffer | null };
+type KeyedEventRow = EventRow & KeyRow;
 
 export async function readWholeStreams(db: Reader, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<WholeStreams> {
   const { rows } = await db.query<KeyedEventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit, before ?? null]);
@@ -159,7 +159,7 @@ export async function readWholeStreams(db: Reader, horizon: string, after: Strea
   for (const row of rows.slice(0, cut)) {
     if (row.stream_version === 1) {
       streams.set(row.stream_id, []);
-      keys.set(row.stream_id, row.has_key ? row.wrapped_key : undefined);
+      keys.set(row.stream_id, storedKeyOf(row));
     }
     streams.get(row.stream_id)!.push(toRecorded(row));
   }

@@ -5,7 +5,7 @@ import { canonicalText, compose, newEventId, toRecorded, type EventRow, type New
 import * as sql from './sql.js';
 import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
 
-type StreamRow = { requested: string; has_key: boolean; wrapped_key: Buffer | null } & { [K in keyof EventRow]: EventRow[K] | null };
+type StreamRow = { requested: string } & KeyRow & { [K in keyof EventRow]: EventRow[K] | null };
 
 const UNIQUE_VIOLATION = '23505';
 // Raised by the chain trigger when the predecessor is missing or not the one linked to, or was
@@ -15,8 +15,24 @@ const SERIALIZATION_FAILURE = '40001';
 /** A stream's data key as a unit of work has opened it, or the tombstone of a destroyed one. */
 export type OpenedKey = Buffer | 'destroyed';
 
+/** A stream's data key as stored: wrapped by the deployment data key `keyId` names. */
+export interface WrappedKey {
+  wrapped: Buffer;
+  keyId: string;
+}
+
 /** A stream's key row as read with its events: wrapped, a tombstone (null), or none (undefined). */
-export type StoredKey = Buffer | null | undefined;
+export type StoredKey = WrappedKey | null | undefined;
+
+/** The key columns a read of streams brings (eventstore/sql.ts): whether a row exists, and what it holds. */
+export interface KeyRow {
+  has_key: boolean;
+  wrapped_key: Buffer | null;
+  key_id: string | null;
+}
+
+export const storedKeyOf = (row: KeyRow): StoredKey =>
+  !row.has_key ? undefined : row.wrapped_key === null ? null : { wrapped: row.wrapped_key, keyId: row.key_id! };
 
 /**
  * Everything one command does in one transaction: its queries, the streams it read (each read
@@ -84,7 +100,7 @@ export class UnitOfWork {
   private keepRead(rows: readonly StreamRow[]): void {
     for (const row of rows) {
       if (!this.streams.has(row.requested)) this.streams.set(row.requested, []);
-      if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, row.has_key ? row.wrapped_key : undefined);
+      if (!this.storedKeys.has(row.requested)) this.storedKeys.set(row.requested, storedKeyOf(row));
       if (row.event_id !== null) this.streams.get(row.requested)!.push(toRecorded(row as EventRow));
     }
   }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { parseDataKey } from '../eventstore/index.js';
+import { INITIAL_KEY_ID, parseDataKey, type DataKey } from '../eventstore/index.js';
 import type { DatabasePooling } from './database/pooling.js';
 
 /**
@@ -22,8 +22,12 @@ export interface Config {
   ownerKey: string | undefined;
   /** Raw JWK Set JSON; parsed and checked by receipts/keys.ts. */
   receiptKeys: string | undefined;
-  /** Raw base64url, checked at start; read into a key by dataKeyOf. */
-  dataKey: string | undefined;
+  /**
+   * The deployment data keys as SVC_DATA_KEYS writes them (`id:base64url` pairs, comma-separated,
+   * the wrapping key first; SVC_DATA_KEY alone is the pair `initial:<it>`), checked at start and
+   * read into keys by dataKeysOf.
+   */
+  dataKeys: string | undefined;
   smtpUrl: string | undefined;
   mailFrom: string | undefined;
   trial: boolean;
@@ -84,17 +88,45 @@ function trustProxyOf(value: string | undefined): Config['trustProxy'] {
   return entries;
 }
 
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const KEY_FORMAT = 'exactly 32 random bytes in base64url (for example the output of `openssl rand 32 | basenc --base64url`)';
+
 /**
- * The deployment data key SVC_DATA_KEY holds: base64url of exactly 32 bytes; undefined when unset
- * (in production the service is then not ready, and every route that needs the key answers 503).
- * The one place data keys are read from the configuration: at start, where a malformed key stops
- * the service, and by the composition root.
+ * The deployment data keys SVC_DATA_KEYS holds: `id:key` pairs separated by commas, each key
+ * base64url of exactly 32 bytes, each id and each key once; the first wraps every new stream key.
+ * Empty when unset (in production the service is then not ready, and every route that needs a key
+ * answers 503). The one place data keys are read from the configuration: at start, where a
+ * malformed list stops the service, and by the composition root. Errors quote no entry: a key
+ * pasted where its id goes would be printed.
  */
-export function dataKeyOf(config: Pick<Config, 'dataKey'>): Buffer | undefined {
-  if (config.dataKey === undefined) return undefined;
-  const key = parseDataKey(config.dataKey);
-  if (!key) throw new ConfigError('SVC_DATA_KEY must be exactly 32 random bytes in base64url (for example the output of `openssl rand 32 | basenc --base64url`)');
-  return key;
+export function dataKeysOf(config: Pick<Config, 'dataKeys'>): DataKey[] {
+  if (config.dataKeys === undefined) return [];
+  const keys = config.dataKeys.split(',').map((entry, i): DataKey => {
+    const [id = '', encoded, ...extra] = entry.trim().split(':');
+    const key = extra.length === 0 ? parseDataKey(encoded) : undefined;
+    if (!KEY_ID.test(id) || !key) {
+      throw new ConfigError(
+        `SVC_DATA_KEYS must be id:key pairs separated by commas, each id letters, digits, '.', '_' or '-' (at most 64), ` +
+          `each key ${KEY_FORMAT}; entry ${i + 1} is not`,
+      );
+    }
+    return { id, key };
+  });
+  keys.forEach((k, i) => {
+    const twin = keys.findIndex((other) => other.id === k.id || other.key.equals(k.key));
+    if (twin !== i) throw new ConfigError(`SVC_DATA_KEYS: entries ${twin + 1} and ${i + 1} ${keys[twin]!.id === k.id ? `both have the id ${k.id}` : 'hold the same key'}`);
+  });
+  return keys;
+}
+
+/** SVC_DATA_KEYS, or SVC_DATA_KEY alone as the list of its one key, `initial`; both at once is refused. */
+function dataKeysVariable(env: Env): string | undefined {
+  const keys = nonEmpty(env.SVC_DATA_KEYS);
+  const key = nonEmpty(env.SVC_DATA_KEY);
+  if (key === undefined) return keys;
+  if (keys !== undefined) throw new ConfigError(`set SVC_DATA_KEYS or SVC_DATA_KEY, not both (SVC_DATA_KEY=<key> is SVC_DATA_KEYS=${INITIAL_KEY_ID}:<key>)`);
+  if (!parseDataKey(key)) throw new ConfigError(`SVC_DATA_KEY must be ${KEY_FORMAT}`);
+  return `${INITIAL_KEY_ID}:${key}`;
 }
 
 function portOf(name: string, value: string): number {
@@ -123,8 +155,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (pooling !== 'none' && pooling !== 'transaction') throw new ConfigError(`SVC_DATABASE_POOLING must be none or transaction, got ${pooling}`);
   if (nonEmpty(env.SVC_LISTEN_DATABASE_URL) && !nonEmpty(env.DATABASE_URL)) throw new ConfigError('SVC_LISTEN_DATABASE_URL needs DATABASE_URL');
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  const dataKey = nonEmpty(env.SVC_DATA_KEY);
-  dataKeyOf({ dataKey });
+  const dataKeys = dataKeysVariable(env);
+  dataKeysOf({ dataKeys });
   return {
     production: env.NODE_ENV === 'production',
     databaseUrl: nonEmpty(env.DATABASE_URL),
@@ -136,7 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicOrigin: (nonEmpty(env.SVC_PUBLIC_ORIGIN) ?? `http://${urlHost}:${port}`).replace(/\/+$/, ''),
     ownerKey: nonEmpty(env.SVC_OWNER_KEY),
     receiptKeys: nonEmpty(env.SVC_RECEIPT_KEYS),
-    dataKey,
+    dataKeys,
     smtpUrl: nonEmpty(env.SVC_SMTP_URL),
     mailFrom: nonEmpty(env.SVC_MAIL_FROM),
     trial: trial === 'on',

@@ -4,7 +4,7 @@ import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/in
 import { developerKeyResolver } from './accounts/resolver.js';
 import { ownerKeyResolver } from './auth/owner.js';
 import type { Clock } from './clock.js';
-import { dataKeyOf, type Config } from './config.js';
+import { dataKeysOf, type Config } from './config.js';
 import { ServiceMetrics } from './ops/metrics.js';
 import { SERVICE_VERSION, resolveBuildIdentity, versionAt } from './ops/version.js';
 import { asyncProjections, inlineProjections } from './projections.js';
@@ -27,7 +27,7 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
       receiptKeysProblem = (error as Error).message;
     }
   }
-  const deploymentKey = new DeploymentKey(dataKeyOf(deps.config));
+  const deploymentKey = new DeploymentKey(dataKeysOf(deps.config));
   const streamKeys = new StreamKeys(deploymentKey);
   const inline = inlineProjections({ streamKeys });
   const identity = resolveBuildIdentity(deps.config.build);

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { INITIAL_KEY_ID } from '../eventstore/index.js';
 import type { Config } from './config.js';
 
 interface DevSecrets {
@@ -49,7 +50,7 @@ export async function applyDevDefaults(config: Config): Promise<{ config: Config
       ...config,
       ownerKey: config.ownerKey ?? secrets.ownerKey,
       receiptKeys: config.receiptKeys ?? secrets.receiptKeys,
-      dataKey: config.dataKey ?? secrets.dataKey,
+      dataKeys: config.dataKeys ?? `${INITIAL_KEY_ID}:${secrets.dataKey}`,
       build: {
         ...config.build,
         fallback: { gitSha: gitHead(), buildId: 'dev', buildTime: new Date().toISOString() },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
-import { MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
+import { DataKeyUnavailable, MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/cli.js';
 import { systemClock } from './clock.js';
 import { CommandRefused, UsageError } from './commandLine.js';
@@ -14,6 +14,7 @@ import { createLogger } from './http/logging.js';
 import { MIGRATION_FOLDERS } from './migrations.js';
 import { contractDocument } from './openapi.js';
 import { rebuildCommand } from './ops/rebuild.js';
+import { rekeyCommand } from './ops/rekey.js';
 import { statusCommand } from './ops/status.js';
 import { eraseCommand } from './purge/index.js';
 import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
@@ -31,8 +32,9 @@ const USAGE = `usage: svc [command]
   worker              every background role: projector, dispatcher, purger, checkpointer
   migrate             apply the bundled SQL migrations
   rebuild NAME | --all [--json]  replay the log into projection NAME (or every one) and swap it in
+  rekey [--json]      wrap every stream key again under the first key of SVC_DATA_KEYS
   verify              check every stream's hash chain
-  status [--json]     projections, deliveries, purge backlog, checkpoint age, migrations
+  status [--json]     projections, deliveries, purge backlog, checkpoint age, migrations, data keys
   erase SESSION_ID    purge one Session now (a data-subject request); again: says it was purged
 ${AUDIT_USAGE}
   openapi             print the OpenAPI contract's SHA-256 (the committed copy is docs/openapi.json)
@@ -44,6 +46,7 @@ const OPERATOR_COMMANDS = new Map<string, (ctx: ServiceContext, args: string[]) 
   ['checkpoint', checkpointCommand],
   ['status', statusCommand],
   ['rebuild', rebuildCommand],
+  ['rekey', rekeyCommand],
   [
     'erase',
     async (ctx, args) => {
@@ -64,8 +67,10 @@ const HELP = new Set(['help', '--help', '-h']);
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
+const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, DataKeyUnavailable];
+
 function isExpected(error: unknown): boolean {
-  if (error instanceof ConfigError || error instanceof CommandRefused || error instanceof MigrationChanged || isDatabaseUnreachable(error)) return true;
+  if (EXPECTED_ERRORS.some((kind) => error instanceof kind) || isDatabaseUnreachable(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && SYSTEM_EXPECTED.has(code);
 }

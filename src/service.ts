@@ -14,6 +14,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { MIGRATION_FOLDERS } from './migrations.js';
 import { closeWithin } from './http/shutdown.js';
+import { dataKeyProblems } from './ops/dataKeys.js';
 import { metricsRoutes } from './ops/metricsRoutes.js';
 import { opsRoutes } from './ops/routes.js';
 import { asyncProjections } from './projections.js';
@@ -74,6 +75,12 @@ export async function startService(
   // LISTEN and the fence need a connection of their own for the life of the process: never a pooler's.
   const wakeups = new Wakeups(config.listenDatabaseUrl ?? options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
+  if (ctx.deploymentKey.configured) {
+    // Loads the digest key; a stored key this process cannot open makes it not ready, said here
+    // once. A database not migrated yet fails the check: readiness makes it again.
+    const problems = await dataKeyProblems(ctx).catch(() => []);
+    if (problems.length > 0) log.warn({ problems }, 'data keys missing: not ready until SVC_DATA_KEYS has them');
+  }
   await wakeups.start();
   // A process that died between a commit and its wake-up may have left others' caches stale:
   // every process that starts tells the others to drop what they cached.

@@ -6,8 +6,8 @@ import { DELIVERY_QUEUED } from '../webhooks/deliveryEvents.js';
  * Where the log keeps content sealed with a Session's data key, for an export that opens it: the
  * Session's own events seal theirs in `sealed`. Delivery jobs queued before their body was
  * rendered at send time kept it in `sealed_body`, under the key of the Session they deliver; new
- * ones hold no content. Webhook signing secrets are sealed with the deployment key and are never
- * opened for an export.
+ * ones hold no content. Webhook signing secrets (sealed with their webhook stream's key, or before
+ * with the deployment data key) are never opened for an export.
  */
 
 export interface SealedField {

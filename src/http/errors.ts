@@ -88,8 +88,9 @@ const databaseUnavailable = (): ApiError =>
   });
 
 /**
- * Without the deployment data key nothing can be sealed or opened: every route whose work needs
- * it answers this, wherever the key was first wanted (the transaction rolls back).
+ * Without a deployment data key (none configured, or not the one a stored key is wrapped by)
+ * nothing it covers can be sealed or opened: every route whose work needs it answers this,
+ * wherever the key was first wanted (the transaction rolls back).
  */
 const dataKeyUnavailable = (): ApiError =>
   new ApiError(503, 'SERVICE_UNAVAILABLE', "The service's data-encryption key is not configured; nothing was changed.");

@@ -25,7 +25,7 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
           '*.management_credential',
           '*.token',
           '*.ownerKey',
-          '*.dataKey',
+          '*.dataKeys',
           '*.receiptKeys',
           // URLs that may carry a password.
           '*.smtpUrl',

@@ -2,6 +2,7 @@ import { sign, verify } from 'node:crypto';
 import type { ServiceContext } from '../serviceContext.js';
 import { pendingMigrations } from '../../eventstore/index.js';
 import { MIGRATION_FOLDERS } from '../migrations.js';
+import { dataKeyProblems } from './dataKeys.js';
 import { versionAt } from './version.js';
 
 const DATABASE_TIMEOUT_MS = 2_000;
@@ -13,12 +14,14 @@ export async function readinessProblems(ctx: ServiceContext): Promise<string[]> 
   if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');
   // The reason is logged for the operator (never key material); the 503 body says nothing.
   if (!receiptKeysUsable(ctx)) problems.push(`receipt keys: ${ctx.receiptKeysProblem ?? 'a key does not sign and verify'}`);
-  if (!ctx.deploymentKey.configured) problems.push('data key: SVC_DATA_KEY is not set');
+  if (!ctx.deploymentKey.configured) problems.push('data key: SVC_DATA_KEYS is not set');
   const version = versionAt(ctx.identity, ctx.clock.now());
   if (version.git_sha === null || version.build_id === null || version.build_time === null) problems.push('build identity');
   try {
     const pending = await withTimeout(pendingMigrations(ctx.pool, MIGRATION_FOLDERS), DATABASE_TIMEOUT_MS);
     if (pending.length > 0) problems.push('migrations');
+    // What the data keys must open is read from tables the migrations make.
+    else if (ctx.deploymentKey.configured) problems.push(...(await withTimeout(dataKeyProblems(ctx), DATABASE_TIMEOUT_MS)));
   } catch {
     problems.push('database');
   }

@@ -25,7 +25,7 @@ const YOUNG_GENERATION_MB = 192;
 function workerReplayer(ctx: ServiceContext): PartReplayer {
   return (part, onEvents) =>
     new Promise((resolve, reject) => {
-      const data: RebuildWorkerData = { databaseUrl: ctx.pool.options.connectionString!, pooling: ctx.config.databasePooling, dataKey: ctx.config.dataKey, part };
+      const data: RebuildWorkerData = { databaseUrl: ctx.pool.options.connectionString!, pooling: ctx.config.databasePooling, dataKeys: ctx.config.dataKeys, part };
       const worker = new Worker(WORKER, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       let replayed: number | undefined;
       worker.on('message', (message: { events?: number; replayed?: number }) => {

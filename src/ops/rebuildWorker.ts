@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { DeploymentKey, EventStore, StreamKeys, parseDataKey } from '../../eventstore/index.js';
+import { DeploymentKey, EventStore, StreamKeys } from '../../eventstore/index.js';
+import { dataKeysOf } from '../config.js';
 import { replayPart, type StreamPart } from '../../projections/index.js';
 import { asyncProjections, inlineProjections } from '../projections.js';
 import type { DatabasePooling } from '../database/pooling.js';
@@ -16,14 +17,15 @@ export interface RebuildWorkerData {
   databaseUrl: string;
   /** Its connections go through the same pooler, so they speak to it the same way. */
   pooling: DatabasePooling;
-  dataKey: string | undefined;
+  /** SVC_DATA_KEYS as the command read it. */
+  dataKeys: string | undefined;
   part: StreamPart;
 }
 
-const { databaseUrl, pooling, dataKey, part } = workerData as RebuildWorkerData;
+const { databaseUrl, pooling, dataKeys, part } = workerData as RebuildWorkerData;
 const pool = createPool(databaseUrl, 2, pooling);
 try {
-  const streamKeys = new StreamKeys(new DeploymentKey(parseDataKey(dataKey)));
+  const streamKeys = new StreamKeys(new DeploymentKey(dataKeysOf({ dataKeys })));
   const store = new EventStore({ pool, log: { warn: () => undefined } });
   const projections = [...inlineProjections({ streamKeys }), ...asyncProjections()];
   const replayed = await replayPart(store, projections, part, (events) => parentPort!.postMessage({ events }));

@@ -6,6 +6,7 @@ import { asyncProjections } from '../projections.js';
 import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
 import { deliveryQueue, projectionLag, secondsBetween, type DeliveryQueue, type ProjectionLag } from './backlog.js';
 import { UsageError } from '../commandLine.js';
+import { dataKeyStatus, type DataKeyStatus } from './dataKeys.js';
 
 /** `status`: what an operator checks first, read from the database the environment names. */
 export interface Status {
@@ -14,6 +15,7 @@ export interface Status {
   purge: PurgeBacklog;
   checkpoint: { age_s: number } | null;
   migrations: { applied: number; pending: number };
+  data_keys: DataKeyStatus;
 }
 
 export async function readStatus(ctx: ServiceContext): Promise<Status> {
@@ -26,6 +28,7 @@ export async function readStatus(ctx: ServiceContext): Promise<Status> {
     purge: await purgeBacklog(ctx.pool, now),
     checkpoint: newest ? { age_s: secondsBetween(new Date(payloadOf(newest.jws).iat * 1000), now) } : null,
     migrations: { applied: (await bundledMigrations(MIGRATION_FOLDERS)).length - pending, pending },
+    data_keys: await dataKeyStatus(ctx),
   };
 }
 
@@ -38,6 +41,14 @@ export function formatStatus(s: Status): string {
   lines.push(`purge: ${s.purge.due} due, ${s.purge.overdue} overdue`);
   lines.push(`checkpoint: ${s.checkpoint === null ? 'none signed yet' : `${s.checkpoint.age_s} s old`}`);
   lines.push(`migrations: ${s.migrations.applied} applied, ${s.migrations.pending} pending`);
+  lines.push('data keys:');
+  for (const k of s.data_keys.keys) {
+    const role = k.wraps_new_keys ? ' (wraps new keys)' : k.configured ? '' : ' (not in SVC_DATA_KEYS)';
+    lines.push(`  ${k.id}${role}: wraps ${k.stream_keys} stream keys`);
+  }
+  if (s.data_keys.webhook_secrets_sealed_by_initial > 0) {
+    lines.push(`  initial also seals ${s.data_keys.webhook_secrets_sealed_by_initial} webhook signing secrets (until rekey)`);
+  }
   return lines.join('\n');
 }
 

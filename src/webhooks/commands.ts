@@ -2,11 +2,11 @@ import { ulid } from 'ulid';
 import type { OwnerPrincipal } from '../auth/principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { afterEvents, recordVerification, register, rotate, type WebhookState } from './endpoint.js';
+import { afterEvents, recordVerification, register, reseal, rotate, type WebhookState } from './endpoint.js';
 import { SECRET_CREATED } from './endpointEvents.js';
 import { endPendingDeliveries } from './queue.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
-import { newSigningSecret, openSecret, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
+import { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
 import * as sql from './sql.js';
 import { appendWebhookEvents, loadWebhook } from './streams.js';
 import { sendChallenge, type VerificationFailure } from './verification.js';
@@ -28,10 +28,10 @@ export async function registerEndpoint(
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null } | QuotaRefusal> {
   const { workspaceId } = principal;
   const secret = newSigningSecret();
-  const sealed = sealSecret(ctx.deploymentKey, secret);
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
     const state = await loadWebhook(uow, workspaceId);
+    const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
     const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
     const refused = events.length > 0 ? await spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
     if (refused) return refused;
@@ -49,12 +49,12 @@ export async function rotateSecret(
 ): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
   const secret = newSigningSecret();
-  const sealed = sealSecret(ctx.deploymentKey, secret);
   return ctx.store.command(async (uow) => {
     const state = await loadWebhook(uow, workspaceId);
     if (!state.endpoint) return undefined;
     const refused = await spendQuota(uow, ctx, principal, 'webhook_change');
     if (refused) return refused;
+    const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
     const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
     await appendWebhookEvents(uow, workspaceId, state, events);
     const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
@@ -78,7 +78,7 @@ export async function verifyEndpoint(
   const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
   if (refused) return refused;
   const endpointId = state.endpoint.id;
-  const secrets = secretsInForce(state.secrets, ctx.clock.now()).map((s) => openSecret(ctx.deploymentKey, s));
+  const secrets = await openSecrets(ctx, ctx.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
   const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
@@ -88,6 +88,26 @@ export async function verifyEndpoint(
     if (events.length === 0) return { failure: 'endpoint_replaced' as const };
     await appendWebhookEvents(uow, workspaceId, current, events);
     return { endpoint: currentEndpointBody(afterEvents(current, events), now) };
+  });
+}
+
+/**
+ * Seals every secret of the workspace still sealed with the deployment data key `initial` again,
+ * with the workspace's webhook stream's key, for `rekey`: afterwards a rotation covers them, and
+ * `initial` can go. Returns how many it sealed again.
+ */
+export async function resealSecrets(ctx: ServiceContext, workspaceId: string): Promise<number> {
+  return ctx.store.command(async (uow) => {
+    const state = await loadWebhook(uow, workspaceId);
+    const initial = state.secrets.filter((s) => s.sealedBy === 'initial');
+    if (initial.length === 0) return 0;
+    const secrets = [];
+    for (const opened of await openSecrets(ctx, uow, workspaceId, initial)) {
+      secrets.push({ kid: opened.kid, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, opened) });
+    }
+    const events = reseal(state, { workspaceId, at: ctx.clock.now(), secrets });
+    await appendWebhookEvents(uow, workspaceId, state, events);
+    return events.length;
   });
 }
 

@@ -11,7 +11,7 @@ import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
 import { DELIVERY_ATTEMPTED } from './deliveryEvents.js';
 import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from './retryPolicy.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
-import { openSecret, secretsInForce, type SigningSecret } from './secrets.js';
+import { openSecrets, secretsInForce, type SigningSecret } from './secrets.js';
 import { signatureHeaders } from './signing.js';
 import * as sql from './sql.js';
 import { appendDeliveryEvents, loadDelivery } from './streams.js';
@@ -196,7 +196,7 @@ export class DeliveryDispatcher {
   /** The workspace's secrets in force, opened; undefined when they cannot be. */
   private async secretsOf(workspaceId: string, now: Date): Promise<SigningSecret[] | undefined> {
     try {
-      return secretsInForce(await storedSecrets(this.ctx.pool, workspaceId), now).map((s) => openSecret(this.ctx.deploymentKey, s));
+      return await openSecrets(this.ctx, this.ctx.pool, workspaceId, secretsInForce(await storedSecrets(this.ctx.pool, workspaceId), now));
     } catch (error) {
       this.ctx.log.warn({ err: error, workspace: workspaceId }, 'webhook signing secrets cannot be opened');
       return undefined;

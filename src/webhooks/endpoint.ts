@@ -1,4 +1,4 @@
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, type WebhookEvent } from './endpointEvents.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type WebhookEvent } from './endpointEvents.js';
 import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
@@ -40,8 +40,11 @@ export function evolve(state: WebhookState, event: WebhookEvent, version: number
       return { ...state, version, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
     case SECRET_CREATED: {
       const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
-      return { ...state, version, secrets: [...retired, { kid: event.kid, sealed: event.sealed_secret, createdAt: event.at, retireAt: null }] };
+      const sealed = event.sealed === undefined ? { sealed: event.sealed_secret!, sealedBy: 'initial' as const } : { sealed: event.sealed, sealedBy: 'stream' as const };
+      return { ...state, version, secrets: [...retired, { kid: event.kid, ...sealed, createdAt: event.at, retireAt: null }] };
     }
+    case SECRET_RESEALED:
+      return { ...state, version, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
   }
 }
 
@@ -71,7 +74,7 @@ export function register(
     },
   ];
   if (state.secrets.length === 0) {
-    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, sealed_secret: command.secret.sealed, retires: null });
+    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires: null });
   }
   return events;
 }
@@ -94,6 +97,14 @@ export function rotate(
   const current = state.secrets.filter((s) => s.retireAt === null).at(-1);
   const retires = current ? { kid: current.kid, retire_at: new Date(command.at.getTime() + ROTATION_OVERLAP_MS).toISOString() } : null;
   return [
-    { type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, sealed_secret: command.secret.sealed, retires },
+    { type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires },
   ];
+}
+
+/** Each given secret that is still sealed with data key `initial` is sealed again, as given, with the stream's key. */
+export function reseal(state: WebhookState, command: { workspaceId: string; at: Date; secrets: ReadonlyArray<{ kid: string; sealed: string }> }): WebhookEvent[] {
+  const initial = new Set(state.secrets.filter((s) => s.sealedBy === 'initial').map((s) => s.kid));
+  return command.secrets
+    .filter((s) => initial.has(s.kid))
+    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, sealed: s.sealed }));
 }

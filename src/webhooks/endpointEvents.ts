@@ -1,13 +1,15 @@
 /**
  * The events of a workspace's webhook stream (`webhook-<workspace id>`): its endpoint, each
- * verification and each signing secret. Secrets travel sealed with the deployment data key.
+ * verification and each signing secret. Secrets travel sealed with the stream's data key; those
+ * created before were sealed with the deployment data key `initial`, until sealed again.
  */
 
 export const ENDPOINT_REGISTERED = 'webhook.endpoint_registered';
 export const ENDPOINT_VERIFIED = 'webhook.endpoint_verified';
 export const SECRET_CREATED = 'webhook.secret_created';
+export const SECRET_RESEALED = 'webhook.secret_resealed';
 
-export const WEBHOOK_EVENT_TYPES = [ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED] as const;
+export const WEBHOOK_EVENT_TYPES = [ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED] as const;
 
 export interface EndpointRegistered {
   type: typeof ENDPOINT_REGISTERED;
@@ -31,11 +33,23 @@ export interface SecretCreated {
   at: string;
   workspace_id: string;
   kid: string;
-  sealed_secret: string;
+  /** The secret, sealed with the stream's data key. */
+  sealed?: string;
+  /** Instead of `sealed`, in a secret created before: sealed with the deployment data key `initial`. */
+  sealed_secret?: string;
   /** A rotation: the secret that was newest until now keeps signing until retire_at. */
   retires: { kid: string; retire_at: string } | null;
 }
 
-export type WebhookEvent = EndpointRegistered | EndpointVerified | SecretCreated;
+/** A secret sealed with data key `initial`, sealed again with the stream's data key (`rekey`): its value is the same. */
+export interface SecretResealed {
+  type: typeof SECRET_RESEALED;
+  at: string;
+  workspace_id: string;
+  kid: string;
+  sealed: string;
+}
+
+export type WebhookEvent = EndpointRegistered | EndpointVerified | SecretCreated | SecretResealed;
 
 export const webhookStreamId = (workspaceId: string): string => `webhook-${workspaceId}`;

@@ -1,5 +1,5 @@
 import type { Projection, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './endpointEvents.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './endpointEvents.js';
 import * as sql from './sql.js';
 import { asEvent } from './streams.js';
 
@@ -24,7 +24,10 @@ async function applyOne(uow: UnitOfWork, event: WebhookEvent): Promise<void> {
       return;
     case SECRET_CREATED:
       if (event.retires) await uow.query(sql.SECRET_RETIRE, [event.retires.kid, event.retires.retire_at]);
-      await uow.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed_secret, event.at]);
+      await uow.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed ?? event.sealed_secret, event.sealed === undefined ? 'initial' : 'stream', event.at]);
+      return;
+    case SECRET_RESEALED:
+      await uow.query(sql.SECRET_RESEAL, [event.kid, event.sealed]);
       return;
   }
 }

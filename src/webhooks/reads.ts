@@ -17,6 +17,19 @@ export async function currentEndpoint(db: Reader, workspaceId: string, lock?: 's
 
 /** Every signing secret of the workspace, sealed, newest first. */
 export async function storedSecrets(db: Reader, workspaceId: string): Promise<StoredSecret[]> {
-  const { rows } = await db.query<{ kid: string; sealed_secret: string; created_at: Date; retire_at: Date | null }>(sql.SECRETS, [workspaceId]);
-  return rows.map((r) => ({ kid: r.kid, sealed: r.sealed_secret, createdAt: r.created_at.toISOString(), retireAt: r.retire_at?.toISOString() ?? null }));
+  const { rows } = await db.query<{ kid: string; sealed_secret: string; sealed_by: 'stream' | 'initial'; created_at: Date; retire_at: Date | null }>(sql.SECRETS, [
+    workspaceId,
+  ]);
+  return rows.map((r) => ({ kid: r.kid, sealed: r.sealed_secret, sealedBy: r.sealed_by, createdAt: r.created_at.toISOString(), retireAt: r.retire_at?.toISOString() ?? null }));
+}
+
+/** Up to `limit` secrets still sealed with data key `initial`, after the secret `afterKid`, in kid order, with their workspace. */
+export async function secretsSealedByInitial(db: Reader, afterKid: string, limit: number): Promise<Array<{ kid: string; workspaceId: string }>> {
+  const { rows } = await db.query<{ kid: string; workspace_id: string }>(sql.SECRETS_SEALED_BY_INITIAL, [afterKid, limit]);
+  return rows.map((r) => ({ kid: r.kid, workspaceId: r.workspace_id }));
+}
+
+/** How many secrets are still sealed with data key `initial` (none once `rekey` has run). */
+export async function countSecretsSealedByInitial(db: Reader): Promise<number> {
+  return (await db.query<{ n: number }>(sql.SECRETS_SEALED_BY_INITIAL_COUNT)).rows[0]!.n;
 }

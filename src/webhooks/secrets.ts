@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
-import type { DeploymentKey } from '../../eventstore/index.js';
+import type { DeploymentKey, Reader, StreamKeys, UnitOfWork } from '../../eventstore/index.js';
+import { webhookStreamId } from './endpointEvents.js';
 
 /**
- * Signing secrets: `whsec_` + base64 of 32 random bytes, shown once,
- * kept only sealed with the deployment data key. The key ID names the secret in headers and lists.
+ * Signing secrets: `whsec_` + base64 of 32 random bytes, shown once, kept only sealed with the
+ * workspace's webhook stream's data key (itself wrapped by the deployment data key, so a rotation
+ * of that key covers them). The key ID names the secret in headers and lists.
  */
 
 export interface SigningSecret {
@@ -16,6 +18,8 @@ export interface SigningSecret {
 export interface StoredSecret {
   kid: string;
   sealed: string;
+  /** `initial`: sealed directly with the deployment data key `initial`, as secrets were before they went under the stream's key. */
+  sealedBy: 'stream' | 'initial';
   createdAt: string;
   retireAt: string | null;
 }
@@ -26,14 +30,26 @@ export function newSigningSecret(): SigningSecret {
   return { kid: `wk_${ulid()}`, secret: `whsec_${randomBytes(32).toString('base64')}` };
 }
 
-const sealContext = (kid: string): string => `webhook-secret:${kid}`;
+/** Sealed with the webhook stream's data key (made on the stream's first secret), its kid inside: it opens as no other secret. */
+export const sealSecret = (streamKeys: StreamKeys, uow: UnitOfWork, workspaceId: string, secret: SigningSecret): Promise<string> =>
+  streamKeys.seal(uow, webhookStreamId(workspaceId), secret);
 
-export const sealSecret = (key: DeploymentKey, secret: SigningSecret): string => key.seal(secret.secret, sealContext(secret.kid));
+/** The keys secrets are sealed with: the stream keys, and the deployment key for those sealed with `initial`. */
+export interface SecretKeys {
+  streamKeys: StreamKeys;
+  deploymentKey: DeploymentKey;
+}
 
-export const openSecret = (key: DeploymentKey, stored: StoredSecret): SigningSecret => ({
-  kid: stored.kid,
-  secret: key.open(stored.sealed, sealContext(stored.kid)),
-});
+/** The workspace's stored secrets, opened. */
+export async function openSecrets(keys: SecretKeys, db: Reader, workspaceId: string, stored: readonly StoredSecret[]): Promise<SigningSecret[]> {
+  const open = stored.some((s) => s.sealedBy === 'stream') ? await keys.streamKeys.opener(db, webhookStreamId(workspaceId)) : undefined;
+  return stored.map((s) => {
+    if (s.sealedBy === 'initial') return { kid: s.kid, secret: keys.deploymentKey.openInitial(s.sealed, `webhook-secret:${s.kid}`) };
+    const opened = open!(s.sealed) as Partial<SigningSecret>;
+    if (opened.kid !== s.kid || typeof opened.secret !== 'string') throw new Error(`the sealed value of signing secret ${s.kid} is not that secret`);
+    return { kid: s.kid, secret: opened.secret };
+  });
+}
 
 /** The secrets that sign at this instant, newest first: one, or two during a rotation's overlap. */
 export function secretsInForce<T extends StoredSecret>(secrets: readonly T[], at: Date): T[] {

@@ -17,7 +17,9 @@ UPDATE webhook_endpoints SET verified_at = $2, verification_expires_at = $3 WHER
 export const SECRET_RETIRE = `UPDATE webhook_secrets SET retire_at = $2 WHERE kid = $1`;
 
 export const SECRET_INSERT = `
-INSERT INTO webhook_secrets (kid, workspace_id, sealed_secret, created_at) VALUES ($1, $2, $3, $4)`;
+INSERT INTO webhook_secrets (kid, workspace_id, sealed_secret, sealed_by, created_at) VALUES ($1, $2, $3, $4, $5)`;
+
+export const SECRET_RESEAL = `UPDATE webhook_secrets SET sealed_secret = $2, sealed_by = 'stream' WHERE kid = $1`;
 
 // The delivery projection: the whole folded state of a job, written after each of its events. The
 // lease columns are the dispatchers' own: never written here.
@@ -43,8 +45,14 @@ SELECT endpoint_id, url, created_at, verified_at, verification_expires_at
 export const CURRENT_ENDPOINT_SHARED = `${CURRENT_ENDPOINT} FOR SHARE`;
 
 export const SECRETS = `
-SELECT kid, sealed_secret, created_at, retire_at FROM webhook_secrets WHERE workspace_id = $1
+SELECT kid, sealed_secret, sealed_by, created_at, retire_at FROM webhook_secrets WHERE workspace_id = $1
  ORDER BY created_at DESC, kid DESC`;
+
+/** Secrets still sealed with data key `initial`, after kid $1, through their partial index. */
+export const SECRETS_SEALED_BY_INITIAL = `
+SELECT kid, workspace_id FROM webhook_secrets WHERE sealed_by = 'initial' AND kid > $1 ORDER BY kid LIMIT $2`;
+
+export const SECRETS_SEALED_BY_INITIAL_COUNT = `SELECT count(*)::integer AS n FROM webhook_secrets WHERE sealed_by = 'initial'`;
 
 export const DELIVERY_COUNTS = `
 SELECT count(*) FILTER (WHERE status = 'pending')::integer   AS pending,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  DataKeyUnavailable,
   DeploymentKey,
   ERASED,
   StreamKeyDestroyed,
@@ -13,7 +14,7 @@ import { useTestDatabase } from '../support/lifecycle.js';
 import { storeOf } from '../support/store.js';
 
 const db = useTestDatabase();
-const keys = new StreamKeys(new DeploymentKey(randomBytes(32)));
+const keys = new StreamKeys(new DeploymentKey([{ id: 'k1', key: randomBytes(32) }]));
 
 /** Appends one event whose content is sealed with the stream's key, as Sessions store content. */
 async function appendSealed(streamId: string, expectedVersion: number, content: unknown): Promise<void> {
@@ -75,8 +76,19 @@ describe('StreamKeys', () => {
 
   it('cannot be opened under another deployment key', async () => {
     await appendSealed('ses_h', 0, { x: 1 });
-    const stranger = new StreamKeys(new DeploymentKey(randomBytes(32)));
+    const stranger = new StreamKeys(new DeploymentKey([{ id: 'k1', key: randomBytes(32) }]));
     await expect(stranger.opener(db.pool, 'ses_h')).rejects.toThrow();
+  });
+
+  it('records which data key wrapped a stream key, and without that key refuses as unavailable, naming it', async () => {
+    await appendSealed('ses_i', 0, { x: 1 });
+    const { rows } = await db.pool.query('SELECT key_id FROM stream_keys WHERE stream_id = $1', ['ses_i']);
+    expect(rows).toEqual([{ key_id: 'k1' }]);
+    const without = new StreamKeys(new DeploymentKey([{ id: 'k2', key: randomBytes(32) }]));
+    const refusal = await without.opener(db.pool, 'ses_i').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(DataKeyUnavailable);
+    expect((refusal as DataKeyUnavailable).keyId).toBe('k1');
+    expect((refusal as Error).message).toBe('deployment data key k1 is not configured (SVC_DATA_KEYS)');
   });
 });
 

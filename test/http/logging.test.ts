@@ -41,7 +41,7 @@ it('never writes a credential, a capability token or a configured secret to the 
   expect(log).toContain('failed after logging');
 
   const receiptKey = JSON.parse(config.receiptKeys!).keys[0].d as string;
-  const secrets = [config.ownerKey!, developerKey, token, signInToken, config.dataKey!, receiptKey, 'smtp-password-secret', 'database-password-secret'];
+  const secrets = [config.ownerKey!, developerKey, token, signInToken, config.dataKeys!.split(':')[1]!, receiptKey, 'smtp-password-secret', 'database-password-secret'];
   for (const secret of secrets) {
     expect(log).not.toContain(secret);
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { dataKeysOf, loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { errorCodeOf, formBody, PAGE_FORM_HEADERS } from '../human/form-post.js';
@@ -31,7 +31,7 @@ let answered: { id: string; token: string; etag: string; eventId: string };
 
 beforeAll(async () => {
   keyed = await startTestApp(db, { clock, config: { ownerKey } });
-  keyless = await startTestApp(db, { clock, config: { ownerKey, production: true, dataKey: undefined, webhookTestEgress: 'loopback' } });
+  keyless = await startTestApp(db, { clock, config: { ownerKey, production: true, dataKeys: undefined, webhookTestEgress: 'loopback' } });
   const session = await createSession(keyed);
   const body = formBody(interactive() as InteractiveInteraction, { clientEventId: 'data-key-answer-0001', revision: 1, actionId: 'approve', data: { amount: 10 } });
   const posted = await keyed.app.inject({ method: 'POST', url: `/s/${session.token}`, headers: PAGE_FORM_HEADERS, payload: body });
@@ -63,14 +63,47 @@ describe('a malformed SVC_DATA_KEY is a configuration error', () => {
     ['base64 of 32 bytes with + and /', Buffer.alloc(32, 0xfb).toString('base64')],
   ])('%s', (_name, value) => {
     expect(() => loadConfig({ SVC_DATA_KEY: value })).toThrow(/^SVC_DATA_KEY must be exactly 32 random bytes in base64url/);
+    expect(() => loadConfig({ SVC_DATA_KEYS: `k1:${value}` })).toThrow(/^SVC_DATA_KEYS must be id:key pairs .*; entry 1 is not$/);
     // The composition root refuses it too, whoever built the configuration.
-    expect(() => createContext({ ...keyed.ctx, config: testConfig({ dataKey: value }) })).toThrow(/^SVC_DATA_KEY/);
+    expect(() => createContext({ ...keyed.ctx, config: testConfig({ dataKeys: `k1:${value}` }) })).toThrow(/^SVC_DATA_KEYS/);
   });
 
-  it('accepts 32 bytes in base64url, with or without padding', () => {
+  it('accepts 32 bytes in base64url, with or without padding: the list of one key, initial', () => {
     const key = randomBytes(32);
-    expect(loadConfig({ SVC_DATA_KEY: key.toString('base64url') }).dataKey).toBe(key.toString('base64url'));
+    expect(loadConfig({ SVC_DATA_KEY: key.toString('base64url') }).dataKeys).toBe(`initial:${key.toString('base64url')}`);
     expect(() => loadConfig({ SVC_DATA_KEY: `${key.toString('base64url')}=` })).not.toThrow();
+  });
+});
+
+describe('SVC_DATA_KEYS', () => {
+  const key = (): string => randomBytes(32).toString('base64url');
+
+  it('is a list of id:key pairs, the first the wrapping key', () => {
+    const [a, b] = [key(), key()];
+    const config = loadConfig({ SVC_DATA_KEYS: `2026-11.k2:${a}, initial:${b}` });
+    expect(dataKeysOf(config).map((k) => [k.id, k.key.toString('base64url')])).toEqual([
+      ['2026-11.k2', a],
+      ['initial', b],
+    ]);
+  });
+
+  it.each([
+    ['an entry without an id', () => `${key()}`, /entry 1 is not$/],
+    ['an empty entry', () => `k1:${key()},`, /entry 2 is not$/],
+    ['an id with a space', () => `k 1:${key()}`, /entry 1 is not$/],
+    ['a key of 31 bytes', () => `k1:${key()},k2:${randomBytes(31).toString('base64url')}`, /entry 2 is not$/],
+    ['an id twice', () => `k1:${key()},k1:${key()}`, /^SVC_DATA_KEYS: entries 1 and 2 both have the id k1$/],
+  ])('refuses %s', (_name, value, message) => {
+    expect(() => loadConfig({ SVC_DATA_KEYS: value() })).toThrow(message);
+  });
+
+  it('refuses one key under two ids, without quoting it', () => {
+    const same = key();
+    expect(() => loadConfig({ SVC_DATA_KEYS: `k1:${same},k2:${same}` })).toThrow(/^SVC_DATA_KEYS: entries 1 and 2 hold the same key$/);
+  });
+
+  it('refuses SVC_DATA_KEY beside it', () => {
+    expect(() => loadConfig({ SVC_DATA_KEYS: `k1:${key()}`, SVC_DATA_KEY: key() })).toThrow(/^set SVC_DATA_KEYS or SVC_DATA_KEY, not both/);
   });
 });
 

@@ -40,7 +40,7 @@ const ENV: Record<string, string> = {
   SVC_DOMAIN: 'handoff.example.test',
   POSTGRES_PASSWORD: 'pg-password',
   SVC_OWNER_KEY: `svc_owner_${'k'.repeat(40)}`,
-  SVC_DATA_KEY: Buffer.alloc(32, 7).toString('base64url'),
+  SVC_DATA_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64url')}`,
   SVC_RECEIPT_KEYS: receiptKeySet(['deploy-1']),
   SVC_METRICS_TOKEN: `svc_metrics_${'m'.repeat(32)}`,
   SVC_SMTP_URL: 'smtp://mail.example.test:587',
@@ -141,9 +141,9 @@ describe('docker-compose.yml', () => {
       expect(config.production, role).toBe(true);
       expect(config.publicOrigin, role).toBe(`https://${ENV.SVC_DOMAIN}`);
       expect(config.databaseUrl, role).toBe(`postgres://svc:${ENV.POSTGRES_PASSWORD}@postgres:5432/svc`);
-      expect([config.ownerKey, config.dataKey, config.receiptKeys, config.metricsToken], role).toEqual([
+      expect([config.ownerKey, config.dataKeys, config.receiptKeys, config.metricsToken], role).toEqual([
         ENV.SVC_OWNER_KEY,
-        ENV.SVC_DATA_KEY,
+        ENV.SVC_DATA_KEYS,
         ENV.SVC_RECEIPT_KEYS,
         ENV.SVC_METRICS_TOKEN,
       ]);

@@ -45,12 +45,14 @@ describe('status', () => {
     expect(result.code, result.stderr).toBe(0);
     const status = JSON.parse(result.stdout) as Record<string, unknown>;
     const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
+    const { rows: keys } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM stream_keys WHERE wrapped_key IS NOT NULL');
     expect(status).toEqual({
       projections: [{ name: 'purge_schedule', position: expect.any(Number), behind: expect.any(Number) }],
       deliveries: { pending: 1, failed: 0, oldest_pending_age_s: expect.any(Number) },
       purge: { due: 0, overdue: 0 },
       checkpoint: { age_s: expect.any(Number) },
       migrations: { applied: rows[0]!.n, pending: 0 },
+      data_keys: { keys: [{ id: 'initial', stream_keys: keys[0]!.n, configured: true, wraps_new_keys: true }], webhook_secrets_sealed_by_initial: 0 },
     });
     // The service answers all along.
     expect((await fetch(`${service.baseUrl}/v1/sessions/${sessionId}`, { headers: owner(t) })).status).toBe(200);
@@ -64,6 +66,7 @@ describe('status', () => {
     expect(result.stdout).toMatch(/^purge: 0 due, 0 overdue$/m);
     expect(result.stdout).toMatch(/^checkpoint: \d+ s old$/m);
     expect(result.stdout).toMatch(/^migrations: \d+ applied, 0 pending$/m);
+    expect(result.stdout).toMatch(/^data keys:\n {2}initial \(wraps new keys\): wraps \d+ stream keys$/m);
     const refused = await runCli(['status', '--yaml'], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('usage:');

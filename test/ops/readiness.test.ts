@@ -84,7 +84,7 @@ describe('GET /health/ready', () => {
         }),
       },
     ],
-    ['data key missing', { dataKey: undefined }],
+    ['data key missing', { dataKeys: undefined }],
     ['git_sha missing', build({ gitSha: undefined })],
     ['git_sha not lower-case hex', build({ gitSha: 'A'.repeat(40) })],
     ['git_sha too short', build({ gitSha: 'a'.repeat(39) })],

@@ -41,6 +41,9 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
   await wakeups.start();
   const clock = options.clock ?? new ManualClock(new Date());
   const ctx = createContext({ config, pool: db.pool, clock, log, wakeups });
+  // As the service does at start (src/service.ts): digests need their key. A database not
+  // migrated, or not there, has none to load: readiness tries again.
+  await ctx.deploymentKey.loadDigestKey(db.pool).catch(() => undefined);
   const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? [])], options.http);
   if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();

@@ -7,6 +7,12 @@ export function receiptKeySet(kids: string[]): string {
   });
 }
 
+/**
+ * The deployment data key of every configuration of a test process, as one deployment has one:
+ * apps started over the same database open each other's stream keys and share one digest key.
+ */
+export const TEST_DATA_KEYS = `initial:${randomBytes(32).toString('base64url')}`;
+
 /** A complete, ready configuration; each test overrides what it is about. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -20,7 +26,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicOrigin: 'http://127.0.0.1:8080',
     ownerKey: `svc_owner_${randomBytes(32).toString('base64url')}`,
     receiptKeys: receiptKeySet(['test-1']),
-    dataKey: randomBytes(32).toString('base64url'),
+    dataKeys: TEST_DATA_KEYS,
     smtpUrl: undefined,
     mailFrom: undefined,
     trial: true,

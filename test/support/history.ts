@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { DeploymentKey, type StreamKeys } from '../../eventstore/index.js';
+import { sealWith, type DeploymentKey, type StreamKeys } from '../../eventstore/index.js';
 
 /**
  * A large store written straight into the tables, cloned from a small one the real service made:
@@ -281,9 +281,9 @@ async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: 
     list.push({ version: event.stream_version, plaintext: JSON.stringify(open(event.sealed)) });
     secrets.set(event.stream_id, list);
   }
-  // Stream content is sealed as the deployment key seals: AES-GCM, the stream id as its context.
+  // Stream content is sealed as a stream key seals: AES-GCM, the stream id as its context. The
+  // template's key rows name the data key that wraps them, which wraps the clones' keys too.
   const streamKey = randomBytes(32);
-  const sealer = new DeploymentKey(streamKey);
   const BATCH = 2_000;
   for (let first = 1; first <= full; first += BATCH) {
     const keys: [string[], Buffer[]] = [[], []];
@@ -292,11 +292,11 @@ async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: 
       for (const [template, versions] of secrets) {
         const id = cloneOf(template, n);
         keys[0].push(id);
-        keys[1].push(deploymentKey.wrap(streamKey, id));
+        keys[1].push(deploymentKey.wrap(streamKey, id).wrapped);
         for (const { version, plaintext } of versions) {
           sealed[0].push(id);
           sealed[1].push(version);
-          sealed[2].push(sealer.seal(plaintext, id));
+          sealed[2].push(sealWith(streamKey, Buffer.from(plaintext, 'utf8'), id));
         }
       }
     }

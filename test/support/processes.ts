@@ -33,7 +33,7 @@ export function serviceEnv(config: Config, databaseUrl: string, port: number): R
     SVC_PUBLIC_ORIGIN: config.publicOrigin,
     SVC_OWNER_KEY: config.ownerKey ?? '',
     SVC_RECEIPT_KEYS: config.receiptKeys ?? '',
-    SVC_DATA_KEY: config.dataKey ?? '',
+    SVC_DATA_KEYS: config.dataKeys ?? '',
     SVC_METRICS_TOKEN: config.metricsToken ?? '',
     SVC_GIT_SHA: config.build.gitSha ?? '',
     SVC_BUILD_ID: config.build.buildId ?? '',

@@ -88,7 +88,7 @@ describe('PUT /v1/webhook', () => {
   });
 
   it('answers 503 while the data-encryption key is not configured', async () => {
-    w = await startWebhookTest({ webhookTestEgress: 'loopback', dataKey: undefined });
+    w = await startWebhookTest({ webhookTestEgress: 'loopback', dataKeys: undefined });
     for (const res of [await put(receiver.url), await rotate(), await verify()]) expectError(res, 503, 'SERVICE_UNAVAILABLE');
   });
 });
