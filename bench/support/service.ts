@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { AsyncProjector } from '../../projections/index.js';
 import { systemClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import { asyncProjections } from '../../src/projections.js';
+import { asyncProjections } from '../../src/capabilities.js';
 import { PurgeWorker } from '../../src/purge/index.js';
 import type { ServiceContext } from '../../src/serviceContext.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';

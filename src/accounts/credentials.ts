@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { newUlid } from '../../eventstore/index.js';
-import { sha256Hex } from '../receipts/canonical.js';
+import { sha256Hex } from '../receipts/index.js';
 
 /**
  * The secrets of developer accounts and the ids they are stored under. Every secret is 256 random

@@ -1,5 +1,5 @@
 import { StreamVersionConflict, type Reader } from '../../eventstore/index.js';
-import type { CredentialResolver, SessionOfWorkspace } from '../auth/owner.js';
+import type { CredentialResolver, SessionOfWorkspace } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isDeveloperKey, secretHash } from './credentials.js';
 import { keyUseDue } from './decide.js';

@@ -10,7 +10,7 @@ import {
   type UnitOfWork,
 } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { canonicalJson } from '../receipts/canonical.js';
+import { canonicalJson } from '../receipts/index.js';
 import * as sql from './sql.js';
 
 /**

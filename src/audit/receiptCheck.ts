@@ -1,6 +1,6 @@
 import type { ExportedEvent, JsonObject, LinkProblem } from '../../eventstore/index.js';
-import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
-import type { ReceiptClaims } from '../receipts/claims.js';
+import { canonicalJson, sha256Hex } from '../receipts/index.js';
+import type { ReceiptClaims } from '../receipts/index.js';
 import { RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_CREATED } from '../sessions/index.js';
 import type { Verified } from './keySet.js';
 

@@ -5,14 +5,23 @@ import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
-import { errorEnvelopeSchema, toApiError } from './errors.js';
+import { errorEnvelopeSchema } from './errors.js';
+import { toApiError } from './faults.js';
 import { edgeHeaders } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
-import { JSON_CACHE_CONTROL, notFound, sendRefusal } from './refusals.js';
+import { assembleRefusals, type RefusalAnswer } from './refusal.js';
+import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
-export type Capability = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
+export type Routes = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
+
+/** What the edge takes of a capability (src/capability.ts): its routes, its refusals, its own error pages. */
+export interface EdgePart {
+  routes?: Routes;
+  refusals?: Readonly<Record<string, RefusalAnswer<never>>>;
+  errorPages?: ErrorPages;
+}
 
 export interface AppOptions {
   /** Tests shorten them to see a slow client cut off. */
@@ -35,7 +44,9 @@ function validatedPart(request: FastifyRequest, error: FastifyError): unknown {
   }
 }
 
-export async function buildApp(ctx: ServiceContext, capabilities: readonly Capability[], options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], options: AppOptions = {}): Promise<FastifyInstance> {
+  assembleRefusals(parts.map((part) => part.refusals ?? {}));
+  const write = refusalWriter(parts.flatMap((part) => part.errorPages ?? []));
   const timeouts = options.timeouts ?? HTTP_LIMITS;
   const headers = edgeHeaders(ctx.config.publicOrigin);
   const { trustProxy } = ctx.config;
@@ -60,10 +71,10 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
       requireHostHeader: false,
     },
     // A URL fastify cannot route (a malformed % escape, a segment too long) is refused in the envelope.
-    frameworkErrors: (error, request, reply) => void sendRefusal(reply.headers(headers(request.id)), toApiError(error)),
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, headers),
+    frameworkErrors: (error, request, reply) => void sendRefusal(reply.headers(headers(request.id)), toApiError(error), write),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, headers, write),
   });
-  answerOutsideRoutes(app.server, headers);
+  answerOutsideRoutes(app.server, headers, write);
 
   app.addSchema(errorEnvelopeSchema);
 
@@ -129,11 +140,11 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     const refusal = toApiError(error, validatedPart(request, error));
     if (isDatabaseUnreachable(error)) outage.report(error);
     else if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
-    void sendRefusal(reply, refusal);
+    void sendRefusal(reply, refusal, write);
   });
 
-  app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound()));
+  app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound(), write));
 
-  for (const capability of capabilities) await app.register(async (scope) => capability(scope, ctx));
+  for (const { routes } of parts) if (routes) await app.register(async (scope) => routes(scope, ctx));
   return app;
 }

@@ -1,9 +1,9 @@
 import { newEventId } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
-import { buildReceiptClaims } from '../receipts/claims.js';
-import { signReceipt } from '../receipts/sign.js';
+import { canonicalJson, sha256Hex } from '../receipts/index.js';
+import { buildReceiptClaims } from '../receipts/index.js';
+import { signReceipt } from '../receipts/index.js';
 import {
   appendSession,
   currentRevision,
@@ -16,10 +16,10 @@ import {
   type AnswerRefusal,
   type SessionState,
 } from '../sessions/index.js';
-import type { InteractiveInteraction } from '../sessions/interaction.js';
-import type { Endpoint } from '../webhooks/endpoint.js';
-import { mayReceive, queueDelivery } from '../webhooks/queue.js';
-import { endpointOfRow } from '../webhooks/views.js';
+import type { InteractiveInteraction } from '../sessions/index.js';
+import type { Endpoint } from '../webhooks/index.js';
+import { mayReceive, queueDelivery } from '../webhooks/index.js';
+import { endpointOfRow } from '../webhooks/index.js';
 import { convertSubmission, safeDraft, type FieldErrors, type Submission, type TypedData } from './form.js';
 import type { AcceptedView } from './render/accepted.js';
 import { SUBMISSION_READ } from './sql.js';

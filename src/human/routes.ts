@@ -2,12 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
 import { acceptFormBodies } from '../http/bodies.js';
-import { ApiError, refusalError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
+import { currentInteraction, currentRevision, findSessionByLink, loadSession, SESSION_REFUSALS, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type Submission } from './form.js';
 import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { FORM_REFUSALS } from './refusals.js';
 import { STYLESHEET_PATH } from './render/layout.js';
 import { completedPage, confirmationPage, displayPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
 
@@ -75,8 +76,8 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, strin
         }),
       ];
     case 'refused':
-      // The root error handler renders a refusal on /s/ as the error page (or the not-found page).
-      throw refusalError(outcome.refusal);
+      // Every refusal on /s/ is written as the error page (or the not-found page): errorPages.ts.
+      throw refusalError(SESSION_REFUSALS, outcome.refusal);
   }
 }
 
@@ -84,7 +85,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
   const stylesheet = await readFile(new URL('./assets/human.css', import.meta.url), 'utf8');
 
   // Inside this scope the only body is the page's form, in UTF-8; any other content type is 415.
-  // Refusals are the error page: the root error handler answers HTML on every path of the link.
+  // Refusals are the error page on every path of the link (errorPages.ts).
   acceptFormBodies(app);
 
   app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) => {
@@ -103,13 +104,13 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     if (!sameOrigin(request, ctx.config.publicOrigin)) {
-      throw refusalError({ refused: 'not_same_origin' });
+      throw refusalError(FORM_REFUSALS, { refused: 'not_same_origin' });
     }
     const { token } = request.params;
     if (!TOKEN.test(token)) return sendPage(reply, 404, NOT_FOUND_PAGE);
     let submission: Submission;
     try {
-      if (typeof request.body !== 'string') throw new ApiError(415, 'INVALID_SCHEMA', 'The form must be sent as application/x-www-form-urlencoded.');
+      if (typeof request.body !== 'string') throw refusalError(FORM_REFUSALS, { refused: 'form_not_urlencoded' });
       submission = parseSubmission(request.body);
     } catch (error) {
       // A link that opens nothing is the not-found page, whatever came with it. A live one is

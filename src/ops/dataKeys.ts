@@ -1,6 +1,6 @@
 import { INITIAL_KEY_ID, keysInUse, keysWrappedBy } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/reads.js';
+import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/index.js';
 
 /**
  * What the stored keys need of SVC_DATA_KEYS: every data key that still wraps a stream key (or, for

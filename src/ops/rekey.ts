@@ -1,8 +1,8 @@
 import { INITIAL_KEY_ID, keysInUse, keysWrappedBy, rewrapBatch } from '../../eventstore/index.js';
 import { CommandRefused, UsageError } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { resealSecrets } from '../webhooks/commands.js';
-import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/reads.js';
+import { resealSecrets } from '../webhooks/index.js';
+import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/index.js';
 import { ProgressReporter } from './progress.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { appendPurged, type SessionPurged } from '../sessions/index.js';
-import { endSessionDeliveries } from '../webhooks/queue.js';
+import { endSessionDeliveries } from '../webhooks/index.js';
 import { decidePurge, type PurgeCommand, type PurgeRefusal } from './decide.js';
 import { foldLifetime } from './lifetime.js';
 import * as sql from './sql.js';

@@ -1,5 +1,5 @@
 import type { JsonObject, UnitOfWork } from '../../eventstore/index.js';
-import type { OwnerPrincipal } from '../auth/principal.js';
+import type { OwnerPrincipal } from '../principal.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { decideQuotaUse, quotaOf, type QuotaRefusal } from './decide.js';
 import { quotaStreamId } from './events.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { newUlid } from '../../eventstore/index.js';
-import { sha256Hex } from '../receipts/canonical.js';
+import { sha256Hex } from '../receipts/index.js';
 import { PATTERNS } from './limits.js';
 
 const SESSION_ID = new RegExp(PATTERNS.sessionId);

@@ -1,4 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { sessionViewProjection } from './projection.js';
+import { SESSION_REFUSALS } from './refusals.js';
+import { sessionRoutes } from './routes.js';
 
 /**
  * What other capabilities (the human page, webhooks, trials) may use of Sessions. Accepting a
@@ -53,6 +57,29 @@ export {
   type SessionPurged,
 } from './events.js';
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
-export { sessionViewProjection } from './projection.js';
-/** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */
-export const SESSIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+/** What a revision holds, for the pages that render it and the trial that publishes one. */
+export {
+  fieldsOf,
+  type Component,
+  type DisplayInteraction,
+  type DisplayValue,
+  type FieldComponent,
+  type FieldSchema,
+  type FieldValue,
+  type InteractiveInteraction,
+  type Scalar,
+  type ScalarRecord,
+} from './interaction.js';
+export { PATTERNS } from './limits.js';
+export { checkInteraction } from './rules.js';
+export { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from './schemas.js';
+export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
+
+export const sessions: Capability = {
+  name: 'sessions',
+  routes: sessionRoutes,
+  // Its tables: views, revisions (and through the view, the link lookup).
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: ({ streamKeys }) => [sessionViewProjection(streamKeys)],
+  refusals: SESSION_REFUSALS,
+};

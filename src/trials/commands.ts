@@ -2,7 +2,7 @@ import type { JsonObject, NewEvent, Reader, UnitOfWork } from '../../eventstore/
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { newSessionId, openSession, type CreatedSession, type SessionStatus } from '../sessions/index.js';
-import type { InteractiveInteraction } from '../sessions/interaction.js';
+import type { InteractiveInteraction } from '../sessions/index.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
 import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
 import { ADMISSIONS_STREAM, asTrialEvent, trialStreamId, type TrialAdmitted, type TrialEvent } from './events.js';

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import type { OwnerPrincipal } from '../auth/principal.js';
+import type { OwnerPrincipal } from '../principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { afterEvents, recordVerification, register, reseal, rotate, type WebhookState } from './endpoint.js';

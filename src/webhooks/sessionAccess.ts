@@ -1,5 +1,5 @@
 import type { Reader } from '../../eventstore/index.js';
-import type { OwnerPrincipal } from '../auth/owner.js';
+import type { OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { loadChangeableSession, type OwnerRefusal } from '../sessions/index.js';
 import type { AcceptedDelivery } from './queue.js';

@@ -4,7 +4,7 @@ import { catchUpAll } from '../../projections/index.js';
 import { requestSignInLink } from '../../src/accounts/commands.js';
 import type { SignInMail } from '../../src/accounts/mail.js';
 import { clientDigest } from '../../src/clients.js';
-import { asyncProjections } from '../../src/projections.js';
+import { asyncProjections } from '../../src/capabilities.js';
 import { eraseSession } from '../../src/purge/index.js';
 import { ADMISSIONS_STREAM } from '../../src/trials/events.js';
 import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { compileValidator } from '../../http/ajv.js';
-import { fromAjv, invalid } from '../../http/errors.js';
+import { fromAjv } from '../../http/ajvWords.js';
+import { invalid } from '../../http/errors.js';
 import { child } from '../../http/jsonPath.js';
 import type { Interaction, InteractiveInteraction } from '../interaction.js';
 import { checkInteraction } from '../rules.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import packageJson from '../../package.json' with { type: 'json' };
-import type { BuildSources } from '../config.js';
+import packageJson from '../package.json' with { type: 'json' };
+import type { BuildSources } from './config.js';
 
 /** The service's version, as package.json names it. */
 export const SERVICE_VERSION: string = packageJson.version;

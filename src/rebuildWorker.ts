@@ -1,26 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { DeploymentKey, EventStore, StreamKeys } from '../../eventstore/index.js';
-import { dataKeysOf } from '../config.js';
-import { replayPart, type StreamPart } from '../../projections/index.js';
-import { asyncProjections, inlineProjections } from '../projections.js';
-import type { DatabasePooling } from '../database/pooling.js';
-import { createPool } from '../service.js';
+import { DeploymentKey, EventStore, StreamKeys } from '../eventstore/index.js';
+import { replayPart } from '../projections/index.js';
+import { asyncProjections, inlineProjections } from './capabilities.js';
+import { dataKeysOf } from './config.js';
+import type { RebuildWorkerData } from './ops/index.js';
+import { createPool } from './service.js';
 
 /**
- * A thread that replays a part of a rebuild's first pass (src/ops/rebuild.ts starts it): its own
+ * A thread that replays a part of a rebuild's first pass (src/ops/rebuild.ts starts it, by path): its own
  * connections, its own instances of the projections, the same copies. Tells its parent of each
  * page written ({events}) and, at the end, of the total ({replayed}); a failure ends the thread
  * with the error, which fails the rebuild.
  */
-
-export interface RebuildWorkerData {
-  databaseUrl: string;
-  /** Its connections go through the same pooler, so they speak to it the same way. */
-  pooling: DatabasePooling;
-  /** SVC_DATA_KEYS as the command read it. */
-  dataKeys: string | undefined;
-  part: StreamPart;
-}
 
 const { databaseUrl, pooling, dataKeys, part } = workerData as RebuildWorkerData;
 const pool = createPool(databaseUrl, 2, pooling);

@@ -1,4 +1,4 @@
-import type { Reader } from '../../eventstore/index.js';
+import type { Reader } from '../eventstore/index.js';
 
 /** Who is calling an owner route: the workspace it acts in and the credential (for scoping). */
 export interface OwnerPrincipal {
