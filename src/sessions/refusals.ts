@@ -1,5 +1,7 @@
-import type { RefusalTable } from '../http/refusal.js';
+import type { ApiError } from '../http/errors.js';
+import { refusalError, type RefusalTable } from '../http/refusal.js';
 import type { AnswerRefusal, OwnerRefusal } from './decide.js';
+import { LIMITS } from './limits.js';
 
 /** What the Sessions routes refuse before a decision is asked: the request's own shape. */
 export type SessionRequestRefusal =
@@ -8,7 +10,11 @@ export type SessionRequestRefusal =
   /** A create carries the human link, stored only as a hash: it cannot be replayed. */
   | { refused: 'create_not_replayable'; route: string }
   | { refused: 'complete_takes_no_body' }
-  | { refused: 'revision_not_found'; revision: string };
+  | { refused: 'revision_not_found'; revision: string }
+  /** An interaction breaks a rule its schema cannot state (rules.ts); `problem` opens with the path. */
+  | { refused: 'interaction_invalid'; problem: string }
+  /** The canonical JSON of an interaction measures more UTF-8 bytes than a Surface may. */
+  | { refused: 'surface_too_large'; measure: number };
 
 export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusal;
 
@@ -35,4 +41,16 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
   },
   complete_takes_no_body: { status: 400, code: 'INVALID_SCHEMA', message: 'POST /v1/sessions/{id}/complete takes no body.' },
   revision_not_found: { status: 404, code: 'NOT_FOUND', message: ({ revision }) => `The Session has no revision ${revision}.` },
+  interaction_invalid: { status: 400, code: 'INVALID_SCHEMA', message: ({ problem }) => problem },
+  surface_too_large: {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: ({ measure }) => `interaction measures ${measure} bytes (UTF-8 bytes of its canonical JSON); a Surface may measure at most ${LIMITS.surfaceBytes}.`,
+  },
 };
+
+/** A refusal of Sessions as the envelope's error, for a route or a rule to throw. */
+export const sessionRefused = (refusal: SessionRefusal): ApiError => refusalError(SESSION_REFUSALS, refusal);
+
+/** An interaction refused by a rule: the path of what breaks it, then why. */
+export const invalidInteraction = (problem: string): ApiError => sessionRefused({ refused: 'interaction_invalid', problem });
