@@ -64,10 +64,10 @@ async function apply(step: Step, sessions: Tracked[]): Promise<void> {
 
 async function expectViewsAreFolds(app: TestApp, sessions: Tracked[]): Promise<void> {
   for (const { id } of sessions) {
-    const state = (await loadSession(app.ctx.pool, app.ctx.streamKeys, id))!;
-    const view = (await app.ctx.pool.query('SELECT etag, body, revision, event_count FROM session_views WHERE session_id = $1', [id])).rows[0];
+    const state = (await loadSession(app.ctx.store.pool, app.ctx.streamKeys, id))!;
+    const view = (await app.ctx.store.pool.query('SELECT etag, body, revision, event_count FROM session_views WHERE session_id = $1', [id])).rows[0];
     expect(view).toEqual({ etag: etagOf(state), body: sessionBody(state), revision: state.revisions.length, event_count: state.events.length });
-    const revisions = (await app.ctx.pool.query('SELECT revision, body FROM session_revisions WHERE session_id = $1 ORDER BY revision', [id])).rows;
+    const revisions = (await app.ctx.store.pool.query('SELECT revision, body FROM session_revisions WHERE session_id = $1 ORDER BY revision', [id])).rows;
     const bodies = sessionBodies(state, state.revisions.map((_, i) => i + 1));
     expect(bodies.session).toBe(sessionBody(state));
     expect(revisions).toEqual(bodies.revisions.map((body, i) => ({ revision: i + 1, body })));
@@ -84,6 +84,6 @@ it('the inline view, its ETag and its revisions equal a fresh fold of the log af
     { numRuns: 25 },
   );
   // The runs answered, published and completed for real, not only refused.
-  const { rows } = await t.ctx.pool.query<{ type: string }>('SELECT DISTINCT type FROM events');
+  const { rows } = await t.ctx.store.pool.query<{ type: string }>('SELECT DISTINCT type FROM events');
   expect(rows.map((r) => r.type).sort()).toEqual(['response.accepted', 'revision.published', 'session.completed', 'session.created']);
 });

@@ -38,9 +38,10 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     warn: (obj, msg) => deps.log.warn(obj, msg),
     build: { version: SERVICE_VERSION, commit: versionAt(identity, deps.clock.now()).git_sha ?? 'unknown' },
   });
+  const { pool, ...shared } = deps;
   return {
-    ...deps,
-    store: new EventStore({ pool: deps.pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
+    ...shared,
+    store: new EventStore({ pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
     metrics,
     identity,
     receiptKeys,

@@ -1,5 +1,4 @@
 import type { Agent } from 'undici';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { DeploymentKey, EventStore, RecordedEvent, StreamKeys, Wakeups } from '../eventstore/index.js';
 import type { Clock } from './clock.js';
@@ -15,8 +14,7 @@ import type { BuildIdentity } from './version.js';
  */
 export interface ServiceContext {
   config: Config;
-  pool: pg.Pool;
-  /** The event store over the pool, with every inline projection registered. */
+  /** The event store over the pool (store.pool), with every inline projection registered. */
   store: EventStore;
   clock: Clock;
   log: Logger;

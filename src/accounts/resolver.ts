@@ -26,7 +26,7 @@ interface KeyRow {
  * Records that the key was used, on its own stream. Two requests recording the same use race on
  * the stream's version; the loser's use is the winner's, so its conflict is dropped.
  */
-async function recordUse(ctx: ServiceContext, keyId: string, now: Date): Promise<void> {
+async function recordUse(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, keyId: string, now: Date): Promise<void> {
   const stream = keyUseStreamId(keyId);
   try {
     await ctx.store.withUnitOfWork(async (uow) =>
@@ -46,7 +46,7 @@ async function claimedSessionReadable(db: Reader, accountId: string, session: Se
 export const developerKeyResolver: CredentialResolver = async (token, ctx) => {
   if (!isDeveloperKey(token)) return undefined;
   const hash = secretHash(token);
-  const { rows } = await ctx.pool.query<KeyRow>(sql.KEY_BY_HASH, [hash]);
+  const { rows } = await ctx.store.pool.query<KeyRow>(sql.KEY_BY_HASH, [hash]);
   const key = rows[0];
   const now = ctx.clock.now();
   // Found by its hash, which needs no second comparison (credentials.ts says why).

@@ -11,7 +11,7 @@ import { AUDIT_REFUSALS } from './refusals.js';
  */
 export async function auditRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   app.get('/.well-known/svc-log-checkpoint.json', { schema: { hide: true } }, async (_request, reply) => {
-    const newest = await newestCheckpoint(ctx.pool);
+    const newest = await newestCheckpoint(ctx.store.pool);
     if (!newest) throw refusalError(AUDIT_REFUSALS, { refused: 'no_checkpoint_yet' });
     return reply
       .header('cache-control', 'no-store, no-transform')

@@ -130,7 +130,7 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
     done(null, payload);
   });
 
-  const outage = new OutageLog(ctx.pool, ctx.log);
+  const outage = new OutageLog(ctx.store.pool, ctx.log);
   app.addHook('onClose', (_instance, done) => {
     outage.close();
     done();

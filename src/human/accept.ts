@@ -69,7 +69,7 @@ const endpointOf = (row: SubmissionRow): Endpoint | undefined =>
     : endpointOfRow({ ...row, endpoint_id: row.endpoint_id, url: row.url!, created_at: row.endpoint_created_at! });
 
 /** A person's submission on the link whose token is given. */
-export async function submitAnswer(ctx: ServiceContext, token: string, submission: Submission): Promise<SubmitOutcome> {
+export async function submitAnswer(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store' | 'streamKeys'>, token: string, submission: Submission): Promise<SubmitOutcome> {
   const linkHash = humanLinkHash(token);
   return ctx.store.command(async (uow): Promise<SubmitOutcome> => {
     // The Session the link opens, its stream and its workspace's endpoint, share-locked: one round trip.

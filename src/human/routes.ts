@@ -27,9 +27,9 @@ type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 const sendPage = (reply: FastifyReply, status: number, page: string): FastifyReply => reply.code(status).headers(HUMAN_PAGE_HEADERS).send(page);
 
 /** The Session a live link opens, or undefined: unknown, malformed, expired and purged look alike. */
-async function linkedSessionId(ctx: ServiceContext, token: string): Promise<string | undefined> {
+async function linkedSessionId(ctx: Pick<ServiceContext, 'clock' | 'store'>, token: string): Promise<string | undefined> {
   if (!TOKEN.test(token)) return undefined;
-  const linked = await findSessionByLink(ctx.pool, token);
+  const linked = await findSessionByLink(ctx.store.pool, token);
   return linked && linkLive(linked.linkExpiresAt, ctx.clock.now()) ? linked.sessionId : undefined;
 }
 
@@ -98,7 +98,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
 
   app.get('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     const sessionId = await linkedSessionId(ctx, request.params.token);
-    const state = sessionId && (await loadSession(ctx.pool, ctx.streamKeys, sessionId));
+    const state = sessionId && (await loadSession(ctx.store.pool, ctx.streamKeys, sessionId));
     return state ? sendPage(reply, 200, currentPage(state)) : sendPage(reply, 404, NOT_FOUND_PAGE);
   });
 

@@ -37,10 +37,10 @@ export interface RebuildWorkerData {
 }
 
 /** Replays a part of the first pass in a worker thread (src/rebuildWorker.ts), so the fold runs on another core. */
-function workerReplayer(ctx: ServiceContext): PartReplayer {
+function workerReplayer(ctx: Pick<ServiceContext, 'config' | 'store'>): PartReplayer {
   return (part, onEvents) =>
     new Promise((resolve, reject) => {
-      const data: RebuildWorkerData = { databaseUrl: ctx.pool.options.connectionString!, pooling: ctx.config.databasePooling, dataKeys: ctx.config.dataKeys, part };
+      const data: RebuildWorkerData = { databaseUrl: ctx.store.pool.options.connectionString!, pooling: ctx.config.databasePooling, dataKeys: ctx.config.dataKeys, part };
       const worker = new Worker(workerEntry(), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       let replayed: number | undefined;
       worker.on('message', (message: { events?: number; replayed?: number }) => {
@@ -52,7 +52,7 @@ function workerReplayer(ctx: ServiceContext): PartReplayer {
     });
 }
 
-function chosen(ctx: ServiceContext, parts: ServiceParts, target: string): { inline: readonly Projection[]; async: readonly Projection[] } {
+function chosen(ctx: Pick<ServiceContext, 'store'>, parts: ServiceParts, target: string): { inline: readonly Projection[]; async: readonly Projection[] } {
   const inline = ctx.store.inline;
   const async = parts.asyncProjections;
   if (target === '--all') return { inline, async };
@@ -70,7 +70,7 @@ function chosen(ctx: ServiceContext, parts: ServiceParts, target: string): { inl
  * same point of the replay; async ones follow, their checkpoints moved with them. Progress goes to
  * stderr (src/ops/progress.ts); the outcome, a line or one JSON object, to stdout.
  */
-export async function rebuildCommand(ctx: ServiceContext, args: string[], parts: ServiceParts): Promise<number> {
+export async function rebuildCommand(ctx: Pick<ServiceContext, 'config' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
   const json = args.includes('--json');
   const targets = args.filter((a) => a !== '--json');
   if (targets.length !== 1 || (targets[0]!.startsWith('-') && targets[0] !== '--all')) throw new UsageError('rebuild needs one projection NAME or --all');

@@ -17,14 +17,14 @@ export interface Status {
   data_keys: DataKeyStatus;
 }
 
-export async function readStatus(ctx: ServiceContext, parts: ServiceParts): Promise<Status> {
+export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store'>, parts: ServiceParts): Promise<Status> {
   const now = ctx.clock.now();
-  const newest = await newestCheckpoint(ctx.pool);
-  const pending = (await pendingMigrations(ctx.pool, parts.migrationFolders)).length;
+  const newest = await newestCheckpoint(ctx.store.pool);
+  const pending = (await pendingMigrations(ctx.store.pool, parts.migrationFolders)).length;
   return {
-    projections: await projectionLag(ctx.pool, parts.asyncProjections.map((p) => p.name)),
-    deliveries: await deliveryQueue(ctx.pool, now),
-    purge: await purgeBacklog(ctx.pool, now),
+    projections: await projectionLag(ctx.store.pool, parts.asyncProjections.map((p) => p.name)),
+    deliveries: await deliveryQueue(ctx.store.pool, now),
+    purge: await purgeBacklog(ctx.store.pool, now),
     checkpoint: newest ? { age_s: secondsBetween(new Date(payloadOf(newest.jws).iat * 1000), now) } : null,
     migrations: { applied: (await bundledMigrations(parts.migrationFolders)).length - pending, pending },
     data_keys: await dataKeyStatus(ctx),
@@ -51,7 +51,7 @@ export function formatStatus(s: Status): string {
   return lines.join('\n');
 }
 
-export async function statusCommand(ctx: ServiceContext, args: string[], parts: ServiceParts): Promise<number> {
+export async function statusCommand(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
   const json = args[0] === '--json';
   if (args.length > (json ? 1 : 0)) {
     throw new UsageError('status takes --json only');

@@ -136,7 +136,7 @@ export class PurgeWorker {
    * commit to a Session's stream wakes this worker then, so it looks again soon, then less often.
    */
   private async scheduleNext(): Promise<void> {
-    const { rows } = await this.ctx.pool.query<{ next_due: Date | null; behind: boolean }>(sql.NEXT_DUE);
+    const { rows } = await this.ctx.store.pool.query<{ next_due: Date | null; behind: boolean }>(sql.NEXT_DUE);
     const untilDue = rows[0]?.next_due ? rows[0].next_due.getTime() - this.ctx.clock.now().getTime() : Infinity;
     if (untilDue > 0 && !rows[0]?.behind) {
       this.recheckMs = FIRST_RECHECK_MS;

@@ -123,11 +123,11 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: WithId, reply) => {
       const { id } = request.params;
       const view = await cache.get(id, async () => {
-        const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string }>(sql.VIEW_BY_ID, [id]);
+        const { rows } = await ctx.store.pool.query<{ workspace_id: string; etag: string; body: string }>(sql.VIEW_BY_ID, [id]);
         const row = rows[0];
         return row && { workspaceId: row.workspace_id, etag: row.etag, body: row.body };
       });
-      if (!view || (await sessionAccess(ctx.pool, ownerOf(request), { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
+      if (!view || (await sessionAccess(ctx.store.pool, ownerOf(request), { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
       reply.header('etag', view.etag);
       // A poller that sends the ETag back gets 304 while nothing changed.
       if (header(request, 'if-none-match')?.split(',').some((tag) => tag.trim() === view.etag)) return reply.code(304).send();
@@ -187,7 +187,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: WithId, reply) => {
       const { id } = request.params;
       // The view row says whether the Session is the caller's; the list is rendered from the stream.
-      const state = (await ownedViewRow(ctx.pool, ownerOf(request), id)) && (await loadSession(ctx.pool, ctx.streamKeys, id));
+      const state = (await ownedViewRow(ctx.store.pool, ownerOf(request), id)) && (await loadSession(ctx.store.pool, ctx.streamKeys, id));
       if (!state) throw sessionNotFound();
       return reply.type(JSON_TYPE).send(eventsBody(state));
     },
@@ -205,7 +205,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request: FastifyRequest<{ Params: { id: string; revision: string } }>, reply) => {
       const { id, revision } = request.params;
-      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
+      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.store.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
       if (!row) throw sessionNotFound();
       if (row.body === null) throw refused({ refused: 'revision_not_found', revision: request.params.revision });
       return reply.type(JSON_TYPE).send(row.body);

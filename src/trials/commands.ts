@@ -60,7 +60,7 @@ async function sessionStatuses(db: Reader, trial: TrialState): Promise<Map<strin
  */
 async function appendTrialSession(
   uow: UnitOfWork,
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'config' | 'streamKeys'>,
   before: TrialState | undefined,
   workspaceId: string,
   events: readonly TrialEvent[],
@@ -80,7 +80,7 @@ async function appendTrialSession(
 }
 
 /** A new trial and its first Session; the management credential is returned once. */
-export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<TrialOutcome> {
+export function startTrial(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, request: TrialRequest): Promise<TrialOutcome> {
   return ctx.store.command(async (uow): Promise<TrialOutcome> => {
     const now = ctx.clock.now();
     await uow.lockStream(ADMISSIONS_STREAM);
@@ -100,7 +100,7 @@ export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<
 }
 
 /** One more Session in the caller's trial, within its limits. */
-export function addTrialSession(ctx: ServiceContext, workspaceId: string, request: TrialRequest): Promise<TrialOutcome> {
+export function addTrialSession(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, workspaceId: string, request: TrialRequest): Promise<TrialOutcome> {
   return ctx.store.command(async (uow): Promise<TrialOutcome> => {
     const now = ctx.clock.now();
     await uow.lockStream(trialStreamId(workspaceId));

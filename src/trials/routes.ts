@@ -30,9 +30,9 @@ const refused = (refusal: TrialRefusal | TrialRequestRefusal): ApiError => refus
 const notFound = (): ApiError => refused({ refused: 'trial_not_found' });
 
 /** The trial the request's credential opens: undefined for no, a wrong or any other credential. */
-async function trialOfRequest(ctx: ServiceContext, request: FastifyRequest): Promise<string | undefined> {
+async function trialOfRequest(ctx: Pick<ServiceContext, 'store'>, request: FastifyRequest): Promise<string | undefined> {
   const token = bearerToken(request);
-  return token === undefined ? undefined : trialOfCredential(ctx.pool, token);
+  return token === undefined ? undefined : trialOfCredential(ctx.store.pool, token);
 }
 
 function createdBody(created: TrialCreated): string {
@@ -123,7 +123,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
           const workspaceId = await trialOfRequest(ctx, request);
           const { id } = request.params;
-          const view = workspaceId && isSessionId(id) ? await readTrialSession(ctx.pool, workspaceId, id, ctx.clock.now()) : undefined;
+          const view = workspaceId && isSessionId(id) ? await readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()) : undefined;
           if (!view) throw notFound();
           return reply.header('etag', view.etag).type(JSON_TYPE).send(view.body);
         },

@@ -22,7 +22,7 @@ const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => en
  * nothing); the first registration returns the workspace's signing secret, once.
  */
 export async function registerEndpoint(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   url: string,
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null } | QuotaRefusal> {
@@ -44,7 +44,7 @@ export async function registerEndpoint(
 
 /** POST /v1/webhook/secrets/rotate, within the quota of webhook changes; undefined when the workspace has no webhook. */
 export async function rotateSecret(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
 ): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
@@ -69,16 +69,16 @@ export async function rotateSecret(
  * committed before it is sent.
  */
 export async function verifyEndpoint(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'egress' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
 ): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
-  const state = await loadWebhook(ctx.pool, workspaceId);
+  const state = await loadWebhook(ctx.store.pool, workspaceId);
   if (!state.endpoint) return undefined;
   const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
   if (refused) return refused;
   const endpointId = state.endpoint.id;
-  const secrets = await openSecrets(ctx, ctx.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
+  const secrets = await openSecrets(ctx, ctx.store.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
   const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
@@ -96,7 +96,7 @@ export async function verifyEndpoint(
  * with the workspace's webhook stream's key, for `rekey`: afterwards a rotation covers them, and
  * `initial` can go. Returns how many it sealed again.
  */
-export async function resealSecrets(ctx: ServiceContext, workspaceId: string): Promise<number> {
+export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
     const state = await loadWebhook(uow, workspaceId);
     const initial = state.secrets.filter((s) => s.sealedBy === 'initial');
@@ -112,12 +112,12 @@ export async function resealSecrets(ctx: ServiceContext, workspaceId: string): P
 }
 
 /** GET /v1/webhook, from the read models: endpoint, secrets (never values) and job counts. */
-export async function webhookOverview(ctx: ServiceContext, workspaceId: string): Promise<object> {
+export async function webhookOverview(ctx: Pick<ServiceContext, 'clock' | 'store'>, workspaceId: string): Promise<object> {
   const now = ctx.clock.now();
   const [endpoint, secrets, counts] = await Promise.all([
-    currentEndpoint(ctx.pool, workspaceId),
-    storedSecrets(ctx.pool, workspaceId),
-    ctx.pool.query<{ pending: number; failed: number; delivered: number; oldest_pending: Date | null }>(sql.DELIVERY_COUNTS, [workspaceId]),
+    currentEndpoint(ctx.store.pool, workspaceId),
+    storedSecrets(ctx.store.pool, workspaceId),
+    ctx.store.pool.query<{ pending: number; failed: number; delivered: number; oldest_pending: Date | null }>(sql.DELIVERY_COUNTS, [workspaceId]),
   ]);
   const count = counts.rows[0]!;
   const signing = new Set(secretsInForce(secrets, now).map((s) => s.kid));

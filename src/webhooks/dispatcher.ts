@@ -101,7 +101,7 @@ export class DeliveryDispatcher {
     for (;;) {
       const free = this.concurrency - this.inFlight.size;
       if (free <= 0) break;
-      const claims = await claimDue(this.ctx.pool, { now: this.ctx.clock.now(), limit: free, leasedBy: this.id, leaseMs: ATTEMPT_LEASE_MS });
+      const claims = await claimDue(this.ctx.store.pool, { now: this.ctx.clock.now(), limit: free, leasedBy: this.id, leaseMs: ATTEMPT_LEASE_MS });
       for (const claim of claims) this.launch(claim);
       if (claims.length < free) break;
     }
@@ -125,7 +125,7 @@ export class DeliveryDispatcher {
   private async scheduleNext(): Promise<void> {
     let wait = this.pollMs;
     if (this.inFlight.size === 0) {
-      const due = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
+      const due = (await this.ctx.store.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
       if (due) wait = Math.min(wait, Math.max(0, due.getTime() - this.ctx.clock.now().getTime()));
     }
     this.pollIn(wait);
@@ -152,7 +152,7 @@ export class DeliveryDispatcher {
    */
   private async prepare(claim: Claim): Promise<Outgoing | undefined> {
     const now = this.ctx.clock.now();
-    const job = (await loadDelivery(this.ctx.pool, claim.deliveryId))!;
+    const job = (await loadDelivery(this.ctx.store.pool, claim.deliveryId))!;
     const outgoing = await this.outgoing(job, now);
     const endpointUsable = outgoing !== undefined;
     const lostAt = claim.lostAttemptStartedAt;
@@ -175,7 +175,7 @@ export class DeliveryDispatcher {
    */
   private async outgoing(job: DeliveryState, now: Date): Promise<Outgoing | undefined> {
     const [endpoint, body, secrets] = await Promise.all([
-      currentEndpoint(this.ctx.pool, job.workspaceId),
+      currentEndpoint(this.ctx.store.pool, job.workspaceId),
       this.bodyOf(job),
       this.secretsOf(job.workspaceId, now),
     ]);
@@ -186,7 +186,7 @@ export class DeliveryDispatcher {
   /** Rendered from the Session's accepted response; undefined when it cannot be opened now. */
   private async bodyOf(job: DeliveryState): Promise<string | 'gone' | undefined> {
     try {
-      return await renderDelivery(this.ctx.pool, this.ctx.streamKeys, job);
+      return await renderDelivery(this.ctx.store.pool, this.ctx.streamKeys, job);
     } catch (error) {
       this.ctx.log.warn({ err: error, delivery: job.id }, 'webhook delivery body cannot be rendered');
       return undefined;
@@ -196,7 +196,7 @@ export class DeliveryDispatcher {
   /** The workspace's secrets in force, opened; undefined when they cannot be. */
   private async secretsOf(workspaceId: string, now: Date): Promise<SigningSecret[] | undefined> {
     try {
-      return await openSecrets(this.ctx, this.ctx.pool, workspaceId, secretsInForce(await storedSecrets(this.ctx.pool, workspaceId), now));
+      return await openSecrets(this.ctx, this.ctx.store.pool, workspaceId, secretsInForce(await storedSecrets(this.ctx.store.pool, workspaceId), now));
     } catch (error) {
       this.ctx.log.warn({ err: error, workspace: workspaceId }, 'webhook signing secrets cannot be opened');
       return undefined;

@@ -59,7 +59,7 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
  * receivingEndpoint found: the delivery job is queued (its row readable at once, dispatchers woken
  * after commit).
  */
-export async function queueDelivery(uow: UnitOfWork, ctx: ServiceContext, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
+export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
   return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
 }
 
@@ -92,7 +92,7 @@ export async function endSessionDeliveries(uow: UnitOfWork, sessionId: string, n
  * is the answer; one pending to a replaced endpoint ends and a new one is queued. Concurrent
  * callers for one Event take turns, so the second finds the first one's job.
  */
-export async function redeliver(uow: UnitOfWork, ctx: ServiceContext, accepted: AcceptedDelivery): Promise<'queued' | 'already_pending' | 'not_configured'> {
+export async function redeliver(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, accepted: AcceptedDelivery): Promise<'queued' | 'already_pending' | 'not_configured'> {
   const now = ctx.clock.now();
   const endpoint = await receivingEndpoint(uow, accepted.workspaceId, now);
   if (!endpoint) return 'not_configured';

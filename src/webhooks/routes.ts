@@ -106,8 +106,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: SessionRequest) => {
       const principal = ownerOf(request);
       const { id } = request.params;
-      if (!(await ownedViewRow(ctx.pool, principal, id))) throw refused({ refused: 'session_not_found' });
-      const { rows } = await ctx.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
+      if (!(await ownedViewRow(ctx.store.pool, principal, id))) throw refused({ refused: 'session_not_found' });
+      const { rows } = await ctx.store.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
       return { id, deliveries: rows.map(deliveryItem) };
     },
   );

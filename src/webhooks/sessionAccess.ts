@@ -16,7 +16,7 @@ import type { AcceptedDelivery } from './queue.js';
  */
 export async function ownedAcceptedResponses(
   db: Reader,
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'streamKeys'>,
   principal: OwnerPrincipal,
   sessionId: string,
 ): Promise<AcceptedDelivery[] | OwnerRefusal> {

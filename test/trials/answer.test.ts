@@ -62,7 +62,7 @@ it('answers through the link: readable by the trial, receipt for its workspace w
   // The operator's verified endpoint receives the operator's own answers, and nothing of the trial's.
   const operatorSession = await createSession(t);
   expect((await answer(t, operatorSession.token)).statusCode).toBe(200);
-  const { rows } = await t.ctx.pool.query<{ session_id: string }>(`SELECT session_id FROM webhook_deliveries`);
+  const { rows } = await t.ctx.store.pool.query<{ session_id: string }>(`SELECT session_id FROM webhook_deliveries`);
   expect(rows.map((r) => r.session_id)).toEqual([operatorSession.id]);
   await new DeliveryDispatcher(t.ctx).drain();
   const delivered = deliveriesTo(receiver).map((r) => JSON.parse(r.body) as { session_id: string });

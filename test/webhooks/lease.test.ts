@@ -20,7 +20,7 @@ beforeEach(async () => {
   await registerVerified(t, receiver);
 });
 
-const claim = (leasedBy: string) => claimDue(t.ctx.pool, { now: clock.now(), limit: 10, leasedBy, leaseMs: ATTEMPT_LEASE_MS });
+const claim = (leasedBy: string) => claimDue(t.ctx.store.pool, { now: clock.now(), limit: 10, leasedBy, leaseMs: ATTEMPT_LEASE_MS });
 
 /** The job's stream as the log holds it: each event's type, outcome and the dispatcher that appended it. */
 async function streamOf(deliveryId: string) {
