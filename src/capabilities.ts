@@ -21,7 +21,7 @@ import { webhooks } from './webhooks/index.js';
 /** Health, version, metrics and the contract: also all that a process without the API serves. */
 export const ops = opsCapability(() => serviceParts);
 
-export const capabilities: readonly Capability[] = [ops, sessions, auth, trials, receipts, webhooks, human, accounts, audit, quotas, purge];
+export const capabilities: readonly Capability[] = [ops, sessions, auth, webhooks, trials, receipts, human, accounts, audit, quotas, purge];
 
 /** Every folder of bundled SQL migrations: the event store's and the projection runner's first. */
 export const MIGRATION_FOLDERS: readonly string[] = [EVENTSTORE_MIGRATIONS, PROJECTIONS_MIGRATIONS, ...capabilities.flatMap((c) => c.migrations ?? [])];

@@ -753,226 +753,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/trial/sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** @description Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        interaction: components["schemas"]["PublishedInteraction"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TrialCreateSessionResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the limit admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/trial/sessions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TrialSessionResponse"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/svc-receipt-keys.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Public keys that verify decision receipts */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The active receipt signing key and every retained verification key (a JWK Set). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            keys: {
-                                /** @enum {unknown} */
-                                kty: "OKP";
-                                /** @enum {unknown} */
-                                crv: "Ed25519";
-                                x: string;
-                                kid: string;
-                                /** @enum {unknown} */
-                                alg: "EdDSA";
-                                /** @enum {unknown} */
-                                use: "sig";
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -1391,6 +1171,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trial/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        interaction: components["schemas"]["PublishedInteraction"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TrialCreateSessionResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the limit admits one more. */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trial/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TrialSessionResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/svc-receipt-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public keys that verify decision receipts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The active receipt signing key and every retained verification key (a JWK Set). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keys: {
+                                /** @enum {unknown} */
+                                kty: "OKP";
+                                /** @enum {unknown} */
+                                crv: "Ed25519";
+                                x: string;
+                                kid: string;
+                                /** @enum {unknown} */
+                                alg: "EdDSA";
+                                /** @enum {unknown} */
+                                use: "sig";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/email-link": {
         parameters: {
             query?: never;
@@ -1721,40 +1721,6 @@ export interface components {
              */
             credential: "owner" | "developer";
         };
-        TrialCreateSessionResponse: {
-            id: string;
-            revision: number;
-            /** @description A capability: share it only with the person who answers. */
-            human_url: string;
-            workspace_id: string;
-            /** @description Present once, only when this request started the trial; send it as Authorization: Bearer on the trial routes. */
-            management_credential?: string;
-            /**
-             * Format: date-time
-             * @description After it the human link accepts no response.
-             */
-            action_expires_at: string;
-            /**
-             * Format: date-time
-             * @description Until then the result is readable with the management credential.
-             */
-            result_available_until: string;
-            /**
-             * Format: date-time
-             * @description After it the trial creates no further Session.
-             */
-            trial_expires_at: string;
-        };
-        /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
-        TrialSessionResponse: components["schemas"]["SessionResponse"] & {
-            trial: {
-                workspace_id: string;
-                /** Format: date-time */
-                action_expires_at: string;
-                /** Format: date-time */
-                result_available_until: string;
-            };
-        };
         WebhookEndpoint: {
             id: string;
             url: string;
@@ -1835,6 +1801,40 @@ export interface components {
                     http_status: number | null;
                 }[];
             }[];
+        };
+        TrialCreateSessionResponse: {
+            id: string;
+            revision: number;
+            /** @description A capability: share it only with the person who answers. */
+            human_url: string;
+            workspace_id: string;
+            /** @description Present once, only when this request started the trial; send it as Authorization: Bearer on the trial routes. */
+            management_credential?: string;
+            /**
+             * Format: date-time
+             * @description After it the human link accepts no response.
+             */
+            action_expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until then the result is readable with the management credential.
+             */
+            result_available_until: string;
+            /**
+             * Format: date-time
+             * @description After it the trial creates no further Session.
+             */
+            trial_expires_at: string;
+        };
+        /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
+        TrialSessionResponse: components["schemas"]["SessionResponse"] & {
+            trial: {
+                workspace_id: string;
+                /** Format: date-time */
+                action_expires_at: string;
+                /** Format: date-time */
+                result_available_until: string;
+            };
         };
         EmailLinkAccepted: {
             /** @enum {string} */
