@@ -1669,6 +1669,11 @@ export interface components {
             id: string;
             revision: number;
             human_url: string;
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             */
+            link_expires_at: string;
         };
         /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
         SessionResponse: {
@@ -1692,6 +1697,11 @@ export interface components {
                 accepted_at: string;
                 receipt: string | null;
             }[];
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             */
+            link_expires_at: string;
         };
         SessionEventsResponse: {
             id: string;

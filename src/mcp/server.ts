@@ -68,7 +68,6 @@ export async function serveMcp(env: Record<string, string | undefined>, implemen
   const config = mcpConfig(env);
   const ctx: ToolContext = {
     client: createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey }),
-    apiKey: config.apiKey,
     now: () => new Date(),
   };
   const server = new Server(implementation, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
