@@ -306,6 +306,7 @@ export class HandoffClient {
     const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), options.audience ?? this.audience()]);
     return verifyReceipt(response.receipt, {
       keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
+      fetch: this.transport.fetch,
       expected: { issuer: this.issuer, audience, sessionId, response, interaction: surface.interaction },
       currentDate: options.currentDate,
     });
