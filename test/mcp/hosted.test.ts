@@ -116,6 +116,18 @@ it('get_answer says expired once the link_expires_at the service states has pass
   }
 });
 
+it('ends a wait at the link\'s expiry: ask_human answers, not a tool error', async () => {
+  // The service's clock set back: the link it makes has expired by the time the tool waits on it.
+  clock.advance(-721 * HOUR);
+  try {
+    const result = await call(owner, 'ask_human', { title: 'Too late?', fields: [], wait_seconds: WAIT_SECONDS_MAX });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ session_id: expect.stringMatching(/^ses_/), action: null, receipt: null });
+  } finally {
+    clock.advance(721 * HOUR);
+  }
+});
+
 describe('credentials', () => {
   it('answers 401 in the error envelope without a credential or with a bad one, before anything of MCP', async () => {
     for (const headers of [{}, { authorization: 'Bearer svc_sk_not_a_key' }, { authorization: `Basic ${t.ctx.config.ownerKey}` }] as Array<Record<string, string>>) {
