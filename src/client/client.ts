@@ -70,8 +70,8 @@ interface Known {
   etag: string;
   /** null: created by this client and not read since; as created, it is active and unanswered. */
   session: Session | null;
-  /** When its link stops taking answers. */
-  linkExpiresAt: string;
+  /** When its link stops taking answers; undefined from a service that does not say (one from before the field). */
+  linkExpiresAt: string | undefined;
 }
 
 /** A path of the API from its segments, each one escaped. */
@@ -113,7 +113,7 @@ export class HandoffClient {
     return (await this.call<T>({ method: 'GET', path, expect: [200], repeatable: true, signal: options.signal })).body;
   }
 
-  private remember(sessionId: string, etag: string | null, session: Session | null, linkExpiresAt: string): void {
+  private remember(sessionId: string, etag: string | null, session: Session | null, linkExpiresAt: string | undefined): void {
     if (etag !== null) this.known.set(sessionId, { etag, session, linkExpiresAt });
   }
 
@@ -281,7 +281,7 @@ export class HandoffClient {
         if (answered) return answered;
         quiet = read.changed ? 0 : quiet + 1;
         // Never past the expiry: the read just after it is the last one.
-        const untilExpiry = Date.parse(read.linkExpiresAt) - Date.now();
+        const untilExpiry = expiryMs(read.linkExpiresAt) - Date.now();
         await sleep(Math.max(0, Math.min(backoffDelayMs(poll, quiet), untilExpiry)), controller.signal);
       }
     } finally {
@@ -313,8 +313,14 @@ export class HandoffClient {
   }
 }
 
-/** Whether a Session's link takes no more answers at `now` (its expiry as the service states it). */
-export const linkExpired = (session: Pick<Session, 'link_expires_at'>, now: Date): boolean => now.getTime() >= Date.parse(session.link_expires_at);
+/** When a link expires, in ms since the epoch; never when the service does not say (a service from before the field). */
+function expiryMs(linkExpiresAt: string | undefined): number {
+  const ms = linkExpiresAt === undefined ? NaN : Date.parse(linkExpiresAt);
+  return Number.isNaN(ms) ? Infinity : ms;
+}
+
+/** Whether a Session's link takes no more answers at `now`, by the expiry the service states. */
+export const linkExpired = (session: { link_expires_at?: string | undefined }, now: Date): boolean => now.getTime() >= expiryMs(session.link_expires_at);
 
 /** The answer to the current revision (read at `now`), undefined while one may still come; throws when none can. */
 function answerOf(sessionId: string, known: Known, now: Date): Answered | undefined {

@@ -54,3 +54,22 @@ it('ends with LINK_EXPIRED, not the earlier answer, when a newer revision is una
   await client.publish(created.id, refundQuestion('Approve the corrected refund'));
   await expect(client.waitForResponse(created.id, { timeoutMs: 60_000 })).rejects.toMatchObject({ code: 'LINK_EXPIRED' });
 });
+
+it('waits as before against a service that does not state link_expires_at: no LINK_EXPIRED, no read sooner than its waits', async () => {
+  linkExpiringIn(-HOUR);
+  // A service from before the field: the same answers without it.
+  let reads = 0;
+  const withoutField: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if ((init?.method ?? 'GET') === 'GET') reads++;
+    if (!response.headers.get('content-type')?.includes('json')) return response;
+    const body = (await response.json()) as Record<string, unknown>;
+    delete body.link_expires_at;
+    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+  };
+  const client = clientOf(t, { fetch: withoutField, poll: { minDelayMs: 600_000, maxDelayMs: 600_000 } });
+  const created = await client.createSession(refundQuestion());
+  await expect(client.waitForResponse(created.id, { timeoutMs: 2_000 })).rejects.toMatchObject({ code: 'WAIT_TIMEOUT' });
+  // One read, then a wait of the poll's length, cut by the timeout.
+  expect(reads).toBe(1);
+});
