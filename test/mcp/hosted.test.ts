@@ -7,6 +7,7 @@ import { HOUR, ManualClock } from '../../src/clock.js';
 import { WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
 import { bearer, developer, useMailbox } from '../accounts/support.js';
 import { answerThroughLink, listeningApp } from '../client/support.js';
+import { withTestApp } from '../support/app.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { interactive } from '../support/sessions.js';
 
@@ -25,10 +26,10 @@ const { db, t } = useTestApp(async () => {
 
 const endpoint = () => new URL('/mcp', t.ctx.config.publicOrigin);
 
-/** An agent connected to /mcp with `key`. */
-async function connect(key: string): Promise<Client> {
+/** An agent connected to /mcp (of the app at `origin`) with `key`. */
+async function connect(key: string, origin = t.ctx.config.publicOrigin): Promise<Client> {
   const agent = new Client({ name: 'hosted-test-agent', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(endpoint(), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await agent.connect(new StreamableHTTPClientTransport(new URL('/mcp', origin), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   return agent;
 }
 
@@ -103,6 +104,22 @@ it('streams a wait: the link as progress at once, then the answer in the same re
   );
   await answered;
   expect(result.structuredContent).toMatchObject({ status: 'answered', action: 'hold', receipt: expect.any(String) });
+});
+
+it('streams a wait for longer than a request may take to arrive', async () => {
+  // The edge cuts a request that takes over its time to arrive (408); a response may take longer.
+  const options = await listeningApp();
+  await withTestApp(db, { ...options, clock, http: { timeouts: { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 } } }, async (short) => {
+    const agent = await connect(short.ctx.config.ownerKey!, short.ctx.config.publicOrigin);
+    try {
+      const updates: number[] = [];
+      const result = await call(agent, 'ask_human', { title: 'Anyone there?', fields: [], wait_seconds: 5 }, { onprogress: ({ progress }) => updates.push(progress) });
+      expect(result.structuredContent).toMatchObject({ status: 'pending', next_step: expect.stringContaining('get_answer') });
+      expect(updates).toEqual([0]);
+    } finally {
+      await agent.close();
+    }
+  });
 });
 
 it('get_answer says expired once the link_expires_at the service states has passed unanswered', async () => {
