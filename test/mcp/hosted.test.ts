@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
+import { TOOLS } from '../../src/mcp/tools.js';
 import { WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
 import { bearer, developer, useMailbox } from '../accounts/support.js';
 import { answerThroughLink, listeningApp } from '../client/support.js';
@@ -65,6 +66,8 @@ afterAll(async () => {
 it('lists the stdio server\'s tools: ask_human, get_answer and list_events', async () => {
   const { tools } = await owner.listTools();
   expect(tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events']);
+  // The stdio server's definitions, schemas and all.
+  expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
   expect(owner.getServerVersion()?.name).toBe('svc-handoff');
   expect(owner.getInstructions()).toMatch(/ask_human/);
 });
