@@ -73,6 +73,7 @@ export {
 export { PATTERNS } from './limits.js';
 export { checkInteraction } from './rules.js';
 export { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from './schemas.js';
+export { withLinkExpiry } from './view.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 
 export const sessions: Capability = {
