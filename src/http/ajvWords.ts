@@ -4,9 +4,11 @@ import { child, pathOf, pointerSegments } from './jsonPath.js';
 import { charCount, unstorable } from './text.js';
 
 /**
- * Ajv's errors in the words of a refusal: the first error of a request part, its message opening
- * with the path of what is refused. Decided by keyword, parameters and instance path, never by
- * Ajv's own message text.
+ * Ajv's errors in words, the service's one translator, decided by keyword, parameters and instance
+ * path, never by Ajv's own message text. Two readers: the developer whose request part is refused
+ * (fromAjv: the message opens with the path of what is refused), and the person whose answer a
+ * field's schema refuses (phrase: what is wrong, shown beside the field). The MCP tools, published
+ * with the client apart from the service, word their agent's arguments themselves (src/mcp/validate.ts).
  */
 
 /** What the validated parts of a request are called in a message, and each of their members. */
@@ -131,3 +133,49 @@ export function fromAjv(errors: readonly ErrorObject[], context: string, root: u
   }
 }
 
+/** A value's problem in words a person reads beside the field, by the type it should have. */
+const VALUE_TYPE_WORDS: Record<string, string> = {
+  string: 'must be text',
+  number: 'must be a number',
+  integer: 'must be a whole number',
+  boolean: 'must be true or false',
+  array: 'must be a list of options',
+  object: 'must be an object',
+};
+
+const plural = (count: unknown, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What is wrong with a value, in words a person can read beside the field ("must be at most 10 characters"). */
+export function phrase(error: ErrorObject): string {
+  const params = error.params as { type?: string; limit?: unknown; missingProperty?: string; additionalProperty?: string };
+  switch (error.keyword) {
+    case 'type':
+      return VALUE_TYPE_WORDS[params.type ?? ''] ?? `must be of type ${params.type}`;
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return `has the unexpected property ${JSON.stringify(params.additionalProperty)}`;
+    case 'minLength':
+      return `must be at least ${plural(params.limit, 'character')} long`;
+    case 'maxLength':
+      return `must be at most ${plural(params.limit, 'character')} long`;
+    case 'enum':
+      return 'must be one of the listed options';
+    case 'minimum':
+      return `must be at least ${params.limit}`;
+    case 'maximum':
+      return `must be at most ${params.limit}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${params.limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${params.limit}`;
+    case 'minItems':
+      return `must have at least ${plural(params.limit, 'option')} chosen`;
+    case 'maxItems':
+      return `must have at most ${plural(params.limit, 'option')} chosen`;
+    case 'uniqueItems':
+      return 'must not choose the same option twice';
+    default:
+      return error.message ?? 'is not valid';
+  }
+}

@@ -47,14 +47,17 @@ function currentPage(state: SessionState): string {
   return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction) });
 }
 
-/** The status and page answering a submission; a 422 shows the person's own values back. */
+/**
+ * The status and page answering a submission: a refusal's status is the Sessions table's, and the
+ * form comes back with the person's own values (answer_invalid) or the safe draft (revision_stale).
+ */
 function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, string] {
   switch (outcome.kind) {
     case 'accepted':
       return [200, confirmationPage(outcome.view)];
     case 'invalid':
       return [
-        422,
+        SESSION_REFUSALS.answer_invalid.status,
         formPage({
           interaction: outcome.interaction,
           revision: outcome.revision,
@@ -66,7 +69,7 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, strin
       ];
     case 'stale':
       return [
-        409,
+        SESSION_REFUSALS.revision_stale.status,
         formPage({
           interaction: outcome.interaction,
           revision: outcome.revision,

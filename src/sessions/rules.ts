@@ -4,7 +4,8 @@ import type { DisplayInteraction, FieldComponent, FieldSchema, Interaction, Inte
 import { LIMITS } from './limits.js';
 import { invalidInteraction as invalid, sessionRefused } from './refusals.js';
 import { surfaceMeasure } from './surfaceMeasure.js';
-import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
+import { phrase } from '../http/ajvWords.js';
+import { repeatsItem, validatorOf } from './validation/jsonSchema.js';
 
 /**
  * The rules of an interaction that its schema (schemas.ts) cannot state, checked after it, in
