@@ -9,7 +9,7 @@ import { errorEnvelopeSchema } from './errors.js';
 import { toApiError } from './faults.js';
 import { edgeHeaders } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
-import { assembleRefusals, type RefusalAnswer } from './refusal.js';
+import { assertOneMeaning, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
 
@@ -45,7 +45,7 @@ function validatedPart(request: FastifyRequest, error: FastifyError): unknown {
 }
 
 export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], options: AppOptions = {}): Promise<FastifyInstance> {
-  assembleRefusals(parts.map((part) => part.refusals ?? {}));
+  assertOneMeaning(parts.map((part) => part.refusals ?? {}));
   const write = refusalWriter(parts.flatMap((part) => part.errorPages ?? []));
   const timeouts = options.timeouts ?? HTTP_LIMITS;
   const headers = edgeHeaders(ctx.config.publicOrigin);

@@ -48,16 +48,16 @@ export function refusalError<R extends Refusal>(table: RefusalTable<R>, refusal:
 }
 
 /**
- * The service's refusals, one table from every capability's own: a name means one thing
- * everywhere, so two capabilities declaring the same name is a mistake caught at start.
+ * The service's refusals are every capability's own tables together, and a name means one thing
+ * in all of them: two capabilities answering one name differently is a mistake, refused at start.
+ * (A route may answer another capability's refusals, through that capability's table.)
  */
-export function assembleRefusals(tables: ReadonlyArray<Readonly<Record<string, RefusalAnswer<never>>>>): Readonly<Record<string, RefusalAnswer<never>>> {
-  const all: Record<string, RefusalAnswer<never>> = {};
+export function assertOneMeaning(tables: ReadonlyArray<Readonly<Record<string, RefusalAnswer<never>>>>): void {
+  const seen = new Map<string, RefusalAnswer<never>>();
   for (const table of tables) {
     for (const [refused, answer] of Object.entries(table)) {
-      if (Object.hasOwn(all, refused) && all[refused] !== answer) throw new Error(`The refusal ${refused} is declared by two capabilities.`);
-      all[refused] = answer;
+      if ((seen.get(refused) ?? answer) !== answer) throw new Error(`The refusal ${refused} is declared by two capabilities.`);
+      seen.set(refused, answer);
     }
   }
-  return all;
 }
