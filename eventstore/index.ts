@@ -1,4 +1,5 @@
 export * from './events.js';
+export * from './canonical.js';
 export * from './errors.js';
 export * from './keys.js';
 export * from './keyRotation.js';
