@@ -14,3 +14,5 @@ export { Wakeups, RECONNECT } from './wakeups.js';
 export { SerialRuns } from './serialRuns.js';
 export { STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';
+export * from './sealing.js';
+export * from './decider.js';

@@ -1,16 +1,16 @@
-import type { Projection, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
+import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { SESSION_PURGED } from '../sessions/index.js';
 import {
   TRIAL_ADMITTED,
   TRIAL_EVENT_TYPES,
   TRIAL_SESSION_CREATED,
   TRIAL_STARTED,
-  asTrialEvent,
   workspaceOfTrialStream,
   type TrialAdmitted,
   type TrialEvent,
 } from './events.js';
 import * as sql from './sql.js';
+import { trialDecider } from './state.js';
 
 /**
  * Trials, their Sessions' deadlines and the admissions ledger, written inline: the creating unit
@@ -28,7 +28,7 @@ export const trialsProjection: Projection = {
         await uow.query(sql.FORGET_SESSION, [recorded.streamId]);
         continue;
       }
-      const event = asTrialEvent<TrialEvent | TrialAdmitted>(recorded);
+      const event = eventOf<TrialEvent | TrialAdmitted>(trialDecider, recorded);
       switch (event.type) {
         case TRIAL_ADMITTED:
           await uow.query(sql.INSERT_ADMISSION, [event.workspace_id, event.client, event.at]);

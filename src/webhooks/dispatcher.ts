@@ -1,20 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
-import { SerialRuns } from '../../eventstore/index.js';
+import { SerialRuns, handleCommand } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { postWebhook } from './attempt.js';
 import { renderDelivery } from './body.js';
-import { afterEvents, decideAttempt, decideStart, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
+import { afterEvents, decideAttempt, decideStart, deliveryDecider, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
 import { isVerified } from './endpoint.js';
 import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
-import { DELIVERY_ATTEMPTED } from './deliveryEvents.js';
+import { DELIVERY_ATTEMPTED, deliveryStreamId } from './deliveryEvents.js';
 import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from './retryPolicy.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
 import { openSecrets, secretsInForce, type SigningSecret } from './secrets.js';
 import { signatureHeaders } from './signing.js';
 import * as sql from './sql.js';
-import { appendDeliveryEvents, loadDelivery } from './streams.js';
+import { loadDelivery } from './streams.js';
 
 /**
  * The at-least-once delivery loop. A due job is claimed by leasing its row (one statement, no
@@ -45,6 +45,7 @@ export interface DispatcherOptions {
 export class DeliveryDispatcher {
   /** Holds this process's leases, and is recorded with every attempt: the log says who made each. */
   readonly id = `dsp_${ulid()}`;
+  private readonly recordedBy = { metadata: { dispatcher: this.id } };
   private readonly egress: Transport | undefined;
   private readonly pollMs: number;
   private readonly concurrency: number;
@@ -152,19 +153,28 @@ export class DeliveryDispatcher {
    */
   private async prepare(claim: Claim): Promise<Outgoing | undefined> {
     const now = this.ctx.clock.now();
-    const job = (await loadDelivery(this.ctx.pool, claim.deliveryId))!;
+    const job = (await loadDelivery(this.ctx.pool, claim.deliveryId)).state!;
     const outgoing = await this.outgoing(job, now);
     const endpointUsable = outgoing !== undefined;
     const lostAt = claim.lostAttemptStartedAt;
     if (!lostAt && decideStart(job, { now, endpointUsable }).send) return outgoing;
     const sends = await this.ctx.store.withUnitOfWork(async (uow) => {
       if (!(await holdLease(uow, job.id, this.id))) return this.leaseTakenOver(job.id);
-      const locked = (await loadDelivery(uow, job.id))!;
-      const lost = lostAt ? recordLostAttempt(locked, { startedAt: lostAt, now }) : [];
-      const start = decideStart(afterEvents(locked, lost), { now, endpointUsable });
-      await appendDeliveryEvents(uow, job.id, locked, start.send ? lost : [...lost, ...start.events], { dispatcher: this.id });
-      if (!start.send) await releaseLease(uow, job.id, this.id);
-      return start.send;
+      let send = false;
+      await handleCommand(
+        uow,
+        deliveryDecider,
+        deliveryStreamId(job.id),
+        (locked) => {
+          const lost = lostAt ? recordLostAttempt(locked!, { startedAt: lostAt, now }) : [];
+          const start = decideStart(afterEvents(locked!, lost), { now, endpointUsable });
+          send = start.send;
+          return { events: start.send ? lost : [...lost, ...start.events] };
+        },
+        this.recordedBy,
+      );
+      if (!send) await releaseLease(uow, job.id, this.id);
+      return send;
     });
     return sends ? outgoing : undefined;
   }
@@ -215,10 +225,15 @@ export class DeliveryDispatcher {
   private async record(deliveryId: string, report: Omit<AttemptReport, 'now' | 'random'>): Promise<void> {
     await this.ctx.store.withUnitOfWork(async (uow) => {
       if (!(await holdLease(uow, deliveryId, this.id))) return this.leaseTakenOver(deliveryId);
-      const job = (await loadDelivery(uow, deliveryId))!;
       const now = this.ctx.clock.now();
-      const events = decideAttempt(job, { ...report, now, random: Math.random() });
-      await appendDeliveryEvents(uow, deliveryId, job, events, { dispatcher: this.id });
+      const { before, events } = await handleCommand(
+        uow,
+        deliveryDecider,
+        deliveryStreamId(deliveryId),
+        (job) => ({ events: decideAttempt(job!, { ...report, now, random: Math.random() }) }),
+        this.recordedBy,
+      );
+      const job = before!;
       await releaseLease(uow, deliveryId, this.id);
       const delivered = events.some((e) => e.type === DELIVERY_ATTEMPTED && e.ended === 'delivered');
       this.ctx.metrics.webhookAttempted(outcomeOf(report.result), delivered ? now.getTime() - Date.parse(job.createdAt) : undefined);
