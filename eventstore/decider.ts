@@ -1,6 +1,6 @@
 import type { Decision, JsonObject, NewEvent, Reader, RecordedEvent } from './events.js';
 import { ERASED, StreamKeyDestroyed, type Opener, type StreamKeys } from './keys.js';
-import { NOTHING_SEALED, type DomainEvent, type SealedFields } from './sealing.js';
+import type { DomainEvent, SealedFields } from './sealing.js';
 import { readStream } from './store.js';
 import type { UnitOfWork } from './unitOfWork.js';
 
@@ -67,8 +67,8 @@ export async function aggregateStream<S, E extends DomainEvent>(db: Reader, deci
 }
 
 /** An event as it is appended: its type apart from its data (sealed as its stream kind says). */
-async function toNew<E extends DomainEvent>(uow: UnitOfWork, sealed: SealedFields, streamId: string, event: E, options: StreamOptions): Promise<NewEvent> {
-  const data = sealed === NOTHING_SEALED ? dataOf(event) : await sealed.seal(uow, keysOf(options, streamId), streamId, event);
+async function toNew<E extends DomainEvent>(uow: UnitOfWork, sealed: SealedFields | undefined, streamId: string, event: E, options: StreamOptions): Promise<NewEvent> {
+  const data = sealed && sealed.of(event.type).length > 0 ? await sealed.seal(uow, keysOf(options, streamId), streamId, event) : dataOf(event);
   return { type: event.type, data, ...(options.metadata ? { metadata: options.metadata } : {}) };
 }
 
@@ -89,7 +89,7 @@ export async function appendEvents<E extends DomainEvent>(
   options: StreamOptions = {},
 ): Promise<RecordedEvent[]> {
   const pending: NewEvent[] = [];
-  for (const event of events) pending.push(await toNew(uow, decider.sealed ?? NOTHING_SEALED, streamId, event, options));
+  for (const event of events) pending.push(await toNew(uow, decider.sealed, streamId, event, options));
   return uow.append(streamId, expectedVersion, pending);
 }
 

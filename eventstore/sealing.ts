@@ -72,7 +72,12 @@ export class SealedFields {
     }
     return { type, ...clear, ...(secret as JsonObject) } as unknown as E;
   }
-}
 
-/** A stream kind that seals nothing. */
-export const NOTHING_SEALED = new SealedFields({});
+  /** As open, but once the stream's key is destroyed the sealed fields read null: for a projection that keeps the clear ones. */
+  openOrNull<E extends DomainEvent>(type: string, data: JsonObject, open: Opener): E {
+    const event = this.open<E>(type, data, open);
+    if (event !== ERASED) return event as E;
+    const { [SEALED]: _sealed, ...clear } = data;
+    return { type, ...clear, ...Object.fromEntries(this.of(type).map((name) => [name, null])) } as unknown as E;
+  }
+}
