@@ -22,6 +22,9 @@ export interface Decider<S, E extends DomainEvent> {
 /** What reading and appending a stream kind's events needs of its decider. */
 type Sealing = Pick<Decider<unknown, never>, 'sealed'>;
 
+/** A stream kind whose events seal nothing and that no decider folds: a ledger a projection counts. */
+export const UNSEALED: Sealing = {};
+
 /** A stream folded: its state, and the version folded to (the expected version of the next append). */
 export interface Folded<S> {
   state: S;

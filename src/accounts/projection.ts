@@ -1,4 +1,4 @@
-import { eventOf, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, eventOf, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import {
   ACCOUNT_EVENT_TYPES,
   ACCOUNT_OPENED,
@@ -26,7 +26,7 @@ import * as sql from './sql.js';
 export function accountsProjection(streamKeys: StreamKeys): Projection {
   /** The event with its sealed fields opened; those of a stream whose key is destroyed are null. */
   async function opened(uow: UnitOfWork, recorded: RecordedEvent): Promise<AnyAccountEvent> {
-    if (accountSealing.of(recorded.type).length === 0) return eventOf<AnyAccountEvent>({}, recorded);
+    if (accountSealing.of(recorded.type).length === 0) return eventOf<AnyAccountEvent>(UNSEALED, recorded);
     return accountSealing.openOrNull<AnyAccountEvent>(recorded.type, recorded.data, await streamKeys.opener(uow, recorded.streamId));
   }
 

@@ -1,9 +1,9 @@
-import { StreamVersionConflict, appendEvents, type Reader } from '../../eventstore/index.js';
+import { StreamVersionConflict, UNSEALED, appendEvents, type Reader } from '../../eventstore/index.js';
 import type { CredentialResolver, SessionOfWorkspace } from '../auth/owner.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isDeveloperKey, secretHash } from './credentials.js';
 import { keyUseDue } from './decide.js';
-import { KEY_USED, accountSealing, keyUseStreamId } from './events.js';
+import { KEY_USED, keyUseStreamId } from './events.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import * as sql from './sql.js';
 
@@ -29,7 +29,7 @@ async function recordUse(ctx: ServiceContext, keyId: string, now: Date): Promise
   const stream = keyUseStreamId(keyId);
   try {
     await ctx.store.withUnitOfWork(async (uow) =>
-      appendEvents(uow, { sealed: accountSealing }, stream, await uow.streamVersion(stream), [{ type: KEY_USED, at: now.toISOString(), key_id: keyId }]),
+      appendEvents(uow, UNSEALED, stream, await uow.streamVersion(stream), [{ type: KEY_USED, at: now.toISOString(), key_id: keyId }]),
     );
   } catch (error) {
     if (!(error instanceof StreamVersionConflict)) throw error;

@@ -1,4 +1,4 @@
-import { aggregateStream, appendEvents, foldEvents, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, aggregateStream, appendEvents, foldEvents, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { newSessionId, openSession, type CreatedSession, type SessionStatus } from '../sessions/index.js';
@@ -88,7 +88,7 @@ export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<
     const sessionId = newSessionId();
     const start = decideStart(admissions, { workspaceId, credentialHash: credentialHash(credential), sessionId, client: request.client, now });
     if ('refused' in start) return start;
-    await appendEvents(uow, trialDecider, ADMISSIONS_STREAM, ledgerVersion, [start.admitted]);
+    await appendEvents(uow, UNSEALED, ADMISSIONS_STREAM, ledgerVersion, [start.admitted]);
     const created = await appendTrialSession(uow, ctx, { state: undefined, version: 0 }, workspaceId, start.events, { ...request, sessionId, now });
     return { ...created, managementCredential: credential };
   });

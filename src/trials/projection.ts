@@ -1,4 +1,4 @@
-import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { SESSION_PURGED } from '../sessions/index.js';
 import {
   TRIAL_ADMITTED,
@@ -10,7 +10,6 @@ import {
   type TrialEvent,
 } from './events.js';
 import * as sql from './sql.js';
-import { trialDecider } from './state.js';
 
 /**
  * Trials, their Sessions' deadlines and the admissions ledger, written inline: the creating unit
@@ -28,7 +27,7 @@ export const trialsProjection: Projection = {
         await uow.query(sql.FORGET_SESSION, [recorded.streamId]);
         continue;
       }
-      const event = eventOf<TrialEvent | TrialAdmitted>(trialDecider, recorded);
+      const event = eventOf<TrialEvent | TrialAdmitted>(UNSEALED, recorded);
       switch (event.type) {
         case TRIAL_ADMITTED:
           await uow.query(sql.INSERT_ADMISSION, [event.workspace_id, event.client, event.at]);
