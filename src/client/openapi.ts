@@ -239,7 +239,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                    prefer?: string;
+                };
                 path: {
                     /** @description a Session ID (ses_ followed by 26 characters) */
                     id: string;
@@ -251,15 +254,19 @@ export interface paths {
                 /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
                 200: {
                     headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["SessionResponse"];
                     };
                 };
-                /** @description If-None-Match matched the ETag */
+                /** @description If-None-Match matched the ETag (with Prefer: wait, nothing changed within the wait). */
                 304: {
                     headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -861,7 +868,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                    prefer?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -872,11 +882,22 @@ export interface paths {
                 /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
                 200: {
                     headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TrialSessionResponse"];
                     };
+                };
+                /** @description If-None-Match matched the ETag (with Prefer: wait, nothing changed within the wait). */
+                304: {
+                    headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 404: {

@@ -137,6 +137,8 @@ export interface TrialSessionView {
   etag: string;
   /** TrialSessionResponse: the Session's view with the trial's deadlines. */
   body: string;
+  /** Until when it is readable: a held read ends then. */
+  resultAvailableUntil: Date;
 }
 
 /** A trial's Session as the trial reads it, while its result is readable; reading changes nothing. */
@@ -153,5 +155,5 @@ export async function readTrialSession(db: Reader, workspaceId: string, sessionI
     result_available_until: row.result_available_until.toISOString(),
   };
   // The view's bytes as they are, with `trial` added as their last member.
-  return { etag: row.etag, body: `${row.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}` };
+  return { etag: row.etag, body: `${row.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
 }
