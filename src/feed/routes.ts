@@ -59,7 +59,7 @@ export async function feedRoutes(app: FastifyInstance, ctx: ServiceContext): Pro
           return read;
         };
         const held = await heldRead(
-          { waiters, channel: FEED_CHANNEL, target: workspaceId, workspaceId, seconds, now: ctx.clock.now(), reply, read: settled, answers: (p) => p.items.length > 0 || !sameCursor(p.next, after) },
+          { waiters, channel: FEED_CHANNEL, target: workspaceId, workspaceId, seconds, now: ctx.clock.now(), reply, read: settled, readKey: `${encodeCursor(after)} ${limit}`, answers: (p) => p.items.length > 0 || !sameCursor(p.next, after) },
           page,
         );
         if (held.applied !== undefined) reply.header('preference-applied', preferenceApplied(held.applied));

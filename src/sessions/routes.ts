@@ -137,7 +137,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       if (seconds !== undefined) {
         const etag = view.etag;
         const held = await heldRead(
-          { waiters, channel: EVENTS_CHANNEL, target: id, workspaceId: principal.workspaceId, seconds, now: ctx.clock.now(), reply, read, answers: (v) => v?.etag !== etag },
+          { waiters, channel: EVENTS_CHANNEL, target: id, workspaceId: principal.workspaceId, seconds, now: ctx.clock.now(), reply, read, readKey: id, answers: (v) => v?.etag !== etag },
           view as typeof view | undefined,
         );
         if (held.applied !== undefined) reply.header('preference-applied', preferenceApplied(held.applied));

@@ -145,6 +145,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
               now: ctx.clock.now(),
               reply,
               read,
+              readKey: id,
               answers: (v) => v?.etag !== etag,
             },
             view as typeof view | undefined,

@@ -14,6 +14,8 @@ export interface HeldRead<T> {
   reply: FastifyReply;
   /** Reads what the request answers with. */
   read: () => Promise<T>;
+  /** Names what `read` reads: requests woken together with the same name share one read. */
+  readKey: string;
   /** Whether a value read answers the request (it changed, or is gone). */
   answers: (value: T) => boolean;
 }
@@ -27,7 +29,8 @@ export interface Held<T> {
 /**
  * A read held until it answers or the wait is over. The hold is taken before the first read, so
  * a change committed after that read wakes it: its wake-up is sent after its commit. Each wake-up
- * naming the target reads again (a wake-up is a hint: the change may not be this request's); the
+ * naming the target reads again (a wake-up is a hint: the change may not be this request's), one
+ * read for every request it woke that reads the same (Hold.shared); the
  * end of the wait, or the process stopping, answers with what was read last, without a query; a
  * lost listener answers with a fresh read.
  */
@@ -44,7 +47,8 @@ export async function heldRead<T>(held: HeldRead<T>, current: T): Promise<Held<T
       if (held.answers(value)) break;
       const woken: Woken = await hold.next();
       const expired = woken === 'deadline' && untilEnd < ms;
-      if (woken === 'changed' || woken === 'unheard' || expired) value = await held.read();
+      if (woken === 'changed') value = await hold.shared(held.readKey, held.read);
+      else if (woken === 'unheard' || expired) value = await held.read();
       if (woken !== 'changed') break;
     }
     return { value, applied: held.seconds };

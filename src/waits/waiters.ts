@@ -24,13 +24,31 @@ export interface HoldRequest {
   gone: AbortSignal;
 }
 
+/**
+ * The reads that the requests one wake-up woke share, by what they read: each starts after the
+ * wake-up, so it sees the change, and a hundred requests on one Session cost one read.
+ */
+export type Wave = Map<string, Promise<unknown>>;
+
 /** One held request: each wake-up naming its target wakes `next` (or the next call of it). */
 export class Hold {
   private pending: ((woken: Woken) => void) | undefined;
   private changed = false;
   private ended: Woken | undefined;
+  /** The wave of the latest wake-up that named this request. */
+  wave: Wave = new Map();
 
   constructor(readonly release: () => void) {}
+
+  /** The read `key` names in the latest wave: made once for every request woken with this one. */
+  shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let made = this.wave.get(key) as Promise<T> | undefined;
+    if (!made) {
+      made = read();
+      this.wave.set(key, made);
+    }
+    return made;
+  }
 
   /** The next reason to look: a change pending since the last call, or the next one. */
   next(): Promise<Woken> {
@@ -42,10 +60,13 @@ export class Hold {
     return new Promise((resolve) => (this.pending = resolve));
   }
 
-  wake(woken: Woken): void {
+  wake(woken: Woken, wave: Wave = new Map()): void {
     if (this.ended) return;
     if (woken !== 'changed') this.ended = woken;
-    else this.changed = true;
+    else {
+      this.changed = true;
+      this.wave = wave;
+    }
     const pending = this.pending;
     this.pending = undefined;
     if (pending) {
@@ -80,7 +101,7 @@ export class Waiters {
       wakeups.on(channel, (payload) => {
         const targets = wakeupTargets(payload);
         if (targets === EVERYTHING) this.wakeChannel(channel);
-        else for (const target of targets) for (const hold of this.holds.get(key(channel, target)) ?? []) hold.wake('changed');
+        else for (const target of targets) this.wakeTarget(key(channel, target));
       });
     }
     wakeups.onLost(() => this.wakeAll('unheard'));
@@ -154,9 +175,14 @@ export class Waiters {
     this.wakeAll('closing');
   }
 
+  private wakeTarget(k: string): void {
+    const wave: Wave = new Map();
+    for (const hold of this.holds.get(k) ?? []) hold.wake('changed', wave);
+  }
+
   private wakeChannel(channel: string): void {
     const prefix = key(channel, '');
-    for (const [k, holds] of this.holds) if (k.startsWith(prefix)) for (const hold of holds) hold.wake('changed');
+    for (const k of this.holds.keys()) if (k.startsWith(prefix)) this.wakeTarget(k);
   }
 
   private wakeAll(woken: Woken): void {
