@@ -27,6 +27,8 @@ process.on('message', (message: WaiterMessage) => {
         });
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
+        // A group dropped on purpose ends in resets: not a failure.
+        if (!groups.has(message.group)) return;
         failures.set(error.code ?? error.message, (failures.get(error.code ?? error.message) ?? 0) + 1);
         answered.push({ at: now(), status: 0 });
         if (answered.length === message.paths.length) send({ kind: 'answered', group: message.group, answered });
@@ -35,8 +37,9 @@ process.on('message', (message: WaiterMessage) => {
     });
     groups.set(message.group, requests);
   } else if (message.kind === 'drop') {
-    for (const request of groups.get(message.group) ?? []) request.destroy();
+    const dropped = groups.get(message.group) ?? [];
     groups.delete(message.group);
+    for (const request of dropped) request.destroy();
   } else if (message.kind === 'post') {
     void fetch(`${message.origin}${message.path}`, { method: 'POST', headers: message.headers, body: message.body }).then(
       async (response) => send({ kind: 'posted', status: response.status, body: response.status === 200 ? '' : await response.text() }),
