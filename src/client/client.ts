@@ -97,6 +97,8 @@ interface Known {
   etag: string;
   /** null: created by this client and not read since; as created, it is active and unanswered. */
   session: Session | null;
+  /** When its link stops taking answers; undefined from a service that does not say (one from before the field). */
+  linkExpiresAt: string | undefined;
 }
 
 /** A path of the API from its segments, each one escaped. */
@@ -138,8 +140,8 @@ export class HandoffClient {
     return (await this.call<T>({ method: 'GET', path, expect: [200], repeatable: true, signal: options.signal })).body;
   }
 
-  private remember(sessionId: string, etag: string | null, session: Session | null): void {
-    if (etag !== null) this.known.set(sessionId, { etag, session });
+  private remember(sessionId: string, etag: string | null, session: Session | null, linkExpiresAt: string | undefined): void {
+    if (etag !== null) this.known.set(sessionId, { etag, session, linkExpiresAt });
   }
 
   /** The workspace the client's credential acts in (the audience of its receipts), and its kind. */
@@ -179,7 +181,7 @@ export class HandoffClient {
       signal: options.signal,
     });
     // A display Session never changes, so only an interactive one is worth remembering as created.
-    if (interaction.mode === 'interactive') this.remember(body.id, etag, null);
+    if (interaction.mode === 'interactive') this.remember(body.id, etag, null, body.link_expires_at);
     return body;
   }
 
@@ -206,8 +208,8 @@ export class HandoffClient {
     if (reply.status !== 200 || reply.body === undefined || etag === null) {
       throw new ClientError('UNEXPECTED_RESPONSE', `GET ${sessionId} answered ${reply.status} without a body and an ETag.`, null, reply.status);
     }
-    this.remember(sessionId, etag, reply.body);
-    return { etag, session: reply.body, changed: true, held };
+    this.remember(sessionId, etag, reply.body, reply.body.link_expires_at);
+    return { etag, session: reply.body, linkExpiresAt: reply.body.link_expires_at, changed: true, held };
   }
 
   async getSession(sessionId: string, options: CallOptions = {}): Promise<Session> {
@@ -232,7 +234,7 @@ export class HandoffClient {
       'idempotency-key': options.idempotencyKey ?? crypto.randomUUID(),
     };
     const reply = await this.call<InteractiveSession>({ method, path, body, headers, expect: [200], repeatable: true, signal: options.signal });
-    this.remember(sessionId, reply.etag, reply.body);
+    this.remember(sessionId, reply.etag, reply.body, reply.body.link_expires_at);
     return reply.body;
   }
 
@@ -283,10 +285,12 @@ export class HandoffClient {
    * the person answers. Each read is conditional (If-None-Match) and asks the service to hold it
    * until the Session changes (Prefer: wait, up to waitSeconds), so the answer arrives as it is
    * accepted and a quiet Session costs one request a wait; against a service that answers without
-   * holding, the reads are spaced as `poll` says, growing with jitter while nothing changes.
-   * Rejects with the signal's reason when it aborts, ClientError `WAIT_TIMEOUT` after timeoutMs,
-   * `NO_RESPONSE_POSSIBLE` for a display Session or one completed before its current revision was
-   * answered.
+   * holding, the reads are spaced as `poll` says, growing with jitter while nothing changes. No
+   * wait goes past the Session's link expiry. Rejects with the signal's reason when it aborts,
+   * ClientError `WAIT_TIMEOUT` after timeoutMs, `NO_RESPONSE_POSSIBLE` for a display Session or one
+   * completed before its current revision was answered, and `LINK_EXPIRED` when a read at or after
+   * the link's expiry (by this machine's clock) finds the current revision unanswered: no answer
+   * can come.
    */
   async waitForResponse(sessionId: string, options: WaitOptions = {}): Promise<Answered> {
     const poll = { ...this.poll, ...options.poll };
@@ -300,14 +304,21 @@ export class HandoffClient {
         ? undefined
         : setTimeout(() => controller.abort(new ClientError('WAIT_TIMEOUT', `No answer to ${sessionId} within ${options.timeoutMs} ms.`)), options.timeoutMs);
     try {
+      let expiresAt: string | undefined;
       for (let quiet = 0, first = true; ; first = false) {
-        // The first read is not held: what the client knows may already be the answer (a 304 says so at once).
-        const read = await this.read(sessionId, controller.signal, true, first ? undefined : heldFor(options.waitSeconds, deadline));
-        const answered = answerOf(sessionId, read);
+        // The first read is not held: what the client knows may already be the answer (a 304 says
+        // so at once). A held read ends by the deadline and the link's expiry at the latest.
+        const until = Math.min(deadline ?? Infinity, expiryMs(expiresAt));
+        const hold = first || until <= Date.now() ? undefined : heldFor(options.waitSeconds, until);
+        const read = await this.read(sessionId, controller.signal, true, hold);
+        expiresAt = read.linkExpiresAt;
+        const answered = answerOf(sessionId, read, new Date());
         if (answered) return answered;
         if (read.held) continue;
         quiet = read.changed ? 0 : quiet + 1;
-        await sleep(backoffDelayMs(poll, quiet), controller.signal);
+        // Never past the expiry: the read just after it is the last one.
+        const untilExpiry = expiryMs(read.linkExpiresAt) - Date.now();
+        await sleep(Math.max(0, Math.min(backoffDelayMs(poll, quiet), untilExpiry)), controller.signal);
       }
     } finally {
       clearTimeout(timer);
@@ -375,22 +386,36 @@ export class HandoffClient {
     const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), options.audience ?? this.audience()]);
     return verifyReceipt(response.receipt, {
       keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
+      fetch: this.transport.fetch,
       expected: { issuer: this.issuer, audience, sessionId, response, interaction: surface.interaction },
       currentDate: options.currentDate,
     });
   }
 }
 
-/** The answer to the current revision, undefined while there is none yet; throws when none can come. */
-function answerOf(sessionId: string, known: Known): Answered | undefined {
+/** When a link expires, in ms since the epoch; never when the service does not say (a service from before the field). */
+function expiryMs(linkExpiresAt: string | undefined): number {
+  const ms = linkExpiresAt === undefined ? NaN : Date.parse(linkExpiresAt);
+  return Number.isNaN(ms) ? Infinity : ms;
+}
+
+/** Whether a Session's link takes no more answers at `now`, by the expiry the service states. */
+export const linkExpired = (session: { link_expires_at?: string | undefined }, now: Date): boolean => now.getTime() >= expiryMs(session.link_expires_at);
+
+/** The answer to the current revision (read at `now`), undefined while one may still come; throws when none can. */
+function answerOf(sessionId: string, known: Known, now: Date): Answered | undefined {
   const { session } = known;
-  if (session === null) return undefined;
-  if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} is a display Session: it takes no answer.`);
-  const interactive = session as InteractiveSession;
-  const latest = interactive.responses.at(-1);
-  if (latest && latest.revision === interactive.revision) return { session: interactive, response: latest, receipt: latest.receipt, etag: known.etag };
-  if (interactive.status === 'completed') {
-    throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} was completed before revision ${interactive.revision} was answered.`);
+  if (session !== null) {
+    if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} is a display Session: it takes no answer.`);
+    const interactive = session as InteractiveSession;
+    const latest = interactive.responses.at(-1);
+    if (latest && latest.revision === interactive.revision) return { session: interactive, response: latest, receipt: latest.receipt, etag: known.etag };
+    if (interactive.status === 'completed') {
+      throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} was completed before revision ${interactive.revision} was answered.`);
+    }
+  }
+  if (linkExpired({ link_expires_at: known.linkExpiresAt }, now)) {
+    throw new ClientError('LINK_EXPIRED', `${sessionId}'s link expired at ${known.linkExpiresAt} before its current revision was answered.`);
   }
   return undefined;
 }

@@ -1566,6 +1566,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The MCP server (Streamable HTTP)
+         * @description The tools ask_human, get_answer and list_events over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, or 202 for a notification. Refusals of the API (a quota included) come back as tool errors carrying its error code.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description One JSON-RPC 2.0 message of the Model Context Protocol (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http). */
+            requestBody: {
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            responses: {
+                /** @description The answer to a request: its progress notifications, then its response, each a JSON-RPC message in a server-sent event. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description A notification or a response of the agent, accepted; no body. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, unknown>;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1772,6 +1859,11 @@ export interface components {
             id: string;
             revision: number;
             human_url: string;
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             */
+            link_expires_at: string;
         };
         /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
         SessionResponse: {
@@ -1795,6 +1887,11 @@ export interface components {
                 accepted_at: string;
                 receipt: string | null;
             }[];
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             */
+            link_expires_at: string;
         };
         SessionEventsResponse: {
             id: string;

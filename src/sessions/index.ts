@@ -54,5 +54,6 @@ export {
 } from './events.js';
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
 export { sessionViewProjection } from './projection.js';
+export { withLinkExpiry } from './view.js';
 /** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */
 export const SESSIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

@@ -28,7 +28,7 @@ import {
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
 import { loadSession } from './store.js';
-import { eventsBody, sessionBody } from './view.js';
+import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
 import { SessionViewCache } from './viewCache.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
 import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
@@ -104,7 +104,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         .header('etag', etagOf(state))
         .header('location', `/v1/sessions/${state.id}`)
         .type(JSON_TYPE)
-        .send(JSON.stringify({ id: state.id, revision: state.revisions.length, human_url: humanUrl }));
+        .send(JSON.stringify({ id: state.id, revision: state.revisions.length, human_url: humanUrl, link_expires_at: state.linkExpiresAt }));
     },
   );
 
@@ -124,9 +124,9 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = ownerOf(request);
       const read = () =>
         cache.get(id, async () => {
-          const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string }>(sql.VIEW_BY_ID, [id]);
+          const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
           const row = rows[0];
-          return row && { workspaceId: row.workspace_id, etag: row.etag, body: row.body };
+          return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
         });
       let view = await read();
       if (!view || (await sessionAccess(ctx.pool, principal, { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();

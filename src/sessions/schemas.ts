@@ -246,12 +246,18 @@ const actor = {
 } as const;
 const receipt = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
 
+const linkExpiresAt = {
+  type: 'string',
+  format: 'date-time',
+  description: "When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.",
+} as const;
+
 export const createSessionResponseSchema = {
   $id: 'CreateSessionResponse',
   type: 'object',
-  required: ['id', 'revision', 'human_url'],
+  required: ['id', 'revision', 'human_url', 'link_expires_at'],
   additionalProperties: false,
-  properties: { id: ID, revision: { type: 'integer', minimum: 1 }, human_url: { type: 'string' } },
+  properties: { id: ID, revision: { type: 'integer', minimum: 1 }, human_url: { type: 'string' }, link_expires_at: linkExpiresAt },
 } as const;
 
 const acceptedResponse = {
@@ -274,7 +280,7 @@ export const sessionResponseSchema = {
   $id: 'SessionResponse',
   description: 'SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present).',
   type: 'object',
-  required: ['id', 'revision', 'interaction'],
+  required: ['id', 'revision', 'interaction', 'link_expires_at'],
   properties: {
     id: ID,
     status: { type: 'string', enum: ['active', 'responded', 'completed'] },
@@ -282,6 +288,7 @@ export const sessionResponseSchema = {
     interaction: { $ref: 'Interaction#' },
     response_schema: { type: 'object' },
     responses: { type: 'array', items: acceptedResponse },
+    link_expires_at: linkExpiresAt,
   },
 } as const;
 
