@@ -35,11 +35,9 @@ export interface Held<T> {
  * lost listener answers with a fresh read.
  */
 export async function heldRead<T>(held: HeldRead<T>, current: T): Promise<Held<T>> {
-  const gone = new AbortController();
-  held.reply.raw.once('close', () => gone.abort());
   const ms = held.seconds * 1000;
   const untilEnd = held.readableUntil === undefined ? Infinity : held.readableUntil.getTime() - held.now.getTime();
-  const hold = held.waiters.hold({ channel: held.channel, target: held.target, workspaceId: held.workspaceId, ms: Math.max(0, Math.min(ms, untilEnd)), gone: gone.signal });
+  const hold = held.waiters.hold({ channel: held.channel, target: held.target, workspaceId: held.workspaceId, ms: Math.max(0, Math.min(ms, untilEnd)), closed: held.reply.raw });
   if (typeof hold === 'string') return { value: current, applied: undefined };
   try {
     let value = await held.read();

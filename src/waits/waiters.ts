@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { EVERYTHING, wakeupTargets, type Wakeups } from '../../eventstore/index.js';
 import { WAIT_LIMITS, type WaitLimits } from './limits.js';
@@ -20,8 +21,8 @@ export interface HoldRequest {
   workspaceId: string;
   /** The longest it is held. */
   ms: number;
-  /** Aborted when the client goes away. */
-  gone: AbortSignal;
+  /** Emits `close` when the client goes away (the response's own emitter: no signal object a request). */
+  closed: Pick<EventEmitter, 'once' | 'off'> & { destroyed: boolean };
 }
 
 /**
@@ -152,7 +153,7 @@ export class Waiters {
       const same = this.holds.get(k);
       if (!same?.delete(hold)) return;
       clearTimeout(timer);
-      request.gone.removeEventListener('abort', onGone);
+      request.closed.off('close', onGone);
       if (same.size === 0) this.holds.delete(k);
       const left = this.perWorkspace.get(request.workspaceId)! - 1;
       if (left === 0) this.perWorkspace.delete(request.workspaceId);
@@ -164,8 +165,8 @@ export class Waiters {
     this.holds.set(k, same);
     this.perWorkspace.set(request.workspaceId, (this.perWorkspace.get(request.workspaceId) ?? 0) + 1);
     this.size++;
-    if (request.gone.aborted) hold.wake('gone');
-    else request.gone.addEventListener('abort', onGone, { once: true });
+    if (request.closed.destroyed) hold.wake('gone');
+    else request.closed.once('close', onGone);
     return hold;
   }
 
