@@ -30,9 +30,9 @@ export interface Held<T> {
  * A read held until it answers or the wait is over. The hold is taken before the first read, so
  * a change committed after that read wakes it: its wake-up is sent after its commit. Each wake-up
  * naming the target reads again (a wake-up is a hint: the change may not be this request's), one
- * read for every request it woke that reads the same (Hold.shared); the
- * end of the wait, or the process stopping, answers with what was read last, without a query; a
- * lost listener answers with a fresh read.
+ * read for every request it woke that reads the same (Hold.shared). The end of the wait, or the
+ * process stopping, answers with what was read last, without a query; a lost listener answers
+ * with a fresh read.
  */
 export async function heldRead<T>(held: HeldRead<T>, current: T): Promise<Held<T>> {
   const ms = held.seconds * 1000;

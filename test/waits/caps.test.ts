@@ -84,3 +84,16 @@ it('a Session purged during a wait ends it with the answer a fresh GET gives: 40
   expect(answer.status).toBe(404);
   expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('SESSION_NOT_FOUND');
 });
+
+it('a held request is left out of the request duration histogram; one answered at once is in it', async () => {
+  const { id, etag } = await createSession(t);
+  const observed = async () => {
+    const metric = await t.ctx.metrics.registry.getSingleMetric('svc_http_request_duration_seconds')!.get();
+    return metric.values.filter((v) => v.metricName?.endsWith('_count') && v.labels.route === '/v1/sessions/:id').reduce((sum, v) => sum + v.value, 0);
+  };
+  const before = await observed();
+  expect((await heldGet(url(`/v1/sessions/${id}`), owner(t), etag, 1)).status).toBe(304);
+  expect(await observed()).toBe(before);
+  expect((await fetch(url(`/v1/sessions/${id}`), { headers: { ...owner(t), 'if-none-match': etag } })).status).toBe(304);
+  expect(await observed()).toBe(before + 1);
+});
