@@ -89,7 +89,7 @@ it('a held request is left out of the request duration histogram; one answered a
   const { id, etag } = await createSession(t);
   const observed = async () => {
     const metric = await t.ctx.metrics.registry.getSingleMetric('svc_http_request_duration_seconds')!.get();
-    return metric.values.filter((v) => v.metricName?.endsWith('_count') && v.labels.route === '/v1/sessions/:id').reduce((sum, v) => sum + v.value, 0);
+    return metric.values.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_count') && v.labels.route === '/v1/sessions/:id').reduce((sum, v) => sum + v.value, 0);
   };
   const before = await observed();
   expect((await heldGet(url(`/v1/sessions/${id}`), owner(t), etag, 1)).status).toBe(304);
