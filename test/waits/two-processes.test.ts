@@ -127,7 +127,7 @@ it('GET /v1/trial/sessions/{id} held answers 304 at the end of its wait; without
 });
 
 /** The requests a process holds now, from its metrics. */
-export async function heldCount(process: ServiceProcess): Promise<number> {
+async function heldCount(process: ServiceProcess): Promise<number> {
   const text = await (await fetch(`${process.baseUrl}/metrics`, { headers: { authorization: `Bearer ${config.metricsToken}` } })).text();
   const line = text.split('\n').find((l) => l.startsWith('svc_waits_held '));
   return line === undefined ? NaN : Number(line.split(' ')[1]);
