@@ -22,7 +22,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\./|(\\.\\./)+)(accounts|audit|auth|human|mcpEndpoint|ops|purge|quotas|receipts|sessions|trials|webhooks)/(?!index\\.js$)',
+              regex: '^(\\./|(\\.\\./)+)(accounts|audit|auth|feed|human|mcpEndpoint|ops|purge|quotas|receipts|sessions|trials|webhooks)/(?!index\\.js$)',
               message: "Import another capability only through its index.ts.",
             },
           ],

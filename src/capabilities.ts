@@ -4,6 +4,7 @@ import { accounts } from './accounts/index.js';
 import { audit } from './audit/index.js';
 import { auth } from './auth/index.js';
 import type { Capability } from './capability.js';
+import { feed } from './feed/index.js';
 import { human } from './human/index.js';
 import { mcpEndpoint } from './mcpEndpoint/index.js';
 import { opsCapability, type ServiceParts } from './ops/index.js';
@@ -22,7 +23,7 @@ import { webhooks } from './webhooks/index.js';
 /** Health, version, metrics and the contract: also all that a process without the API serves. */
 export const ops = opsCapability(() => serviceParts);
 
-export const capabilities: readonly Capability[] = [ops, sessions, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
+export const capabilities: readonly Capability[] = [ops, sessions, feed, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
 
 /** Every folder of bundled SQL migrations: the event store's and the projection runner's first. */
 export const MIGRATION_FOLDERS: readonly string[] = [EVENTSTORE_MIGRATIONS, PROJECTIONS_MIGRATIONS, ...capabilities.flatMap((c) => c.migrations ?? [])];

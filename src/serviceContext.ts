@@ -1,5 +1,6 @@
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { DeploymentKey, EventStore, RecordedEvent, StreamKeys, Wakeups } from '../eventstore/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -43,6 +44,8 @@ export interface ServiceContext {
  * read the capabilities' backlogs are gathered by src/ops/metrics.ts, which implements it.
  */
 export interface ServiceMetrics {
+  /** Where every figure is registered, the held requests' gauges included. */
+  readonly registry: Registry;
   observeRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void;
   eventsCommitted(events: readonly RecordedEvent[]): void;
   webhookAttempted(outcome: string, deliveredAfterMs: number | undefined): void;

@@ -239,7 +239,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                    prefer?: string;
+                };
                 path: {
                     /** @description a Session ID (ses_ followed by 26 characters) */
                     id: string;
@@ -251,15 +254,19 @@ export interface paths {
                 /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
                 200: {
                     headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["SessionResponse"];
                     };
                 };
-                /** @description If-None-Match matched the ETag */
+                /** @description If-None-Match matched the ETag (with Prefer: wait, nothing changed within the wait). */
                 304: {
                     headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -682,6 +689,88 @@ export interface paths {
                 };
                 /** @description Default Response */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The workspace's Session events in log order, each the Event of GET /v1/sessions/{id}/events with its session_id. A purged Session's events are not listed; a display Session has none. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The next_cursor of the page before; omitted: from the first event the workspace still holds. */
+                    after?: string;
+                    /** @description Events in the page, at most: an integer from 1 to 500, 100 when omitted. */
+                    limit?: string;
+                };
+                header?: {
+                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                    prefer?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The workspace's Session events after the cursor, in log order; `data` is empty at the end (and after a wait that saw nothing). */
+                200: {
+                    headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventFeedResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1279,7 +1368,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                    prefer?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1290,11 +1382,22 @@ export interface paths {
                 /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
                 200: {
                     headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TrialSessionResponse"];
                     };
+                };
+                /** @description If-None-Match matched the ETag (with Prefer: wait, nothing changed within the wait). */
+                304: {
+                    headers: {
+                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+                        "preference-applied"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 404: {
@@ -1808,6 +1911,28 @@ export interface components {
                 created_at: string;
                 receipt?: string | null;
             }[];
+        };
+        /** @description The workspace's Session events after the cursor, in log order; `data` is empty at the end (and after a wait that saw nothing). */
+        EventFeedResponse: {
+            data: {
+                session_id: string;
+                event_id: string;
+                sequence: number;
+                /** @enum {string} */
+                type: "response.accepted" | "revision.published" | "session.completed";
+                revision: number;
+                actor: {
+                    /** @enum {string} */
+                    assurance: "link_holder" | "owner";
+                };
+                action_id?: string;
+                data?: Record<string, unknown>;
+                /** Format: date-time */
+                created_at: string;
+                receipt?: string | null;
+            }[];
+            /** @description Opaque: pass it as `after` to read on. The same cursor when the page is empty. */
+            next_cursor: string;
         };
         MeResponse: {
             /** @description The credential's workspace: the audience of its Sessions' receipts (wks_operator for the owner key). */

@@ -3,7 +3,6 @@ import { RECEIPT_REFUSALS } from './refusals.js';
 import { receiptRoutes } from './routes.js';
 
 /** Signed receipts of accepted answers: the claims, the signature, and the public key set. */
-export { canonicalJson, sha256Hex } from './canonical.js';
 export { buildReceiptClaims, type ReceiptClaims } from './claims.js';
 export { signReceipt } from './sign.js';
 

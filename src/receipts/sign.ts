@@ -1,7 +1,7 @@
 import { sign } from 'node:crypto';
+import { canonicalJson } from '../../eventstore/index.js';
 import type { ApiError } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
-import { canonicalJson } from './canonical.js';
 import type { ReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from '../receiptKeys.js';
 import { RECEIPT_REFUSALS } from './refusals.js';

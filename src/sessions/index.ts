@@ -72,8 +72,9 @@ export {
 } from './interaction.js';
 export { PATTERNS } from './limits.js';
 export { checkInteraction } from './rules.js';
-export { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from './schemas.js';
-export { withLinkExpiry } from './view.js';
+export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
+/** The event feed lists a Session's events as its own GET does. */
+export { eventItem, withLinkExpiry } from './view.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 
 export const sessions: Capability = {

@@ -292,6 +292,24 @@ export const sessionResponseSchema = {
   },
 } as const;
 
+/** One public Event of a Session: an item of GET /v1/sessions/{id}/events (and of the workspace feed). */
+export const sessionEventSchema = {
+  type: 'object',
+  required: ['event_id', 'sequence', 'type', 'revision', 'actor', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    event_id: { type: 'string' },
+    sequence: { type: 'integer', minimum: 1 },
+    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
+    revision: { type: 'integer', minimum: 1 },
+    actor,
+    action_id: { type: 'string' },
+    data: { type: 'object' },
+    created_at: { type: 'string', format: 'date-time' },
+    receipt,
+  },
+} as const;
+
 export const sessionEventsResponseSchema = {
   $id: 'SessionEventsResponse',
   type: 'object',
@@ -299,25 +317,7 @@ export const sessionEventsResponseSchema = {
   additionalProperties: false,
   properties: {
     id: ID,
-    events: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['event_id', 'sequence', 'type', 'revision', 'actor', 'created_at'],
-        additionalProperties: false,
-        properties: {
-          event_id: { type: 'string' },
-          sequence: { type: 'integer', minimum: 1 },
-          type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
-          revision: { type: 'integer', minimum: 1 },
-          actor,
-          action_id: { type: 'string' },
-          data: { type: 'object' },
-          created_at: { type: 'string', format: 'date-time' },
-          receipt,
-        },
-      },
-    },
+    events: { type: 'array', items: sessionEventSchema },
   },
 } as const;
 
