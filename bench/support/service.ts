@@ -6,7 +6,7 @@ import type { Config } from '../../src/config.js';
 import { asyncProjections } from '../../src/capabilities.js';
 import { PurgeWorker } from '../../src/purge/index.js';
 import type { ServiceContext } from '../../src/serviceContext.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
 import { startTestApp } from '../../test/support/app.js';
 
 export interface BenchService {

@@ -3,15 +3,30 @@ import { appendEvents, foldEvents, handleCommand } from '../../eventstore/index.
 import type { OwnerPrincipal } from '../principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { recordVerification, register, reseal, rotate, webhookDecider, type WebhookState } from './endpoint.js';
-import { SECRET_CREATED, webhookStreamId } from './endpointEvents.js';
-import { endPendingDeliveries } from './queue.js';
-import { currentEndpoint, storedSecrets } from './reads.js';
-import { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
+import {
+  currentEndpoint,
+  endpointBody,
+  type EndpointBody,
+  loadWebhook,
+  newSigningSecret,
+  openSecrets,
+  recordVerification,
+  register,
+  reseal,
+  rotate,
+  sealSecret,
+  SECRET_CREATED,
+  secretsInForce,
+  sendChallenge,
+  type SigningSecret,
+  storedSecrets,
+  type VerificationFailure,
+  webhookDecider,
+  type WebhookState,
+  webhookStreamId,
+} from './endpoints/index.js';
+import { endPendingDeliveries } from './deliveries/index.js';
 import * as sql from './sql.js';
-import { loadWebhook } from './streams.js';
-import { sendChallenge, type VerificationFailure } from './verification.js';
-import { endpointBody, type EndpointBody } from './views.js';
 
 /** The owner's webhook operations on a workspace, each deciding on the stream it appends to. */
 

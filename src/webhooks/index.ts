@@ -1,22 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
-import { deliveriesProjection } from './deliveryProjection.js';
-import { DeliveryDispatcher } from './dispatcher.js';
-import { webhookEndpointsProjection } from './endpointProjection.js';
+import { DeliveryDispatcher, deliveriesProjection } from './deliveries/index.js';
+import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
 
 /**
- * Webhooks: a workspace's endpoint and signing secrets, and the deliveries of accepted answers to
- * it (queued in the accepting unit of work, sent by the dispatcher role). docs/webhooks.md.
+ * Webhooks: a workspace's endpoint and signing secrets (endpoints/), and the deliveries of accepted
+ * answers to it (deliveries/: queued in the accepting unit of work, sent by the dispatcher role).
+ * Beside them: what both use (the egress, a request's attempt, the retry policy, the SQL) and the
+ * owner's routes and commands over both. docs/webhooks.md.
  */
 export { resealSecrets } from './commands.js';
-export { DELIVERY_QUEUED } from './deliveryEvents.js';
+export { DELIVERY_QUEUED, endSessionDeliveries, mayReceive, queueDelivery } from './deliveries/index.js';
 export { createEgress, policyOf } from './egress.js';
-export type { Endpoint } from './endpoint.js';
-export { endSessionDeliveries, mayReceive, queueDelivery } from './queue.js';
-export { countSecretsSealedByInitial, secretsSealedByInitial } from './reads.js';
-export { endpointOfRow } from './views.js';
+export { countSecretsSealedByInitial, endpointOfRow, secretsSealedByInitial, type Endpoint } from './endpoints/index.js';
 
 export const webhooks: Capability = {
   name: 'webhooks',

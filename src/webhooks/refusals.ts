@@ -1,5 +1,5 @@
 import type { RefusalTable } from '../http/refusal.js';
-import type { VerificationFailure } from './verification.js';
+import type { VerificationFailure } from './endpoints/index.js';
 import { MAX_URL_LENGTH, type UrlRefusal } from './url.js';
 
 /** What the webhook routes refuse; a full quota is the quotas' refusal, an unknown Session the Sessions'. */

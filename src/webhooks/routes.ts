@@ -6,7 +6,7 @@ import { refusalError, type RefusalTable } from '../http/refusal.js';
 import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/index.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
-import { redeliver } from './queue.js';
+import { deliveryItem, type DeliveryRow, redeliver } from './deliveries/index.js';
 import {
   deliveriesResponseSchema,
   registerRequestSchema,
@@ -23,7 +23,6 @@ import { ownedAcceptedResponses } from './sessionAccess.js';
 import * as sql from './sql.js';
 import { WEBHOOK_REFUSALS, type WebhookRefusal } from './refusals.js';
 import { checkWebhookUrl } from './url.js';
-import { deliveryItem, type DeliveryRow } from './views.js';
 
 /** The webhook routes' refusals, with the quotas' (a full quota) and the Sessions' (an unknown Session). */
 const REFUSALS: RefusalTable<WebhookRefusal | QuotaRefusal | SessionRefusal> = { ...WEBHOOK_REFUSALS, ...QUOTA_REFUSALS, ...SESSION_REFUSALS };

@@ -7,7 +7,7 @@ import { clientDigest } from '../../src/clients.js';
 import { asyncProjections } from '../../src/capabilities.js';
 import { eraseSession } from '../../src/purge/index.js';
 import { ADMISSIONS_STREAM } from '../../src/trials/events.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
 import { Browser, bearer, inputValue } from '../accounts/support.js';
 import { answerOn } from '../audit/support.js';
 import type { TestApp } from '../support/app.js';

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { rebuild } from '../../projections/index.js';
-import { deliveriesProjection } from '../../src/webhooks/deliveryProjection.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
-import { claimDue } from '../../src/webhooks/lease.js';
+import { deliveriesProjection } from '../../src/webhooks/deliveries/projection.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { claimDue } from '../../src/webhooks/deliveries/lease.js';
 import { ATTEMPT_LEASE_MS } from '../../src/webhooks/retryPolicy.js';
 import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from './support.js';
 

@@ -1,4 +1,4 @@
-import { foldEvents, type Decider } from '../../eventstore/index.js';
+import { foldEvents, type Decider } from '../../../eventstore/index.js';
 import {
   ATTEMPT_FINISHED,
   ATTEMPT_STARTED,
@@ -8,7 +8,7 @@ import {
   type DeliveryAttempted,
   type DeliveryEvent,
   type DeliveryKind,
-} from './deliveryEvents.js';
+} from './events.js';
 import {
   afterAttempt,
   isRetryable,
@@ -17,7 +17,7 @@ import {
   type AttemptOutcome,
   type Outcome,
   type TransportResult,
-} from './retryPolicy.js';
+} from '../retryPolicy.js';
 
 /** A delivery job folded from its stream, and the pure decisions made on it. */
 

@@ -1,19 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
-import { WokenLoop, handleCommand } from '../../eventstore/index.js';
-import type { ServiceContext } from '../serviceContext.js';
-import { postWebhook } from './attempt.js';
+import { WokenLoop, handleCommand } from '../../../eventstore/index.js';
+import type { ServiceContext } from '../../serviceContext.js';
+import { postWebhook } from '../attempt.js';
 import { renderDelivery } from './body.js';
 import { afterEvents, decideAttempt, decideStart, deliveryDecider, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
-import { isVerified } from './endpoint.js';
+import { currentEndpoint, isVerified, openSecrets, secretsInForce, signatureHeaders, type SigningSecret, storedSecrets } from '../endpoints/index.js';
 import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
-import { DELIVERY_ATTEMPTED, deliveryStreamId } from './deliveryEvents.js';
-import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from './retryPolicy.js';
-import { currentEndpoint, storedSecrets } from './reads.js';
-import { openSecrets, secretsInForce, type SigningSecret } from './secrets.js';
-import { signatureHeaders } from './signing.js';
-import * as sql from './sql.js';
+import { DELIVERY_ATTEMPTED, deliveryStreamId } from './events.js';
+import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from '../retryPolicy.js';
+import * as sql from '../sql.js';
 import { loadDelivery } from './streams.js';
 
 /**

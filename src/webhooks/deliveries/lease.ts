@@ -1,5 +1,5 @@
-import type { Reader, UnitOfWork } from '../../eventstore/index.js';
-import * as sql from './sql.js';
+import type { Reader, UnitOfWork } from '../../../eventstore/index.js';
+import * as sql from '../sql.js';
 
 /**
  * Leases on delivery jobs: a dispatcher claims due jobs by leasing their rows, sends outside any

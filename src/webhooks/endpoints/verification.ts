@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { Dispatcher } from 'undici';
-import { postWebhook } from './attempt.js';
-import { outcomeOf } from './retryPolicy.js';
+import { postWebhook } from '../attempt.js';
+import { outcomeOf } from '../retryPolicy.js';
 import type { SigningSecret } from './secrets.js';
 import { signatureHeaders } from './signing.js';
 

@@ -1,7 +1,7 @@
-import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
+import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
 import { webhookDecider } from './endpoint.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './endpointEvents.js';
-import * as sql from './sql.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './events.js';
+import * as sql from '../sql.js';
 
 /** Each workspace's endpoints and signing secrets (sealed), folded from the webhook streams. */
 export const webhookEndpointsProjection: Projection = {

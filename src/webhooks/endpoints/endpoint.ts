@@ -1,5 +1,5 @@
-import type { Decider } from '../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type WebhookEvent } from './endpointEvents.js';
+import type { Decider } from '../../../eventstore/index.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type WebhookEvent } from './events.js';
 import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */

@@ -1,5 +1,5 @@
-import type { Reader, StreamKeys } from '../../eventstore/index.js';
-import { isErased, readSession, type AcceptedResponse } from '../sessions/index.js';
+import type { Reader, StreamKeys } from '../../../eventstore/index.js';
+import { isErased, readSession, type AcceptedResponse } from '../../sessions/index.js';
 
 /**
  * The WebhookDelivery body, rendered when it is sent from the one stored copy of the accepted

@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from './retryPolicy.js';
+import type { AttemptOutcome } from '../retryPolicy.js';
 
 /**
  * The events of one delivery job's stream (`delivery-<delivery id>`): queued, then one event per

@@ -1,13 +1,12 @@
 import { ulid } from 'ulid';
-import { appendEvents, type UnitOfWork } from '../../eventstore/index.js';
-import type { ServiceContext } from '../serviceContext.js';
+import { appendEvents, type UnitOfWork } from '../../../eventstore/index.js';
+import type { ServiceContext } from '../../serviceContext.js';
 import { deliveryDecider, endUnavailable } from './delivery.js';
-import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './deliveryEvents.js';
-import { isVerified, type Endpoint } from './endpoint.js';
-import { DELIVERY_BUDGET_MS } from './retryPolicy.js';
-import * as sql from './sql.js';
+import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './events.js';
+import { currentEndpoint, type Endpoint, isVerified } from '../endpoints/index.js';
+import { DELIVERY_BUDGET_MS } from '../retryPolicy.js';
+import * as sql from '../sql.js';
 import { loadDelivery } from './streams.js';
-import { currentEndpoint } from './reads.js';
 
 /**
  * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
-import type { DeploymentKey, Reader, StreamKeys, UnitOfWork } from '../../eventstore/index.js';
-import { webhookStreamId } from './endpointEvents.js';
+import type { DeploymentKey, Reader, StreamKeys, UnitOfWork } from '../../../eventstore/index.js';
+import { webhookStreamId } from './events.js';
 
 /**
  * Signing secrets: `whsec_` + base64 of 32 random bytes, shown once, kept only sealed with the

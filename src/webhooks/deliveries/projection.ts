@@ -1,14 +1,14 @@
-import type { Projection, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
-import { SESSION_PURGED } from '../sessions/index.js';
-import { DELIVERY_EVENT_TYPES } from './deliveryEvents.js';
-import * as sql from './sql.js';
+import type { Projection, RecordedEvent, UnitOfWork } from '../../../eventstore/index.js';
+import { SESSION_PURGED } from '../../sessions/index.js';
+import { DELIVERY_EVENT_TYPES } from './events.js';
+import * as sql from '../sql.js';
 import { foldDelivery } from './streams.js';
 import { attemptsBody, shownOutcome } from './views.js';
 
 /**
  * The delivery jobs: after a batch of events, each job's state folded from its stream up to its
  * last event in the batch, so the row is what evolve says and a rebuild writes exactly what the
- * live fold wrote. The lease columns are the dispatchers' own (src/webhooks/lease.ts): never
+ * live fold wrote. The lease columns are the dispatchers' own (lease.ts): never
  * written here, and carried over from the live rows by a rebuild. A purged Session's jobs are
  * forgotten with it; the purge ends its pending ones first, and no job of it is written after
  * (every later writer needs the job's row, or the Session, and finds neither).

@@ -1,7 +1,7 @@
-import type { Reader } from '../../eventstore/index.js';
+import type { Reader } from '../../../eventstore/index.js';
 import type { Endpoint } from './endpoint.js';
 import type { StoredSecret } from './secrets.js';
-import * as sql from './sql.js';
+import * as sql from '../sql.js';
 import { endpointOfRow, type EndpointRow } from './views.js';
 
 /** Reads of the endpoint view (webhook_endpoints, webhook_secrets). */
