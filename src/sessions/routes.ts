@@ -22,6 +22,7 @@ import {
   revisionParams,
   sessionEventsResponseSchema,
   sessionIdParams,
+  sessionOperations,
   sessionResponseSchema,
   wellFormedSessionIdParams,
 } from './schemas.js';
@@ -82,6 +83,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions',
     {
       schema: {
+        ...sessionOperations.createSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
@@ -108,6 +110,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id',
     {
       schema: {
+        ...sessionOperations.getSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
@@ -134,6 +137,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       preValidation: ifMatchRequired,
       schema: {
+        ...sessionOperations.publishRevision,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -154,6 +158,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       preValidation: ifMatchRequired,
       schema: {
+        ...sessionOperations.completeSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -172,6 +177,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/events',
     {
       schema: {
+        ...sessionOperations.listSessionEvents,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -191,6 +197,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/surfaces/:revision',
     {
       schema: {
+        ...sessionOperations.getSessionRevision,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,

@@ -8,7 +8,7 @@ import { checkInteraction } from '../sessions/rules.js';
 import { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from '../sessions/schemas.js';
 import { clientDigest } from '../clients.js';
 import { addTrialSession, readTrialSession, startTrial, trialOfCredential, type TrialCreated } from './commands.js';
-import { trialCreateSessionResponseSchema, trialSessionResponseSchema } from './schemas.js';
+import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
 
 /**
  * The trial routes: POST /v1/trial/sessions (without Authorization it starts a trial) and
@@ -47,7 +47,6 @@ function createdBody(created: TrialCreated): string {
 
 const rateLimited = {
   description: 'RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more.',
-  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until the limit admits one more.' } },
   $ref: 'ErrorEnvelope#',
 };
 
@@ -74,6 +73,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         '/sessions',
         {
           schema: {
+            ...trialOperations.createTrialSession,
             tags: ['trial'],
             description: 'Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.',
             security: [{}, { bearer: [] }],
@@ -109,6 +109,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         '/sessions/:id',
         {
           schema: {
+            ...trialOperations.getTrialSession,
             tags: ['trial'],
             security: [{ bearer: [] }],
             params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
