@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import pRetry from 'p-retry';
-import { StreamVersionConflict } from './errors.js';
+import { StreamVersionConflict, TransactionIdsBehind } from './errors.js';
 import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
@@ -215,7 +215,7 @@ export async function assertTransactionIdsAhead(db: Reader): Promise<void> {
   const { rows } = await db.query<{ newest_stored: string | null; current: string }>(sql.TRANSACTION_ID_GUARD);
   const row = rows[0];
   if (row?.newest_stored && BigInt(row.newest_stored) >= BigInt(row.current)) {
-    throw new Error(
+    throw new TransactionIdsBehind(
       `the cluster's transaction ids (${row.current}) are not above the stored events' (${row.newest_stored}); ` +
         'advance them (pg_resetwal -x) before starting',
     );

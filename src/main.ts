@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
-import { DataKeyUnavailable, MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
+import { DataKeyUnavailable, MigrationChanged, TransactionIdsBehind, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/cli.js';
 import { systemClock } from './clock.js';
 import { CommandRefused, UsageError } from './commandLine.js';
@@ -67,7 +67,7 @@ const HELP = new Set(['help', '--help', '-h']);
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
-const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, DataKeyUnavailable];
+const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, TransactionIdsBehind, DataKeyUnavailable];
 
 function isExpected(error: unknown): boolean {
   if (EXPECTED_ERRORS.some((kind) => error instanceof kind) || isDatabaseUnreachable(error)) return true;

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { START, assertTransactionIdsAhead, readAll } from '../../eventstore/index.js';
+import { START, TransactionIdsBehind, assertTransactionIdsAhead, readAll } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { appendTo, storeOf } from '../support/store.js';
 import { pageUntil } from './paging.js';
@@ -22,6 +22,8 @@ it('refuses a log restored into a cluster whose transaction ids are behind it', 
     await tx.query('ALTER TABLE events ENABLE TRIGGER USER');
   });
   await expect(assertTransactionIdsAhead(db.pool)).rejects.toThrow(/transaction ids .* are not above the stored events/);
+  // The operator's refusal kind: the command line prints its one line, not a stack.
+  await expect(assertTransactionIdsAhead(db.pool)).rejects.toBeInstanceOf(TransactionIdsBehind);
 
   // What the guard prevents: a subscriber that had read the restored log up to its end never
   // sees a new event, which sorts behind its checkpoint.
