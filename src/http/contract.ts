@@ -20,6 +20,7 @@ export const HEADERS = {
   'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before trying again.' },
   'X-Request-Id': { schema: { type: 'string', minLength: 1 }, description: "This request's id, as `error.request_id` names it in a refusal." },
   'If-Match': {
+    required: true,
     schema: { type: 'string', minLength: 1 },
     description:
       "The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; " +
@@ -149,7 +150,8 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   };
   for (const [status, response] of Object.entries(op.responses)) {
     const answer = answers[Number(status)];
-    const description = answer?.description ?? refusals[Number(status)] ?? (response.description === FALLBACK_DESCRIPTION ? undefined : response.description) ?? REFUSAL_MEANINGS[Number(status)];
+    const own = response.description === FALLBACK_DESCRIPTION ? undefined : response.description;
+    const description = answer?.description ?? refusals[Number(status)] ?? own ?? REFUSAL_MEANINGS[Number(status)];
     if (description === undefined) incomplete(where, `status ${status} says nothing of what it means`);
     response.description = description;
     const written = [...(answer?.headers ?? REFUSAL_HEADERS[Number(status)] ?? []), ...EVERY_ANSWER];
@@ -191,7 +193,7 @@ export function completeContract(document: ContractDocument, parts: readonly Con
   components.parameters = Object.fromEntries(
     names
       .filter((name) => used.read.has(name))
-      .map((name) => [parameterName(name), { name, in: 'header', ...(name === 'If-Match' ? { required: true } : {}), ...HEADERS[name] }]),
+      .map((name) => [parameterName(name), { name, in: 'header', ...HEADERS[name] }]),
   );
   for (const part of parts) {
     Object.assign((components.schemas ??= {}), part.schemas);
