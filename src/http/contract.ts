@@ -6,6 +6,10 @@ import { HTTP_LIMITS } from './limits.js';
  * writes. A route declares it next to its schemas with `operation()`; @fastify/swagger copies it
  * into the operation as an `x-` extension, and `completeContract` turns it into OpenAPI once the
  * document is built. Validation and serialization never see any of it.
+ *
+ * Each header is declared once, in HEADERS, and referred to: a header a route schema names itself
+ * (one it validates, or one an answer writes) is replaced by a reference to its declaration, and
+ * one without a declaration fails the document's build.
  */
 
 const CONTRACT = 'x-contract';
@@ -133,6 +137,13 @@ interface Used {
   read: Set<HeaderName>;
 }
 
+const SHARED = new Map((Object.keys(HEADERS) as HeaderName[]).map((name) => [name.toLowerCase(), name]));
+
+/** The shared declaration of a header a route schema names itself: one declaration per header. */
+function shared(where: string, header: string): HeaderName {
+  return SHARED.get(header.toLowerCase()) ?? incomplete(where, `the header ${header} has no shared declaration (HEADERS)`);
+}
+
 function completeOperation(where: string, op: DocumentOperation, used: Used): void {
   const contract = op[CONTRACT];
   delete op[CONTRACT];
@@ -154,8 +165,9 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
     const description = answer?.description ?? refusals[Number(status)] ?? own ?? REFUSAL_MEANINGS[Number(status)];
     if (description === undefined) incomplete(where, `status ${status} says nothing of what it means`);
     response.description = description;
-    const written = [...(answer?.headers ?? REFUSAL_HEADERS[Number(status)] ?? []), ...EVERY_ANSWER];
-    response.headers = Object.fromEntries(written.map((name) => [name, headerRef(name)]));
+    const declared = Object.keys(response.headers ?? {}).map((name) => shared(where, name));
+    const written = new Set([...(answer?.headers ?? REFUSAL_HEADERS[Number(status)] ?? []), ...declared, ...EVERY_ANSWER]);
+    response.headers = Object.fromEntries([...written].map((name) => [name, headerRef(name)]));
     if (answer?.example !== undefined) {
       const media = response.content?.[JSON_MEDIA];
       if (!media) incomplete(where, `status ${status} has an example but no body`);
@@ -167,10 +179,11 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   const bodies = Object.entries(op.responses).filter(([status, response]) => Number(status) < 300 && response.content);
   if (bodies.length > 0 && examples.length === 0) incomplete(where, 'its answer has no example');
 
-  // A header the route schema declared itself (Idempotency-Key, for its pattern) is the shared one.
-  const named = new Set(reads.map((name) => name.toLowerCase()));
-  const parameters = (op.parameters ?? []).filter((parameter) => !(parameter.in === 'header' && named.has(String(parameter.name).toLowerCase())));
-  for (const name of reads) {
+  // A header the route schema declares itself (Idempotency-Key, for its pattern) is the shared one.
+  const inline = (op.parameters ?? []).filter((parameter) => parameter.in === 'header');
+  const read = new Set([...reads, ...inline.map((parameter) => shared(where, String(parameter.name)))]);
+  const parameters = [...(op.parameters ?? []).filter((parameter) => parameter.in !== 'header')];
+  for (const name of read) {
     used.read.add(name);
     parameters.push({ $ref: `#/components/parameters/${parameterName(name)}` });
   }
