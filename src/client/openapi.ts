@@ -864,7 +864,6 @@ export interface operations {
             /** @description Not ready; the log says why, the answer does not. */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2358,7 +2357,6 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE: this service has no receipt signing key configured. */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2957,6 +2955,7 @@ export interface operations {
             /** @description Not now: tried again after the seconds of Retry-After (at most 1 hour), or on the usual schedule. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content?: never;

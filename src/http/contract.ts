@@ -58,7 +58,10 @@ export interface OperationDoc {
   description?: string;
   /** The example body of the request, on an operation that takes one. */
   request?: unknown;
-  /** Each success status (and 304) with its meaning; one of them carries the example answer. */
+  /**
+   * Each success status (and 304) with its meaning and the headers it writes; one of them carries
+   * the example answer. A refusal listed here writes only the headers listed (a 503 without Retry-After).
+   */
   answers: Record<number, Answer>;
   /** What a refusal status means on this route, where the common meaning (below) would say too little. */
   refusals?: Record<number, string>;
@@ -161,12 +164,13 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   };
   for (const [status, response] of Object.entries(op.responses)) {
     const answer = answers[Number(status)];
-    const own = response.description === FALLBACK_DESCRIPTION ? undefined : response.description;
-    const description = answer?.description ?? refusals[Number(status)] ?? own ?? REFUSAL_MEANINGS[Number(status)];
+    const routeOwn = response.description === FALLBACK_DESCRIPTION ? undefined : response.description;
+    const description = answer?.description ?? refusals[Number(status)] ?? routeOwn ?? REFUSAL_MEANINGS[Number(status)];
     if (description === undefined) incomplete(where, `status ${status} says nothing of what it means`);
     response.description = description;
     const declared = Object.keys(response.headers ?? {}).map((name) => shared(where, name));
-    const written = new Set([...(answer?.headers ?? REFUSAL_HEADERS[Number(status)] ?? []), ...declared, ...EVERY_ANSWER]);
+    const own = answer ? (answer.headers ?? []) : (REFUSAL_HEADERS[Number(status)] ?? []);
+    const written = new Set([...own, ...declared, ...EVERY_ANSWER]);
     response.headers = Object.fromEntries([...written].map((name) => [name, headerRef(name)]));
     if (answer?.example !== undefined) {
       const media = response.content?.[JSON_MEDIA];

@@ -38,8 +38,8 @@ const getReceiptKeys = operation({
       description: 'The JWK Set: the active signing key and every retained one; a receipt names its key by kid.',
       example: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'j1_gtAJHrb1GUSCAy3jmxIq2Vy4h1muJdyMd2lScFyM', kid: 'rk-2026-03', alg: 'EdDSA', use: 'sig' }] },
     },
+    503: { description: 'SERVICE_UNAVAILABLE: this service has no receipt signing key configured.' },
   },
-  refusals: { 503: 'SERVICE_UNAVAILABLE: this service has no receipt signing key configured.' },
 });
 
 /** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached. */

@@ -284,6 +284,7 @@ export const webhookContract: ContractPart = {
         '2XX': { description: `Delivered; the answer's body is ignored (at most ${MAX_RESPONSE_BYTES / 1024} KiB of it is read).` },
         '429': {
           description: `Not now: tried again after the seconds of Retry-After (at most ${RETRY_AFTER_CAP_MS / 3_600_000} hour), or on the usual schedule.`,
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
         },
         default: { description: 'Any other answer: 5xx, 408 and 425 are tried again later; redirects and other 4xx end the delivery as failed.' },
       },
