@@ -101,7 +101,8 @@ const EVERY_ANSWER: readonly HeaderName[] = ['X-Request-Id'];
 const parameterName = (name: HeaderName): string => name.replaceAll('-', '');
 
 const FALLBACK_DESCRIPTION = 'Default Response';
-const JSON_MEDIA = 'application/json';
+/** The media an example belongs to: the JSON one, else the only one (an event stream, say). */
+const mediaOf = (content: Record<string, Json> | undefined): Json | undefined => content?.['application/json'] ?? Object.values(content ?? {})[0];
 
 type Json = Record<string, unknown>;
 interface DocumentResponse extends Json {
@@ -153,7 +154,7 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   if (!contract || !op.operationId || !op.summary) incomplete(where, 'an operationId, a summary and their contract (operation())');
   const { request, answers, refusals = {}, reads = [] } = contract;
 
-  const body = op.requestBody?.content[JSON_MEDIA];
+  const body = mediaOf(op.requestBody?.content);
   if (body && request === undefined) incomplete(where, 'its request has no example');
   if (!body && request !== undefined) incomplete(where, 'an example request, but it takes no body');
   if (body) body.example = request;
@@ -173,13 +174,13 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
     const written = new Set([...own, ...declared, ...EVERY_ANSWER]);
     response.headers = Object.fromEntries([...written].map((name) => [name, headerRef(name)]));
     if (answer?.example !== undefined) {
-      const media = response.content?.[JSON_MEDIA];
+      const media = mediaOf(response.content);
       if (!media) incomplete(where, `status ${status} has an example but no body`);
       media.example = answer.example;
     }
   }
   for (const status of Object.keys(answers)) if (!op.responses[status]) incomplete(where, `status ${status} is described but not declared`);
-  const examples = Object.values(op.responses).filter((response) => response.content?.[JSON_MEDIA]?.example !== undefined);
+  const examples = Object.values(op.responses).filter((response) => mediaOf(response.content)?.example !== undefined);
   const bodies = Object.entries(op.responses).filter(([status, response]) => Number(status) < 300 && response.content);
   if (bodies.length > 0 && examples.length === 0) incomplete(where, 'its answer has no example');
 
