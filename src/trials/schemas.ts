@@ -1,5 +1,5 @@
 import { operation } from '../http/contract.js';
-import { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION } from '../sessions/schemas.js';
+import { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION } from '../sessions/index.js';
 
 /**
  * Route schemas of the trial routes, for the contract document (/openapi.json). Requests are
