@@ -1234,6 +1234,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The Session ID (ses_…). */
                 id: string;
             };
             cookie?: never;
@@ -1506,6 +1507,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The Session ID (ses_…). */
                 id: string;
             };
             cookie?: never;
@@ -1717,6 +1719,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The Session ID (ses_…). */
                 id: string;
             };
             cookie?: never;
@@ -1824,6 +1827,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The Session ID (ses_…). */
                 id: string;
                 /** @description a positive integer of up to 9 digits */
                 revision: string;
@@ -2173,6 +2177,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The ID (ses_…) of one of the trial's Sessions. */
                 id: string;
             };
             cookie?: never;
@@ -2678,6 +2683,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The Session ID (ses_…). */
                 id: string;
             };
             cookie?: never;
@@ -2766,7 +2772,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The Session ID (ses_…). */
                 id: string;
+                /** @description The Event ID (evt_…) of the Session's accepted response. */
                 event_id: string;
             };
             cookie?: never;

@@ -316,10 +316,12 @@ export const sessionEventsResponseSchema = {
 } as const;
 
 /** The path of a Session route; GET /v1/sessions/{id} refuses a malformed id (400), the others answer 404. */
+const anySessionId = { type: 'string', description: 'The Session ID (ses_…).' } as const;
+
 export const sessionIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string' } },
+  properties: { id: anySessionId },
 } as const;
 
 export const wellFormedSessionIdParams = {
@@ -331,7 +333,7 @@ export const wellFormedSessionIdParams = {
 export const revisionParams = {
   type: 'object',
   required: ['id', 'revision'],
-  properties: { id: { type: 'string' }, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
+  properties: { id: anySessionId, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
 } as const;
 
 export const idempotencyHeaders = {

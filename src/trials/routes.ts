@@ -112,7 +112,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             ...trialOperations.getTrialSession,
             tags: ['trial'],
             security: [{ bearer: [] }],
-            params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+            params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: "The ID (ses_…) of one of the trial's Sessions." } } },
             response: { 200: { $ref: 'TrialSessionResponse#' }, ...errorResponses(404, 500, 503) },
           },
         },

@@ -1,4 +1,5 @@
 import { operation, type ContractPart } from '../http/contract.js';
+import { sessionIdParams } from '../sessions/index.js';
 import { OUTCOMES, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, RETRY_AFTER_CAP_MS, TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 import { MAX_URL_LENGTH } from './url.js';
 import { MAX_VERIFICATION_ANSWER_BYTES } from './verification.js';
@@ -148,16 +149,13 @@ export const deliveriesResponseSchema = {
   },
 } as const;
 
-export const sessionParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string' } },
-} as const;
+/** The path of a delivery route: a Session's, as the Sessions routes take it (404 for any id not the caller's). */
+export const sessionParams = sessionIdParams;
 
 export const sessionEventParams = {
   type: 'object',
   required: ['id', 'event_id'],
-  properties: { id: { type: 'string' }, event_id: { type: 'string' } },
+  properties: { ...sessionIdParams.properties, event_id: { type: 'string', description: "The Event ID (evt_…) of the Session's accepted response." } },
 } as const;
 
 /**
