@@ -779,7 +779,7 @@ export interface components {
         IfMatch: string;
         /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
         IfNoneMatch: string;
-        /** @description 1 to 255 visible ASCII characters. A retry with the same key and the same request (body and If-Match) answers what the first one did without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+        /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
         IdempotencyKey: string;
         /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
         WebhookId: string;
@@ -1230,7 +1230,7 @@ export interface operations {
             header: {
                 /** @description The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; with a stale one with 412 SESSION_REVISION_CONFLICT. */
                 "If-Match": components["parameters"]["IfMatch"];
-                /** @description 1 to 255 visible ASCII characters. A retry with the same key and the same request (body and If-Match) answers what the first one did without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+                /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -1503,7 +1503,7 @@ export interface operations {
             header: {
                 /** @description The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; with a stale one with 412 SESSION_REVISION_CONFLICT. */
                 "If-Match": components["parameters"]["IfMatch"];
-                /** @description 1 to 255 visible ASCII characters. A retry with the same key and the same request (body and If-Match) answers what the first one did without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+                /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {

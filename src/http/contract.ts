@@ -37,8 +37,9 @@ export const HEADERS = {
   'Idempotency-Key': {
     schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
     description:
-      '1 to 255 visible ASCII characters. A retry with the same key and the same request (body and If-Match) answers what the ' +
-      'first one did without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT.',
+      '1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key ' +
+      'and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) ' +
+      'without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT.',
   },
 } as const;
 
