@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts/index.js';
 import { meRoutes } from './auth/routes.js';
 import type { Capability } from './http/app.js';
 import { humanRoutes } from './human/routes.js';
+import { mcpEndpointRoutes } from './mcpEndpoint/routes.js';
 import { metricsRoutes } from './ops/metricsRoutes.js';
 import { opsRoutes } from './ops/routes.js';
 import { receiptRoutes } from './receipts/routes.js';
@@ -21,5 +22,6 @@ export const capabilities: readonly Capability[] = [
   humanRoutes,
   accountRoutes,
   auditRoutes,
+  mcpEndpointRoutes,
   metricsRoutes,
 ];

@@ -70,6 +70,8 @@ interface Known {
   etag: string;
   /** null: created by this client and not read since; as created, it is active and unanswered. */
   session: Session | null;
+  /** When its link stops taking answers; undefined from a service that does not say (one from before the field). */
+  linkExpiresAt: string | undefined;
 }
 
 /** A path of the API from its segments, each one escaped. */
@@ -111,8 +113,8 @@ export class HandoffClient {
     return (await this.call<T>({ method: 'GET', path, expect: [200], repeatable: true, signal: options.signal })).body;
   }
 
-  private remember(sessionId: string, etag: string | null, session: Session | null): void {
-    if (etag !== null) this.known.set(sessionId, { etag, session });
+  private remember(sessionId: string, etag: string | null, session: Session | null, linkExpiresAt: string | undefined): void {
+    if (etag !== null) this.known.set(sessionId, { etag, session, linkExpiresAt });
   }
 
   /** The workspace the client's credential acts in (the audience of its receipts), and its kind. */
@@ -152,7 +154,7 @@ export class HandoffClient {
       signal: options.signal,
     });
     // A display Session never changes, so only an interactive one is worth remembering as created.
-    if (interaction.mode === 'interactive') this.remember(body.id, etag, null);
+    if (interaction.mode === 'interactive') this.remember(body.id, etag, null, body.link_expires_at);
     return body;
   }
 
@@ -177,8 +179,8 @@ export class HandoffClient {
     if (reply.status !== 200 || reply.body === undefined || etag === null) {
       throw new ClientError('UNEXPECTED_RESPONSE', `GET ${sessionId} answered ${reply.status} without a body and an ETag.`, null, reply.status);
     }
-    this.remember(sessionId, etag, reply.body);
-    return { etag, session: reply.body, changed: true };
+    this.remember(sessionId, etag, reply.body, reply.body.link_expires_at);
+    return { etag, session: reply.body, linkExpiresAt: reply.body.link_expires_at, changed: true };
   }
 
   async getSession(sessionId: string, options: CallOptions = {}): Promise<Session> {
@@ -203,7 +205,7 @@ export class HandoffClient {
       'idempotency-key': options.idempotencyKey ?? crypto.randomUUID(),
     };
     const reply = await this.call<InteractiveSession>({ method, path, body, headers, expect: [200], repeatable: true, signal: options.signal });
-    this.remember(sessionId, reply.etag, reply.body);
+    this.remember(sessionId, reply.etag, reply.body, reply.body.link_expires_at);
     return reply.body;
   }
 
@@ -256,9 +258,11 @@ export class HandoffClient {
   /**
    * Resolves with the answer to the Session's current revision: at once if it has one, else once
    * the person answers. Reads with If-None-Match, so each wait while nothing changes costs a 304
-   * and no body; the waits grow with jitter while nothing changes. Rejects with the signal's reason
-   * when it aborts, ClientError `WAIT_TIMEOUT` after timeoutMs, `NO_RESPONSE_POSSIBLE` for a
-   * display Session or one completed before its current revision was answered.
+   * and no body; the waits grow with jitter while nothing changes, and the last one ends when the
+   * Session's link expires. Rejects with the signal's reason when it aborts, ClientError
+   * `WAIT_TIMEOUT` after timeoutMs, `NO_RESPONSE_POSSIBLE` for a display Session or one completed
+   * before its current revision was answered, and `LINK_EXPIRED` when a read at or after the link's
+   * expiry (by this machine's clock) finds the current revision unanswered: no answer can come.
    */
   async waitForResponse(sessionId: string, options: WaitOptions = {}): Promise<Answered> {
     const poll = { ...this.poll, ...options.poll };
@@ -273,10 +277,12 @@ export class HandoffClient {
     try {
       for (let quiet = 0; ; ) {
         const read = await this.read(sessionId, controller.signal, true);
-        const answered = answerOf(sessionId, read);
+        const answered = answerOf(sessionId, read, new Date());
         if (answered) return answered;
         quiet = read.changed ? 0 : quiet + 1;
-        await sleep(backoffDelayMs(poll, quiet), controller.signal);
+        // Never past the expiry: the read just after it is the last one.
+        const untilExpiry = expiryMs(read.linkExpiresAt) - Date.now();
+        await sleep(Math.max(0, Math.min(backoffDelayMs(poll, quiet), untilExpiry)), controller.signal);
       }
     } finally {
       clearTimeout(timer);
@@ -300,22 +306,36 @@ export class HandoffClient {
     const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), options.audience ?? this.audience()]);
     return verifyReceipt(response.receipt, {
       keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
+      fetch: this.transport.fetch,
       expected: { issuer: this.issuer, audience, sessionId, response, interaction: surface.interaction },
       currentDate: options.currentDate,
     });
   }
 }
 
-/** The answer to the current revision, undefined while there is none yet; throws when none can come. */
-function answerOf(sessionId: string, known: Known): Answered | undefined {
+/** When a link expires, in ms since the epoch; never when the service does not say (a service from before the field). */
+function expiryMs(linkExpiresAt: string | undefined): number {
+  const ms = linkExpiresAt === undefined ? NaN : Date.parse(linkExpiresAt);
+  return Number.isNaN(ms) ? Infinity : ms;
+}
+
+/** Whether a Session's link takes no more answers at `now`, by the expiry the service states. */
+export const linkExpired = (session: { link_expires_at?: string | undefined }, now: Date): boolean => now.getTime() >= expiryMs(session.link_expires_at);
+
+/** The answer to the current revision (read at `now`), undefined while one may still come; throws when none can. */
+function answerOf(sessionId: string, known: Known, now: Date): Answered | undefined {
   const { session } = known;
-  if (session === null) return undefined;
-  if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} is a display Session: it takes no answer.`);
-  const interactive = session as InteractiveSession;
-  const latest = interactive.responses.at(-1);
-  if (latest && latest.revision === interactive.revision) return { session: interactive, response: latest, receipt: latest.receipt, etag: known.etag };
-  if (interactive.status === 'completed') {
-    throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} was completed before revision ${interactive.revision} was answered.`);
+  if (session !== null) {
+    if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} is a display Session: it takes no answer.`);
+    const interactive = session as InteractiveSession;
+    const latest = interactive.responses.at(-1);
+    if (latest && latest.revision === interactive.revision) return { session: interactive, response: latest, receipt: latest.receipt, etag: known.etag };
+    if (interactive.status === 'completed') {
+      throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} was completed before revision ${interactive.revision} was answered.`);
+    }
+  }
+  if (linkExpired({ link_expires_at: known.linkExpiresAt }, now)) {
+    throw new ClientError('LINK_EXPIRED', `${sessionId}'s link expired at ${known.linkExpiresAt} before its current revision was answered.`);
   }
   return undefined;
 }

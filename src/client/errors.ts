@@ -44,6 +44,8 @@ export type ClientErrorCode =
   | 'WAIT_TIMEOUT'
   /** waitForResponse can never resolve: a display Session, or completed with its current revision unanswered. */
   | 'NO_RESPONSE_POSSIBLE'
+  /** waitForResponse read the Session after its link expired and found its current revision unanswered: the person can no longer answer. */
+  | 'LINK_EXPIRED'
   /** The receipt's signature, issuer, audience or expiry failed, or a claim differs from the response it came with. */
   | 'RECEIPT_INVALID'
   /** The receipt key set could not be fetched. */

@@ -3,7 +3,7 @@
  * answer, and the checks an agent needs on what comes back (receipts, webhooks). It imports only
  * its generated types and its own dependencies, so it can be published on its own.
  */
-export { createClient, HandoffClient, type Answered, type CallOptions, type ChangeOptions, type ClientOptions, type SurfaceRevision, type WaitOptions } from './client.js';
+export { createClient, HandoffClient, linkExpired, type Answered, type CallOptions, type ChangeOptions, type ClientOptions, type SurfaceRevision, type WaitOptions } from './client.js';
 export { ClientError, HandoffError, isServiceError, ServiceError, type ClientErrorCode } from './errors.js';
 export { verifyReceipt, type ExpectedReceipt, type ReceiptKeySource, type VerifyReceiptOptions } from './receipts.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';

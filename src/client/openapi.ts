@@ -326,6 +326,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one MCP message to the hosted MCP server (Streamable HTTP)
+         * @description The tools ask_human, get_answer and list_events over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, or 202 for a notification. Refusals of the API (a quota included) come back as tool errors carrying its error code.
+         */
+        post: operations["postMcpMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "response.accepted": {
@@ -573,6 +593,11 @@ export interface components {
             id: string;
             revision: number;
             human_url: string;
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             */
+            link_expires_at: string;
         };
         /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
         SessionResponse: {
@@ -596,6 +621,11 @@ export interface components {
                 accepted_at: string;
                 receipt: string | null;
             }[];
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             */
+            link_expires_at: string;
         };
         SessionEventsResponse: {
             id: string;
@@ -997,7 +1027,8 @@ export interface operations {
                      * @example {
                      *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
                      *       "revision": 1,
-                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E"
+                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E",
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["CreateSessionResponse"];
@@ -1167,7 +1198,8 @@ export interface operations {
                      *         ],
                      *         "additionalProperties": false
                      *       },
-                     *       "responses": []
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SessionResponse"];
@@ -1388,7 +1420,8 @@ export interface operations {
                      *         ],
                      *         "additionalProperties": false
                      *       },
-                     *       "responses": []
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SessionResponse"];
@@ -1615,7 +1648,8 @@ export interface operations {
                      *           "accepted_at": "2026-03-14T09:26:53.000Z",
                      *           "receipt": "eyJhbGciOiJFZERTQSIsImtpZCI6InJrLTEifQ.eyJzZXNzaW9uX2lkIjoic2VzXzAxIn0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SessionResponse"];
@@ -2270,6 +2304,7 @@ export interface operations {
                      *         "additionalProperties": false
                      *       },
                      *       "responses": [],
+                     *       "link_expires_at": "2026-03-14T10:20:00.000Z",
                      *       "trial": {
                      *         "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
                      *         "action_expires_at": "2026-03-14T10:20:00.000Z",
@@ -2913,6 +2948,97 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One JSON-RPC 2.0 message of the Model Context Protocol (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "list_events",
+                 *         "arguments": {
+                 *           "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description The answer to a request: its progress notifications, then its response, each a JSON-RPC message in a server-sent event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: message
+                     *     data: {"result":{"content":[{"type":"text","text":"{\"session_id\":\"ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ\",\"events\":[]}"}],"structuredContent":{"session_id":"ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ","events":[]}},"jsonrpc":"2.0","id":1}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response of the agent, accepted; no body. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

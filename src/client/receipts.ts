@@ -1,5 +1,5 @@
 import canonicalize from 'canonicalize';
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { ClientError } from './errors.js';
 import type { AcceptedResponse, ReceiptClaims, ReceiptKeySet, Session } from './types.js';
 
@@ -15,8 +15,8 @@ const RECEIPT_TYP = 'svc-receipt+jwt';
 export type ReceiptKeySource =
   /** A key set already at hand (what GET /.well-known/svc-receipt-keys.json serves). */
   | { keys: ReceiptKeySet | JSONWebKeySet }
-  /** Where to fetch the key set; fetched keys are cached per URL. */
-  | { keysUrl: string | URL };
+  /** Where to fetch the key set, with `fetch` (the global one unless given); fetched keys are cached per URL and fetch. */
+  | { keysUrl: string | URL; fetch?: typeof fetch };
 
 export interface ExpectedReceipt {
   /** The service's public origin, which issues every receipt. */
@@ -36,13 +36,17 @@ export interface VerifyReceiptOptions {
   currentDate?: Date;
 }
 
-const remoteKeySets = new Map<string, JWTVerifyGetKey>();
+/** Key sets fetched, by the fetch that reads them and their URL. */
+const remoteKeySets = new WeakMap<typeof fetch, Map<string, JWTVerifyGetKey>>();
 
 function keyLookup(source: ReceiptKeySource): JWTVerifyGetKey {
   if ('keys' in source) return createLocalJWKSet(source.keys as JSONWebKeySet);
+  const fetchKeys = source.fetch ?? globalThis.fetch;
+  let byUrl = remoteKeySets.get(fetchKeys);
+  if (!byUrl) remoteKeySets.set(fetchKeys, (byUrl = new Map()));
   const url = String(source.keysUrl);
-  let lookup = remoteKeySets.get(url);
-  if (!lookup) remoteKeySets.set(url, (lookup = createRemoteJWKSet(new URL(url))));
+  let lookup = byUrl.get(url);
+  if (!lookup) byUrl.set(url, (lookup = createRemoteJWKSet(new URL(url), { [customFetch]: fetchKeys })));
   return lookup;
 }
 

@@ -1,4 +1,4 @@
-import { ClientError, type InteractiveSession, type Session } from '../client/index.js';
+import { ClientError, linkExpired, type InteractiveSession, type Session } from '../client/index.js';
 
 /** What get_answer reports of a Session. Pure: the caller passes the time. */
 
@@ -15,28 +15,14 @@ export interface Answer {
   receipt: string | null;
 }
 
-const HOUR_MS = 3_600_000;
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/**
- * When a Session's human link stops taking answers. The owner API does not show it, but a Session
- * ID is a ULID, whose first ten characters are its creation time in milliseconds, and a link lives
- * for a fixed time after creation: 720 hours under the owner key, 168 under a developer API key.
- */
-export function linkExpiresAt(sessionId: string, apiKey: string): Date {
-  const createdMs = [...sessionId.slice('ses_'.length, 'ses_'.length + 10)].reduce((ms, char) => ms * 32 + CROCKFORD.indexOf(char), 0);
-  const lifetimeHours = apiKey.startsWith('svc_sk_') ? 168 : 720;
-  return new Date(createdMs + lifetimeHours * HOUR_MS);
-}
-
 const unanswered = (status: AnswerStatus): Answer => ({ status, action: null, data: null, accepted_at: null, receipt: null });
 
 /**
  * `answered` while the current revision has its response, `completed` once the Session is closed
- * (with its newest response, if any), `expired` once the link can take no more answers, `pending`
- * until then.
+ * (with its newest response, if any), `expired` once the link can take no more answers (its
+ * `link_expires_at`, as the service states it), `pending` until then.
  */
-export function answerOf(session: Session, linkExpiry: Date, now: Date): Answer {
+export function answerOf(session: Session, now: Date): Answer {
   if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${session.id} is a display Session: it takes no answer.`);
   const { status, revision, responses } = session as InteractiveSession;
   const latest = responses.at(-1);
@@ -46,5 +32,5 @@ export function answerOf(session: Session, linkExpiry: Date, now: Date): Answer 
       : unanswered(answerStatus);
   if (status === 'completed') return withLatest('completed');
   if (latest?.revision === revision) return withLatest('answered');
-  return unanswered(now >= linkExpiry ? 'expired' : 'pending');
+  return unanswered(linkExpired(session, now) ? 'expired' : 'pending');
 }

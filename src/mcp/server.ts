@@ -64,13 +64,11 @@ export interface Implementation {
   version: string;
 }
 
-export async function serveMcp(env: Record<string, string | undefined>, implementation: Implementation): Promise<void> {
-  const config = mcpConfig(env);
-  const ctx: ToolContext = {
-    client: createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey }),
-    apiKey: config.apiKey,
-    now: () => new Date(),
-  };
+/**
+ * The MCP server of the tools, acting through `ctx`: served on stdio here, and by the service
+ * itself at /mcp over Streamable HTTP (src/mcpEndpoint/), one server per request.
+ */
+export function mcpServer(implementation: Implementation, ctx: ToolContext): Server {
   const server = new Server(implementation, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((tool) => tool.definition) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -79,6 +77,15 @@ export async function serveMcp(env: Record<string, string | undefined>, implemen
       progressToken === undefined ? Promise.resolve() : extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } });
     return callTool(request.params.name, request.params.arguments, ctx, { signal: extra.signal, progress });
   });
-  await server.connect(new StdioServerTransport());
+  return server;
+}
+
+export async function serveMcp(env: Record<string, string | undefined>, implementation: Implementation): Promise<void> {
+  const config = mcpConfig(env);
+  const ctx: ToolContext = {
+    client: createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey }),
+    now: () => new Date(),
+  };
+  await mcpServer(implementation, ctx).connect(new StdioServerTransport());
   console.error(`mcp: ask_human, get_answer and list_events for ${config.serviceUrl}, on stdio`);
 }

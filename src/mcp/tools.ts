@@ -1,5 +1,5 @@
 import type { HandoffClient, InteractiveSession } from '../client/index.js';
-import { answerOf, linkExpiresAt, type Answer } from './answer.js';
+import { answerOf, type Answer } from './answer.js';
 import { sessionEventsSchema } from './contract.js';
 import { questionInteraction, questionProblems, type Question } from './question.js';
 import { argumentCheck, NOT_BLANK, type ArgumentCheck } from './validate.js';
@@ -9,8 +9,6 @@ import { PROGRESS_EVERY_MS, waitForAnswer, WAIT_SECONDS_MAX, type Progress } fro
 
 export interface ToolContext {
   client: HandoffClient;
-  /** The credential the client acts with: it decides how long a human link lives. */
-  apiKey: string;
   now(): Date;
 }
 
@@ -81,7 +79,7 @@ const waitedProperties = {
  */
 async function getAnswer(ctx: ToolContext, id: string, signal: AbortSignal): Promise<Answer> {
   const session = await ctx.client.getSession(id, { signal });
-  const answer = answerOf(session, linkExpiresAt(id, ctx.apiKey), ctx.now());
+  const answer = answerOf(session, ctx.now());
   const latest = (session as InteractiveSession).responses.at(-1);
   if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(id, latest, { signal });
   return answer;

@@ -27,8 +27,8 @@ export interface Waiting {
 /**
  * Waits up to `seconds` for the answer to the Session's current revision, reporting progress at
  * once (its message names `subject`, for example the link the person needs) and every
- * PROGRESS_EVERY_MS. It ends when the answer comes, when none can come, or at the deadline; the
- * caller then reads what the Session holds.
+ * PROGRESS_EVERY_MS. It ends when the answer comes, when none can come (the link expired
+ * included), or at the deadline; the caller then reads what the Session holds.
  */
 export async function waitForAnswer(client: HandoffClient, waiting: Waiting, sessionId: string, seconds: number, subject: string): Promise<void> {
   // A caller that has gone away cannot be told anything; its signal ends the wait.
@@ -42,7 +42,7 @@ export async function waitForAnswer(client: HandoffClient, waiting: Waiting, ses
   try {
     await client.waitForResponse(sessionId, { signal: waiting.signal, timeoutMs: seconds * 1000 });
   } catch (error) {
-    if (!(error instanceof ClientError && (error.code === 'WAIT_TIMEOUT' || error.code === 'NO_RESPONSE_POSSIBLE'))) throw error;
+    if (!(error instanceof ClientError && ['WAIT_TIMEOUT', 'NO_RESPONSE_POSSIBLE', 'LINK_EXPIRED'].includes(error.code))) throw error;
   } finally {
     clearInterval(ticker);
   }

@@ -54,6 +54,7 @@ export {
 } from './events.js';
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
 export { sessionViewProjection } from './projection.js';
+export { withLinkExpiry } from './view.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
 export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
 /** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */

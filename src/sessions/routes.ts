@@ -29,7 +29,7 @@ import {
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
 import { loadSession } from './store.js';
-import { eventsBody, sessionBody } from './view.js';
+import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
 import { SessionViewCache } from './viewCache.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -102,7 +102,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         .header('etag', etagOf(state))
         .header('location', `/v1/sessions/${state.id}`)
         .type(JSON_TYPE)
-        .send(JSON.stringify({ id: state.id, revision: state.revisions.length, human_url: humanUrl }));
+        .send(JSON.stringify({ id: state.id, revision: state.revisions.length, human_url: humanUrl, link_expires_at: state.linkExpiresAt }));
     },
   );
 
@@ -120,9 +120,9 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: WithId, reply) => {
       const { id } = request.params;
       const view = await cache.get(id, async () => {
-        const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string }>(sql.VIEW_BY_ID, [id]);
+        const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
         const row = rows[0];
-        return row && { workspaceId: row.workspace_id, etag: row.etag, body: row.body };
+        return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
       });
       if (!view || (await sessionAccess(ctx.pool, ownerOf(request), { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
       reply.header('etag', view.etag);

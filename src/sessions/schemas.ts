@@ -247,12 +247,18 @@ const actor = {
 } as const;
 const receipt = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
 
+const linkExpiresAt = {
+  type: 'string',
+  format: 'date-time',
+  description: "When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.",
+} as const;
+
 export const createSessionResponseSchema = {
   $id: 'CreateSessionResponse',
   type: 'object',
-  required: ['id', 'revision', 'human_url'],
+  required: ['id', 'revision', 'human_url', 'link_expires_at'],
   additionalProperties: false,
-  properties: { id: ID, revision: { type: 'integer', minimum: 1 }, human_url: { type: 'string' } },
+  properties: { id: ID, revision: { type: 'integer', minimum: 1 }, human_url: { type: 'string' }, link_expires_at: linkExpiresAt },
 } as const;
 
 const acceptedResponse = {
@@ -275,7 +281,7 @@ export const sessionResponseSchema = {
   $id: 'SessionResponse',
   description: 'SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present).',
   type: 'object',
-  required: ['id', 'revision', 'interaction'],
+  required: ['id', 'revision', 'interaction', 'link_expires_at'],
   properties: {
     id: ID,
     status: { type: 'string', enum: ['active', 'responded', 'completed'] },
@@ -283,6 +289,7 @@ export const sessionResponseSchema = {
     interaction: { $ref: 'Interaction#' },
     response_schema: { type: 'object' },
     responses: { type: 'array', items: acceptedResponse },
+    link_expires_at: linkExpiresAt,
   },
 } as const;
 
@@ -391,14 +398,18 @@ const exampleAnswer = {
   receipt: EXAMPLE_RECEIPT,
 };
 
+/** When the example Session's link stops taking answers. */
+const EXAMPLE_LINK_EXPIRES_AT = '2026-03-21T09:20:00.000Z';
+
 /** The example Session, as GET /v1/sessions/{id} shows it at a revision and status. */
-export const exampleSession = (revision: number, status: 'active' | 'completed') => ({
+export const exampleSession = (revision: number, status: 'active' | 'completed', linkExpiresAt = EXAMPLE_LINK_EXPIRES_AT) => ({
   id: EXAMPLE_ID,
   status,
   revision,
   interaction: { ...exampleInteraction(revision === 1 ? EXAMPLE_TITLE : AMENDED_TITLE), response_policy: 'first' },
   response_schema: exampleResponseSchema,
   responses: status === 'completed' ? [exampleAnswer] : [],
+  link_expires_at: linkExpiresAt,
 });
 
 export const EXAMPLE_HUMAN_URL = 'https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E';
@@ -426,7 +437,7 @@ export const sessionOperations = {
     answers: {
       201: {
         description: 'Created: the Session at revision 1 and its human link, shown only now (the service keeps only its hash).',
-        example: { id: EXAMPLE_ID, revision: 1, human_url: EXAMPLE_HUMAN_URL },
+        example: { id: EXAMPLE_ID, revision: 1, human_url: EXAMPLE_HUMAN_URL, link_expires_at: EXAMPLE_LINK_EXPIRES_AT },
         headers: ['ETag', 'Location'],
       },
     },

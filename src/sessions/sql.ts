@@ -34,7 +34,7 @@ DELETE FROM session_views WHERE session_id = ANY($1::text[])`;
 
 export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
 
-export const VIEW_BY_ID = prepared('session_view', `SELECT workspace_id, etag, body FROM session_views WHERE session_id = $1`);
+export const VIEW_BY_ID = prepared('session_view', `SELECT workspace_id, etag, body, link_expires_at FROM session_views WHERE session_id = $1`);
 
 export const REVISION_BY_ID = `
 SELECT v.workspace_id, r.body

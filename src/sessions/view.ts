@@ -71,9 +71,19 @@ function sessionText(state: SessionState, members: string): string {
   return `{"id":${JSON.stringify(state.id)},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}}`;
 }
 
-/** GET /v1/sessions/{id}: SessionResponse (display) or InteractiveSessionResponse. */
+/**
+ * A Session's body as owners receive it: the stored view with its link's expiry as the last
+ * member. The expiry is fixed when the Session is created and kept in the view's own column, so it
+ * is added as the body is served, never stored in it: views stored before the member existed are
+ * served with it without rewriting them, and a rebuild writes the same bytes as before. The ETag
+ * is unchanged by it (the member never changes for a Session).
+ */
+export const withLinkExpiry = (body: string, linkExpiresAt: string): string =>
+  `${body.slice(0, -1)},"link_expires_at":${JSON.stringify(linkExpiresAt)}}`;
+
+/** PATCH and complete answer: SessionResponse (display) or InteractiveSessionResponse, as GET /v1/sessions/{id} serves it. */
 export function sessionBody(state: SessionState): string {
-  return sessionText(state, revisionMembers(state.revisions.at(-1)!));
+  return withLinkExpiry(sessionText(state, revisionMembers(state.revisions.at(-1)!)), state.linkExpiresAt);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { JsonObject, NewEvent, Reader, UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { newSessionId, openSession, type CreatedSession, type SessionStatus } from '../sessions/index.js';
+import { newSessionId, openSession, withLinkExpiry, type CreatedSession, type SessionStatus } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
 import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
@@ -141,7 +141,7 @@ export interface TrialSessionView {
 
 /** A trial's Session as the trial reads it, while its result is readable; reading changes nothing. */
 export async function readTrialSession(db: Reader, workspaceId: string, sessionId: string, now: Date): Promise<TrialSessionView | undefined> {
-  const { rows } = await db.query<{ action_expires_at: Date; result_available_until: Date; etag: string; body: string }>(
+  const { rows } = await db.query<{ action_expires_at: Date; result_available_until: Date; etag: string; body: string; link_expires_at: Date }>(
     sql.READABLE_SESSION,
     [sessionId, workspaceId, now],
   );
@@ -152,6 +152,7 @@ export async function readTrialSession(db: Reader, workspaceId: string, sessionI
     action_expires_at: row.action_expires_at.toISOString(),
     result_available_until: row.result_available_until.toISOString(),
   };
-  // The view's bytes as they are, with `trial` added as their last member.
-  return { etag: row.etag, body: `${row.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}` };
+  // The Session's body as owners receive it, with `trial` added as its last member.
+  const body = withLinkExpiry(row.body, row.link_expires_at.toISOString());
+  return { etag: row.etag, body: `${body.slice(0, -1)},"trial":${JSON.stringify(trial)}}` };
 }

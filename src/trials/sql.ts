@@ -34,7 +34,7 @@ export const SESSION_STATUSES = `SELECT session_id, status FROM session_views WH
  * ETag (the Sessions capability's view, read, never written here).
  */
 export const READABLE_SESSION = `
-SELECT t.action_expires_at, t.result_available_until, v.etag, v.body
+SELECT t.action_expires_at, t.result_available_until, v.etag, v.body, v.link_expires_at
   FROM trial_sessions t JOIN session_views v ON v.session_id = t.session_id
  WHERE t.session_id = $1 AND t.workspace_id = $2 AND t.result_available_until > $3`;
 

@@ -13,7 +13,12 @@ describe('a Session from creation to completion', () => {
     const origin = t.ctx.config.publicOrigin;
     const client = clientOf(t);
     const created = await client.createSession(refundQuestion());
-    expect(created).toEqual({ id: expect.stringMatching(/^ses_[0-9A-HJKMNP-TV-Z]{26}$/), revision: 1, human_url: expect.stringMatching(`^${origin}/s/`) });
+    expect(created).toEqual({
+      id: expect.stringMatching(/^ses_[0-9A-HJKMNP-TV-Z]{26}$/),
+      revision: 1,
+      human_url: expect.stringMatching(`^${origin}/s/`),
+      link_expires_at: new Date(t.clock.now().getTime() + 720 * 3_600_000).toISOString(),
+    });
 
     const waiting = client.waitForResponse(created.id);
     expect((await answerThroughLink(created.human_url, 'approve', { amount: '12.5', reason: 'damaged' })).status).toBe(200);

@@ -65,10 +65,13 @@ it('SIGKILL mid-rebuild leaves the live view serving; a second run starts clean 
   expect(loaded).toBeLessThan(liveRows);
 
   // The live view serves reads and writes: the killed rebuild never touched it.
-  const [seeded] = (await db.pool.query<{ session_id: string; body: string }>(`SELECT session_id, body FROM session_views ORDER BY session_id LIMIT 1`)).rows;
+  const [seeded] = (
+    await db.pool.query<{ session_id: string; body: string; link_expires_at: Date }>(`SELECT session_id, body, link_expires_at FROM session_views ORDER BY session_id LIMIT 1`)
+  ).rows;
   const read = await t.app.inject({ method: 'GET', url: `/v1/sessions/${seeded!.session_id}`, headers: owner(t) });
   expect(read.statusCode).toBe(200);
-  expect(read.body).toBe(seeded!.body);
+  // The stored bytes, with the link's expiry added as they are served.
+  expect(read.body).toBe(`${seeded!.body.slice(0, -1)},"link_expires_at":"${seeded!.link_expires_at.toISOString()}"}`);
   const created = await createSession(t);
   const completed = await t.app.inject({ method: 'POST', url: `/v1/sessions/${created.id}/complete`, headers: owner(t, { 'if-match': created.etag }) });
   expect(completed.statusCode, completed.body).toBe(200);

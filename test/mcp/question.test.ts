@@ -1,6 +1,5 @@
-import { ulid } from 'ulid';
 import { expect, it } from 'vitest';
-import { answerOf, linkExpiresAt } from '../../src/mcp/answer.js';
+import { answerOf } from '../../src/mcp/answer.js';
 import { actionIds, questionInteraction, questionProblems } from '../../src/mcp/question.js';
 import type { InteractiveSession } from '../../src/client/index.js';
 
@@ -83,6 +82,7 @@ const session = (changes: Partial<InteractiveSession>): InteractiveSession => ({
   interaction: { mode: 'interactive', title: 'Q', source: { kind: 'svc_surface', components: [{ type: 'text', text: 'Q' }] }, actions: [{ id: 'submit', label: 'Submit' }] },
   response_schema: {},
   responses: [],
+  link_expires_at: '2026-01-31T00:00:00.000Z',
   ...changes,
 });
 
@@ -97,23 +97,19 @@ const response = (revision: number) => ({
   receipt: 'a.b.c',
 });
 
-it('reads a Session as pending, answered, completed or expired', () => {
-  const created = new Date(Date.UTC(2026, 0, 1));
-  // Session IDs are ULIDs made when the Session is created.
-  const id = `ses_${ulid(created.getTime())}`;
-  expect(linkExpiresAt(id, 'owner-key').toISOString()).toBe('2026-01-31T00:00:00.000Z');
-  expect(linkExpiresAt(id, 'svc_sk_developer').toISOString()).toBe('2026-01-08T00:00:00.000Z');
-
-  const before = new Date('2026-01-30T00:00:00Z');
+it('reads a Session as pending, answered, completed or expired, expired from its link_expires_at', () => {
+  const before = new Date('2026-01-30T23:59:59.999Z');
   const after = new Date('2026-01-31T00:00:00Z');
-  const expiry = linkExpiresAt(id, 'owner-key');
   const nothing = { action: null, data: null, accepted_at: null, receipt: null };
   const latest = { action: 'approve', data: { amount: 1 }, accepted_at: '2026-03-02T09:15:27.481Z', receipt: 'a.b.c' };
-  expect(answerOf(session({}), expiry, before)).toEqual({ status: 'pending', ...nothing });
-  expect(answerOf(session({}), expiry, after)).toEqual({ status: 'expired', ...nothing });
-  expect(answerOf(session({ status: 'responded', responses: [response(1)] }), expiry, after)).toEqual({ status: 'answered', ...latest });
+  expect(answerOf(session({}), before)).toEqual({ status: 'pending', ...nothing });
+  expect(answerOf(session({}), after)).toEqual({ status: 'expired', ...nothing });
+  // The field decides, whatever time the Session's ID was made at.
+  expect(answerOf(session({ link_expires_at: '2027-01-01T00:00:00.000Z' }), after)).toEqual({ status: 'pending', ...nothing });
+  expect(answerOf(session({ status: 'responded', responses: [response(1)] }), after)).toEqual({ status: 'answered', ...latest });
   // A newer revision not answered yet: the earlier answer is not the answer to it.
-  expect(answerOf(session({ revision: 2, responses: [response(1)] }), expiry, before)).toEqual({ status: 'pending', ...nothing });
-  expect(answerOf(session({ status: 'completed', responses: [response(1)] }), expiry, before)).toEqual({ status: 'completed', ...latest });
-  expect(answerOf(session({ status: 'completed' }), expiry, before)).toEqual({ status: 'completed', ...nothing });
+  expect(answerOf(session({ revision: 2, responses: [response(1)] }), before)).toEqual({ status: 'pending', ...nothing });
+  expect(answerOf(session({ revision: 2, responses: [response(1)] }), after)).toEqual({ status: 'expired', ...nothing });
+  expect(answerOf(session({ status: 'completed', responses: [response(1)] }), before)).toEqual({ status: 'completed', ...latest });
+  expect(answerOf(session({ status: 'completed' }), after)).toEqual({ status: 'completed', ...nothing });
 });

@@ -16,7 +16,9 @@ describe('POST /v1/sessions', () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction: interactive() } });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(Object.keys(body)).toEqual(['id', 'revision', 'human_url']);
+    expect(Object.keys(body)).toEqual(['id', 'revision', 'human_url', 'link_expires_at']);
+    // An owner key's link lives 720 hours from creation.
+    expect(body.link_expires_at).toBe(new Date(t.clock.now().getTime() + 720 * 3_600_000).toISOString());
     expect(body.id).toMatch(/^ses_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(body.revision).toBe(1);
     expect(body.human_url).toMatch(new RegExp(`^${t.ctx.config.publicOrigin}/s/[A-Za-z0-9_-]{43}$`));
@@ -77,7 +79,8 @@ describe('GET /v1/sessions/{id}', () => {
     expect(first.headers.etag).toBe('"1.0"');
     expect(second.body).toBe(first.body);
     const body = first.json();
-    expect(Object.keys(body)).toEqual(['id', 'status', 'revision', 'interaction', 'response_schema', 'responses']);
+    expect(Object.keys(body)).toEqual(['id', 'status', 'revision', 'interaction', 'response_schema', 'responses', 'link_expires_at']);
+    expect(body.link_expires_at).toBe(created.link_expires_at);
     expect(body.status).toBe('active');
     expect(body.interaction.response_policy).toBe('first');
     expect(body.response_schema).toMatchObject({
@@ -93,7 +96,7 @@ describe('GET /v1/sessions/{id}', () => {
     const created = await createSession(t, display());
     const res = await get(`/v1/sessions/${created.id}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ id: created.id, revision: 1, interaction: display() });
+    expect(res.json()).toEqual({ id: created.id, revision: 1, interaction: display(), link_expires_at: created.link_expires_at });
   });
 
   it('answers 304 to If-None-Match with the current ETag', async () => {
@@ -217,5 +220,30 @@ describe('events and surfaces', () => {
     expectError(await get(`/v1/sessions/${created.id}/surfaces/2`), 404, 'NOT_FOUND');
     expectError(await get(`/v1/sessions/ses_00000000000000000000000000/surfaces/1`), 404, 'SESSION_NOT_FOUND');
     expectError(await get(`/v1/sessions/ses_00000000000000000000000000/events`), 404, 'SESSION_NOT_FOUND');
+  });
+});
+
+describe('link_expires_at', () => {
+  it("is served on every Session body from the view's column, never stored in the view's bytes, and leaves the ETag as it was", async () => {
+    const created = await createSession(t);
+    const stored = async () =>
+      (await db.pool.query<{ body: string; etag: string }>(`SELECT body, etag FROM session_views WHERE session_id = $1`, [created.id])).rows[0]!;
+    const served = (body: string) => `${body.slice(0, -1)},"link_expires_at":"${created.link_expires_at}"}`;
+
+    const view = await stored();
+    expect(view.body).not.toContain('link_expires_at');
+    const read = await get(`/v1/sessions/${created.id}`);
+    expect(read.body).toBe(served(view.body));
+    expect(read.headers.etag).toBe(view.etag);
+
+    // PATCH and complete answer the bytes a read serves next.
+    const patched = await patch(created.id, { 'if-match': view.etag });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.body).toBe(served((await stored()).body));
+    expect((await get(`/v1/sessions/${created.id}`)).body).toBe(patched.body);
+    const completed = await complete(created.id, { 'if-match': patched.headers.etag as string });
+    expect(completed.statusCode, completed.body).toBe(200);
+    expect(completed.json().link_expires_at).toBe(created.link_expires_at);
+    expect((await get(`/v1/sessions/${created.id}`)).body).toBe(completed.body);
   });
 });

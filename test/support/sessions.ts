@@ -41,6 +41,6 @@ export const owner = (t: TestApp, extra: Record<string, string> = {}) => ({
 export async function createSession(t: TestApp, interaction: object = interactive()) {
   const res = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction } });
   if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
-  const body = res.json<{ id: string; revision: number; human_url: string }>();
+  const body = res.json<{ id: string; revision: number; human_url: string; link_expires_at: string }>();
   return { ...body, etag: res.headers.etag as string, token: body.human_url.split('/s/')[1]! };
 }

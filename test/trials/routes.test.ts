@@ -126,7 +126,9 @@ describe('GET /v1/trial/sessions/{id}', () => {
     expect(res.headers['cache-control']).toBe('no-store, no-transform');
     expect(res.headers.etag).toBe('"1.0"');
     const body = res.json<Record<string, unknown>>();
-    expect(Object.keys(body)).toEqual(['id', 'status', 'revision', 'interaction', 'response_schema', 'responses', 'trial']);
+    expect(Object.keys(body)).toEqual(['id', 'status', 'revision', 'interaction', 'response_schema', 'responses', 'link_expires_at', 'trial']);
+    // A trial's link takes answers until its action deadline.
+    expect(body.link_expires_at).toBe(trial.action_expires_at);
     expect(body).toMatchObject({ id: trial.id, status: 'active', revision: 1, responses: [], interaction: { title: 'Approve the refund' } });
     expect(body.trial).toEqual({
       workspace_id: trial.workspace_id,

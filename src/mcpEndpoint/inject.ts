@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * A fetch that sends each request into `app` itself (fastify's inject: the same routing, hooks,
+ * credentials, quotas and error envelope as a socket), for the MCP tools the service serves at
+ * /mcp, which call the API through the typed client as the stdio server does over the network.
+ * Only what the client sends is supported: a URL of the service, string bodies, plain headers.
+ */
+export function injectedFetch(app: FastifyInstance, remoteAddress: string): typeof fetch {
+  return async (input, init) => {
+    init?.signal?.throwIfAborted();
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const reply = await app.inject({
+      method: (init?.method ?? 'GET') as 'GET',
+      url: `${url.pathname}${url.search}`,
+      headers: Object.fromEntries(new Headers(init?.headers)),
+      ...(typeof init?.body === 'string' ? { payload: init.body } : {}),
+      remoteAddress,
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(reply.headers)) {
+      for (const one of [value ?? []].flat()) headers.append(name, String(one));
+    }
+    // A 204 or 304 has no body, and Response refuses one (even empty) for them.
+    const body = reply.statusCode === 204 || reply.statusCode === 304 ? null : reply.body;
+    return new Response(body, { status: reply.statusCode, headers });
+  };
+}
