@@ -1,4 +1,5 @@
 import { createHash, hash } from 'node:crypto';
+import { canonicalJson } from './canonical.js';
 
 /**
  * The hash chain of a stream, computed with no database: the same link the events_chain trigger
@@ -121,7 +122,7 @@ export class HeadsHash {
     const id = Buffer.from(streamId, 'utf8');
     if (this.previous && Buffer.compare(this.previous, id) >= 0) throw new Error(`heads out of order at ${streamId}`);
     this.previous = id;
-    this.hash.update(`${JSON.stringify([streamId, head.version, head.hash])}\n`, 'utf8');
+    this.hash.update(`${canonicalJson([streamId, head.version, head.hash])}\n`, 'utf8');
     this.streams += 1;
     this.events += head.version;
   }

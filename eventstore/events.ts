@@ -1,4 +1,3 @@
-import canonicalize from 'canonicalize';
 import type { QueryResult, QueryResultRow } from 'pg';
 import { randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
@@ -66,16 +65,6 @@ const pooledRandom = (): number => {
 export const newUlid = (): string => ulid(undefined, pooledRandom);
 
 export const newEventId = (): string => `evt_${newUlid()}`;
-
-/**
- * The JSON text an event's data and metadata are stored as: RFC 8785 canonical JSON, so that the
- * hash chain over it can be recomputed byte for byte by anyone holding the values.
- */
-export function canonicalText(value: JsonObject): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('event content is not JSON');
-  return text;
-}
 
 export interface EventRow {
   global_position: string;

@@ -1,4 +1,5 @@
 export * from './events.js';
+export * from './canonical.js';
 export * from './errors.js';
 export * from './keys.js';
 export * from './keyRotation.js';
@@ -10,6 +11,8 @@ export * from './logExport.js';
 export { UnitOfWork, type OpenedKey, type StoredKey, type WrappedKey } from './unitOfWork.js';
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
-export { SerialRuns } from './serialRuns.js';
+export { WokenLoop, type WokenLoopOptions } from './wokenLoop.js';
 export { STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';
+export * from './sealing.js';
+export * from './decider.js';

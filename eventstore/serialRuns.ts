@@ -1,7 +1,7 @@
 /**
  * Runs a worker's pass one at a time, as its wake-ups ask: a wake while a pass runs asks for
  * exactly one more pass after it, however many wakes came, so no wake-up is lost and none starts
- * a second pass beside the first. Every woken worker (projector, dispatcher, purger) runs so.
+ * a second pass beside the first: the heart of every worker's loop (wokenLoop.ts).
  *
  * With `spacingMs`, a pass starts no sooner than that after the previous one started: a worker
  * woken by every commit of a busy service then folds what many commits wrote in one pass, rather

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { StreamVersionConflict, UnitOfWorkEnded } from './errors.js';
 import { linkHash, recordedAtText } from './chain.js';
-import { canonicalText, compose, newEventId, toRecorded, type EventRow, type NewEvent, type Part, type Reader, type RecordedEvent, type Statement } from './events.js';
+import { canonicalJson } from './canonical.js';
+import { compose, newEventId, toRecorded, type EventRow, type NewEvent, type Part, type Reader, type RecordedEvent, type Statement } from './events.js';
 import * as sql from './sql.js';
 import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
 
@@ -156,8 +157,8 @@ export class UnitOfWork {
         stream_id: streamId,
         stream_version: expectedVersion + i + 1,
         type: e.type,
-        data: canonicalText(e.data),
-        metadata: canonicalText(e.metadata ?? {}),
+        data: canonicalJson(e.data),
+        metadata: canonicalJson(e.metadata ?? {}),
         recorded_at: recordedAtText(recordedAt),
         link_format: 2 as const,
       };

@@ -1,7 +1,7 @@
 import {
   EVENTS_CHANNEL,
   checkpointOf,
-  SerialRuns,
+  WokenLoop,
   applyProjections,
   readAll,
   type Checkpoint,
@@ -84,31 +84,33 @@ const PASS_SPACING_MS = 500;
  * A failed batch is logged and retried on the next wake-up; it never stops the loop.
  */
 export class AsyncProjector {
-  private timer: NodeJS.Timeout | undefined;
-  private readonly runs: SerialRuns;
-  private unsubscribe: (() => void) | undefined;
+  private readonly loop: WokenLoop;
 
   /** `spacingMs`: passes start at least this far apart, so a busy log is folded many commits a pass. */
   constructor(
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
-    private readonly wakeups: Wakeups,
+    wakeups: Wakeups,
     private readonly log: Logger,
-    private readonly pollMs = 2_000,
+    pollMs = 2_000,
     spacingMs = PASS_SPACING_MS,
   ) {
-    this.runs = new SerialRuns(() => this.drain(), () => true, spacingMs);
+    this.loop = new WokenLoop({
+      pass: () => this.drain(),
+      wakeups: { on: wakeups, channel: EVENTS_CHANNEL },
+      pollMs,
+      spacingMs,
+      failed: (error) => this.log.warn({ err: error }, 'projector pass failed; will retry'),
+    });
   }
 
   start(): void {
-    this.unsubscribe = this.wakeups.wakeOn(EVENTS_CHANNEL, () => void this.wake());
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.wake();
+    this.loop.start();
   }
 
   /** Runs until every projection is caught up; a wake-up during a run schedules one more. */
   wake(): Promise<void> {
-    return this.runs.wake();
+    return this.loop.wake();
   }
 
   private async drain(): Promise<void> {
@@ -121,10 +123,8 @@ export class AsyncProjector {
     }
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.unsubscribe?.();
-    await this.runs.idle();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }
 

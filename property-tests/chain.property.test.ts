@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { ChainWalk, canonicalText, exportLog, linkHash, type ExportedEvent, type JsonObject, type LinkFields } from '../eventstore/index.js';
+import { ChainWalk, canonicalJson, exportLog, linkHash, type ExportedEvent, type JsonObject, type LinkFields } from '../eventstore/index.js';
 import { useTestDatabase } from '../test/support/lifecycle.js';
 import { storeOf } from '../test/support/store.js';
 
@@ -14,7 +14,7 @@ const db = useTestDatabase();
 
 // PostgreSQL text holds any Unicode scalar value but NUL; "binary" strings are whole code points.
 const text = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\u0000'));
-const jsonObject = fc.dictionary(text, fc.jsonValue({ maxDepth: 3 })).map((value) => JSON.parse(canonicalText(value as JsonObject)) as JsonObject);
+const jsonObject = fc.dictionary(text, fc.jsonValue({ maxDepth: 3 })).map((value) => JSON.parse(canonicalJson(value as JsonObject)) as JsonObject);
 // Microsecond instants from 1900 to 2999: before the epoch too, where format 1's integer goes negative.
 const recordedAt = fc
   .tuple(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true }), fc.integer({ min: 0, max: 999 }))
@@ -28,8 +28,8 @@ const link: fc.Arbitrary<LinkFields> = fc.oneof(
     stream_id: text,
     stream_version: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
     type: text,
-    data: jsonObject.map(canonicalText),
-    metadata: jsonObject.map(canonicalText),
+    data: jsonObject.map(canonicalJson),
+    metadata: jsonObject.map(canonicalJson),
     recorded_at: recordedAt,
   }),
   // Format 1 hashed PostgreSQL's jsonb text, which is no canonical form: any text stands in for it.

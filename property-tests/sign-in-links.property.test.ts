@@ -44,7 +44,7 @@ it('lets a link sign in exactly when the rule says it may', () => {
       const links: string[] = [];
       const append = (event: AddressEvent) => {
         events.push(event);
-        state = evolveAddress(state, event, state.version + 1);
+        state = evolveAddress(state, event);
       };
       for (const s of steps) {
         if (s.kind === 'wait') now += s.ms;

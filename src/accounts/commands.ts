@@ -1,4 +1,4 @@
-import type { Reader, UnitOfWork } from '../../eventstore/index.js';
+import { aggregateStream, appendEvents, eventOf, foldEvents, handleCommand, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isManagementCredential, trialForClaim } from '../trials/index.js';
 import {
@@ -31,8 +31,7 @@ import { LINK_ISSUED, accountStreamId, addressStreamId, claimStreamId, clientTur
 import { ACCOUNT_LIMITS } from './limits.js';
 import type { Mailer } from './mail.js';
 import * as sql from './sql.js';
-import { NEW_ADDRESS, evolveAccount, evolveAddress, evolveClaim, type AccountState } from './state.js';
-import { appendAccountEvents, foldStream } from './store.js';
+import { accountDecider, addressDecider, claimDecider, type AccountState } from './state.js';
 
 /**
  * The accounts' commands. Each is one unit of work: fold the stream it decides on, decide, append
@@ -64,8 +63,11 @@ function drawKey(): { secret: string; key: NewKey } {
   return { secret, key: { keyId: newKeyId(), keyHash: secretHash(secret), fingerprint: fingerprintOf(secret) } };
 }
 
-const loadAccount = (uow: UnitOfWork, accountId: string): Promise<AccountState | undefined> =>
-  foldStream<AccountState | undefined, AccountEvent>(uow, accountStreamId(accountId), undefined, evolveAccount);
+/** The streams' keys: their sealed fields are sealed and opened with them. */
+const keysOf = (ctx: ServiceContext) => ({ keys: ctx.streamKeys });
+
+const loadAccount = (uow: UnitOfWork, ctx: ServiceContext, accountId: string): Promise<Folded<AccountState | undefined>> =>
+  aggregateStream(uow, accountDecider, accountStreamId(accountId), keysOf(ctx));
 
 /**
  * Issues a sign-in link within the address's and the client's limits, then mails it. The link is
@@ -81,19 +83,19 @@ export async function requestSignInLink(ctx: ServiceContext, mailer: Mailer, req
   const issued = await ctx.store.command(async (uow): Promise<LinkIssued | AccountRefusal> => {
     const now = ctx.clock.now();
     await uow.lockStream(clientTurnId(request.client));
-    const address = await foldStream(uow, stream, NEW_ADDRESS, evolveAddress);
+    const { state: address, version } = await aggregateStream(uow, addressDecider, stream, keysOf(ctx));
     const since = new Date(now.getTime() - ACCOUNT_LIMITS.linkWindowMs);
     const { rows } = await uow.query<{ issued_at: Date }>(sql.CLIENT_LINKS_SINCE, [request.client, since]);
     const decision = decideLinkRequest(address, rows.map((row) => row.issued_at), { linkId, tokenHash: secretHash(token), client: request.client, email: request.email, now });
     if ('refused' in decision) return decision;
-    await appendAccountEvents(uow, ctx.streamKeys, stream, address.version, decision.events);
+    await appendEvents(uow, addressDecider, stream, version, decision.events, keysOf(ctx));
     return decision.events[0]!;
   });
   if ('refused' in issued) return issued;
   const link = `${ctx.config.publicOrigin}/app/confirm/${token}${request.continueKey ? '?continue=key' : ''}`;
   if ((await mailer.send({ to: request.email, link, expiresAt: new Date(issued.expires_at) })) !== 'sent') return { refused: 'mail_unconfirmed' };
   await ctx.store.command(async (uow) =>
-    appendAccountEvents(uow, ctx.streamKeys, stream, await uow.streamVersion(stream), decideLinkSent({ linkId, now: ctx.clock.now() })),
+    appendEvents(uow, addressDecider, stream, await uow.streamVersion(stream), decideLinkSent({ linkId, now: ctx.clock.now() }), keysOf(ctx)),
   );
   return { accepted: true };
 }
@@ -114,7 +116,7 @@ export interface SignedIn {
 /** The address as the link's request typed it, opened from its sealed event. */
 async function linkEmail(uow: UnitOfWork, ctx: ServiceContext, stream: string, linkId: string): Promise<string> {
   const issued = (await uow.readStream(stream)).find((r) => r.type === LINK_ISSUED && r.data.link_id === linkId)!;
-  return (await ctx.streamKeys.opener(uow, stream))(issued.data.email as string) as string;
+  return eventOf<LinkIssued>(addressDecider, issued, await ctx.streamKeys.opener(uow, stream)).email;
 }
 
 /**
@@ -131,7 +133,7 @@ export function signIn(ctx: ServiceContext, token: string, intent: KeyIntent | u
     const link = rows[0];
     if (!link) return { refused: 'sign_in_link_invalid' };
     const stream = addressStreamId(link.address);
-    const address = await foldStream(uow, stream, NEW_ADDRESS, evolveAddress);
+    const { state: address, version } = await aggregateStream(uow, addressDecider, stream, keysOf(ctx));
     const email = await linkEmail(uow, ctx, stream, link.link_id);
     const session = { sessionId: newSessionId(), tokenHash: secretHash(sessionToken) };
     const decision = decideSignIn(address, {
@@ -143,10 +145,10 @@ export function signIn(ctx: ServiceContext, token: string, intent: KeyIntent | u
       now,
     });
     if ('refused' in decision) return decision;
-    await appendAccountEvents(uow, ctx.streamKeys, stream, address.version, decision.addressEvents);
+    await appendEvents(uow, addressDecider, stream, version, decision.addressEvents, keysOf(ctx));
 
-    const before = await loadAccount(uow, decision.accountId);
-    const signedIn = decision.accountEvents.reduce<AccountState | undefined>((state, event, i) => evolveAccount(state, event, (before?.version ?? 0) + i + 1), before)!;
+    const before = await loadAccount(uow, ctx, decision.accountId);
+    const signedIn = foldEvents(accountDecider, before.state, decision.accountEvents)!;
     const events = [...decision.accountEvents];
     let pending: PendingKeyOutcome = { notCreated: 'none' };
     if (intent && pendingKey) {
@@ -156,7 +158,7 @@ export function signIn(ctx: ServiceContext, token: string, intent: KeyIntent | u
         pending = { created: { key: pendingKey.secret, keyId: pendingKey.key.keyId } };
       } else pending = decided;
     }
-    await appendAccountEvents(uow, ctx.streamKeys, accountStreamId(decision.accountId), before?.version ?? 0, events);
+    await appendEvents(uow, accountDecider, accountStreamId(decision.accountId), before.version, events, keysOf(ctx));
     return { sessionToken, session: { sessionId: session.sessionId, accountId: decision.accountId, workspaceId: signedIn.workspaceId, email }, pending };
   });
 }
@@ -183,11 +185,8 @@ function onAccount<T>(
   answer: T,
 ): Promise<T | AccountRefusal> {
   return ctx.store.command(async (uow) => {
-    const account = (await loadAccount(uow, session.accountId))!;
-    const decision = decide(account, ctx.clock.now());
-    if ('refused' in decision) return decision;
-    await appendAccountEvents(uow, ctx.streamKeys, accountStreamId(session.accountId), account.version, decision.events);
-    return answer;
+    const handled = await handleCommand(uow, accountDecider, accountStreamId(session.accountId), (account) => decide(account!, ctx.clock.now()), keysOf(ctx));
+    return 'refused' in handled ? handled : answer;
   });
 }
 
@@ -215,10 +214,10 @@ export function claimTrial(ctx: ServiceContext, session: AccountSession, credent
     const now = ctx.clock.now();
     const trial = await trialForClaim(uow, credential);
     const stream = trial && claimStreamId(trial.workspaceId);
-    const claim = stream ? await foldStream(uow, stream, undefined, evolveClaim) : undefined;
-    const decision = decideClaim(claim, { trial, accountId: session.accountId, now });
+    const claim = stream ? await aggregateStream(uow, claimDecider, stream, keysOf(ctx)) : undefined;
+    const decision = decideClaim(claim?.state, { trial, accountId: session.accountId, now });
     if ('refused' in decision) return decision;
-    if (stream) await appendAccountEvents(uow, ctx.streamKeys, stream, claim?.version ?? 0, decision.events);
+    if (stream) await appendEvents(uow, claimDecider, stream, claim!.version, decision.events, keysOf(ctx));
     return { claimed: true as const };
   });
 }

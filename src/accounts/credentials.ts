@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newUlid } from '../../eventstore/index.js';
-import { sha256Hex } from '../receipts/canonical.js';
+import { newUlid, sha256Hex } from '../../eventstore/index.js';
 
 /**
  * The secrets of developer accounts and the ids they are stored under. Every secret is 256 random

@@ -1,4 +1,4 @@
-import type { JsonObject, RecordedEvent } from '../../eventstore/index.js';
+import { SealedFields } from '../../eventstore/index.js';
 
 /**
  * The events of developer accounts (docs/accounts.md lists them with their streams):
@@ -11,7 +11,7 @@ import type { JsonObject, RecordedEvent } from '../../eventstore/index.js';
  * - `claim-<trial workspace id>`: the one account that claimed a trial.
  *
  * Every deadline is data in an event (a link's expiry, a session's, a key's expiry date). Email
- * addresses and key labels are sealed with their stream's data key in the log (SEALED_FIELDS).
+ * addresses and key labels are sealed with their stream's data key in the log (accountSealing).
  */
 
 export const LINK_ISSUED = 'sign_in.link_issued';
@@ -149,15 +149,15 @@ export interface TrialClaimed {
 
 export type AnyAccountEvent = AddressEvent | AccountEvent | KeyUsed | TrialClaimed;
 
-/** Which fields are sealed with the stream's data key in the log. */
-export const SEALED_FIELDS: Partial<Record<AnyAccountEvent['type'], readonly string[]>> = {
-  [LINK_ISSUED]: ['email'],
-  [ACCOUNT_OPENED]: ['email'],
-  [KEY_CREATED]: ['label'],
-};
-
-/** A recorded event as its domain type (sealed fields still sealed). */
-export const asAccountEvent = <E extends AnyAccountEvent>(recorded: RecordedEvent): E => ({ type: recorded.type, ...recorded.data }) as E;
-
-/** An event as it is appended: its type apart from its data. */
-export const dataOf = ({ type: _type, ...data }: AnyAccountEvent): JsonObject => data as unknown as JsonObject;
+/**
+ * Which fields are sealed with the stream's data key in the log. Events written before every
+ * stream kind sealed its fields together sealed each of these alone, in place (null in the clear).
+ */
+export const accountSealing = new SealedFields(
+  {
+    [LINK_ISSUED]: ['email'],
+    [ACCOUNT_OPENED]: ['email'],
+    [KEY_CREATED]: ['label'],
+  } satisfies Partial<Record<AnyAccountEvent['type'], readonly string[]>>,
+  { fieldByField: true },
+);

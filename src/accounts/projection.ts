@@ -1,4 +1,4 @@
-import type { Projection, RecordedEvent, StreamKeys, UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, eventOf, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import {
   ACCOUNT_EVENT_TYPES,
   ACCOUNT_OPENED,
@@ -11,7 +11,7 @@ import {
   TRIAL_CLAIMED,
   accountOfStream,
   addressOfStream,
-  asAccountEvent,
+  accountSealing,
   type AnyAccountEvent,
 } from './events.js';
 import { expiresAtOf } from './limits.js';
@@ -24,10 +24,10 @@ import * as sql from './sql.js';
  * they are null.
  */
 export function accountsProjection(streamKeys: StreamKeys): Projection {
-  async function opened(uow: UnitOfWork, recorded: RecordedEvent, sealed: string | null): Promise<string | null> {
-    if (sealed === null) return null;
-    const value = (await streamKeys.opener(uow, recorded.streamId))(sealed);
-    return typeof value === 'string' ? value : null;
+  /** The event with its sealed fields opened; those of a stream whose key is destroyed are null. */
+  async function opened(uow: UnitOfWork, recorded: RecordedEvent): Promise<AnyAccountEvent> {
+    if (accountSealing.of(recorded.type).length === 0) return eventOf<AnyAccountEvent>(UNSEALED, recorded);
+    return accountSealing.openOrNull<AnyAccountEvent>(recorded.type, recorded.data, await streamKeys.opener(uow, recorded.streamId));
   }
 
   return {
@@ -38,13 +38,13 @@ export function accountsProjection(streamKeys: StreamKeys): Projection {
     foldsAcrossStreams: true,
     async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
       for (const recorded of events) {
-        const event = asAccountEvent<AnyAccountEvent>(recorded);
+        const event = await opened(uow, recorded);
         switch (event.type) {
           case LINK_ISSUED:
             await uow.query(sql.INSERT_LINK, [event.link_id, addressOfStream(recorded.streamId), event.client, event.token_hash, event.at, event.expires_at]);
             break;
           case ACCOUNT_OPENED:
-            await uow.query(sql.INSERT_ACCOUNT, [event.account_id, event.workspace_id, event.address, await opened(uow, recorded, event.email), event.at]);
+            await uow.query(sql.INSERT_ACCOUNT, [event.account_id, event.workspace_id, event.address, event.email, event.at]);
             break;
           case SIGNED_IN:
             await uow.query(sql.INSERT_SESSION, [event.session_id, accountOfStream(recorded.streamId), event.token_hash, event.at, event.expires_at]);
@@ -58,7 +58,7 @@ export function accountsProjection(streamKeys: StreamKeys): Projection {
               accountOfStream(recorded.streamId),
               event.key_hash,
               event.fingerprint,
-              await opened(uow, recorded, event.label),
+              event.label,
               event.at,
               event.expires_on && expiresAtOf(event.expires_on),
             ]);

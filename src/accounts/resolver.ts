@@ -1,4 +1,4 @@
-import { StreamVersionConflict, type Reader } from '../../eventstore/index.js';
+import { StreamVersionConflict, UNSEALED, appendEvents, type Reader } from '../../eventstore/index.js';
 import type { CredentialResolver, SessionOfWorkspace } from '../auth/owner.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isDeveloperKey, secretHash } from './credentials.js';
@@ -6,7 +6,6 @@ import { keyUseDue } from './decide.js';
 import { KEY_USED, keyUseStreamId } from './events.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import * as sql from './sql.js';
-import { appendAccountEvents } from './store.js';
 
 /**
  * Developer API keys on the owner routes: a key acts in its account's developer workspace, and
@@ -30,7 +29,7 @@ async function recordUse(ctx: ServiceContext, keyId: string, now: Date): Promise
   const stream = keyUseStreamId(keyId);
   try {
     await ctx.store.withUnitOfWork(async (uow) =>
-      appendAccountEvents(uow, ctx.streamKeys, stream, await uow.streamVersion(stream), [{ type: KEY_USED, at: now.toISOString(), key_id: keyId }]),
+      appendEvents(uow, UNSEALED, stream, await uow.streamVersion(stream), [{ type: KEY_USED, at: now.toISOString(), key_id: keyId }]),
     );
   } catch (error) {
     if (!(error instanceof StreamVersionConflict)) throw error;

@@ -1,8 +1,10 @@
+import type { Decider } from '../../eventstore/index.js';
 import {
   ACCOUNT_OPENED,
   KEY_CREATED,
   KEY_REVOKED,
   LINK_ISSUED,
+  accountSealing,
   LINK_SENT,
   LINK_USED,
   SIGNED_IN,
@@ -13,7 +15,7 @@ import {
 } from './events.js';
 import { expiresAtOf } from './limits.js';
 
-/** The folds of the account streams: each is `evolve(state, event, version)`, the version the state is folded to. */
+/** The folds of the account streams, one decider per stream kind; their sealed fields open as they are read (accountSealing). */
 
 export interface SignInLink {
   linkId: string;
@@ -28,19 +30,18 @@ export interface SignInLink {
 
 /** An email address's sign-in stream. */
 export interface AddressState {
-  version: number;
   /** The account the address signs into, once it has signed in. */
   accountId: string | undefined;
   /** Every link issued, oldest first. */
   links: SignInLink[];
 }
 
-export const NEW_ADDRESS: AddressState = { version: 0, accountId: undefined, links: [] };
+export const NEW_ADDRESS: AddressState = { accountId: undefined, links: [] };
 
 const settle = (links: SignInLink[], keep: (link: SignInLink, index: number) => boolean): SignInLink[] =>
   links.map((link, index) => (keep(link, index) || link.used ? link : { ...link, cancelled: true }));
 
-export function evolveAddress(state: AddressState, event: AddressEvent, version: number): AddressState {
+export function evolveAddress(state: AddressState, event: AddressEvent): AddressState {
   switch (event.type) {
     case LINK_ISSUED: {
       const link: SignInLink = {
@@ -52,17 +53,17 @@ export function evolveAddress(state: AddressState, event: AddressEvent, version:
         used: false,
         cancelled: false,
       };
-      return { ...state, version, links: [...state.links, link] };
+      return { ...state, links: [...state.links, link] };
     }
     case LINK_SENT: {
       const sent = state.links.findIndex((link) => link.linkId === event.link_id);
-      return { ...state, version, links: settle(state.links, (_link, index) => index >= sent) };
+      return { ...state, links: settle(state.links, (_link, index) => index >= sent) };
     }
     case LINK_USED: {
       const links = settle(state.links, (link) => link.linkId === event.link_id).map((link) =>
         link.linkId === event.link_id ? { ...link, used: true } : link,
       );
-      return { version, accountId: event.account_id, links };
+      return { accountId: event.account_id, links };
     }
   }
 }
@@ -86,27 +87,25 @@ export interface ApiKey {
 export interface AccountState {
   accountId: string;
   workspaceId: string;
-  version: number;
   sessions: AccountSession[];
   keys: ApiKey[];
 }
 
-export function evolveAccount(state: AccountState | undefined, event: AccountEvent, version: number): AccountState {
-  if (event.type === ACCOUNT_OPENED) return { accountId: event.account_id, workspaceId: event.workspace_id, version, sessions: [], keys: [] };
+export function evolveAccount(state: AccountState | undefined, event: AccountEvent): AccountState {
+  if (event.type === ACCOUNT_OPENED) return { accountId: event.account_id, workspaceId: event.workspace_id, sessions: [], keys: [] };
   if (!state) throw new Error(`${event.type} before ${ACCOUNT_OPENED}`);
   switch (event.type) {
     case SIGNED_IN:
-      return { ...state, version, sessions: [...state.sessions, { sessionId: event.session_id, expiresAt: event.expires_at, ended: false }] };
+      return { ...state, sessions: [...state.sessions, { sessionId: event.session_id, expiresAt: event.expires_at, ended: false }] };
     case SIGNED_OUT:
-      return { ...state, version, sessions: state.sessions.map((s) => (s.sessionId === event.session_id ? { ...s, ended: true } : s)) };
+      return { ...state, sessions: state.sessions.map((s) => (s.sessionId === event.session_id ? { ...s, ended: true } : s)) };
     case KEY_CREATED:
       return {
         ...state,
-        version,
         keys: [...state.keys, { keyId: event.key_id, nonce: event.nonce, createdAt: event.at, expiresOn: event.expires_on, revoked: false }],
       };
     case KEY_REVOKED:
-      return { ...state, version, keys: state.keys.map((k) => (k.keyId === event.key_id ? { ...k, revoked: true } : k)) };
+      return { ...state, keys: state.keys.map((k) => (k.keyId === event.key_id ? { ...k, revoked: true } : k)) };
   }
 }
 
@@ -116,13 +115,20 @@ export const keyActive = (key: ApiKey, now: Date): boolean =>
 
 /** A trial's claim stream: who claimed it, if anyone. */
 export interface ClaimState {
-  version: number;
   accountId: string;
   claimedAt: string;
 }
 
-export const evolveClaim = (_state: ClaimState | undefined, event: TrialClaimed, version: number): ClaimState => ({
-  version,
+export const evolveClaim = (_state: ClaimState | undefined, event: TrialClaimed): ClaimState => ({
   accountId: event.account_id,
   claimedAt: event.at,
 });
+
+/** A sign-in address's stream (`sign-in-<address digest>`). */
+export const addressDecider: Decider<AddressState, AddressEvent> = { initialState: NEW_ADDRESS, evolve: evolveAddress, sealed: accountSealing };
+
+/** An account's stream (`account-<account id>`); undefined before it opened. */
+export const accountDecider: Decider<AccountState | undefined, AccountEvent> = { initialState: undefined, evolve: evolveAccount, sealed: accountSealing };
+
+/** A trial's claim stream (`claim-<trial workspace id>`); undefined while unclaimed. */
+export const claimDecider: Decider<ClaimState | undefined, TrialClaimed> = { initialState: undefined, evolve: evolveClaim, sealed: accountSealing };

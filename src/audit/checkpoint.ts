@@ -1,6 +1,7 @@
 import { CompactSign } from 'jose';
 import {
   START,
+  canonicalJson,
   StreamVersionConflict,
   headsSince,
   headsUpToHorizon,
@@ -10,7 +11,6 @@ import {
   type UnitOfWork,
 } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { canonicalJson } from '../receipts/canonical.js';
 import * as sql from './sql.js';
 
 /**

@@ -1,3 +1,4 @@
+import { WokenLoop } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { writeCheckpoint } from './checkpoint.js';
 
@@ -10,28 +11,27 @@ const CHECKS_PER_INTERVAL = 5;
  * writes one only once that is an interval old. A failure is logged and tried again next tick.
  */
 export class Checkpointer {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: WokenLoop;
 
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(ctx: ServiceContext) {
+    const intervalMs = ctx.config.checkpointIntervalS * 1000;
+    this.loop = new WokenLoop({
+      pass: async () => void (await writeCheckpoint(ctx, { notWithinMs: intervalMs, wait: false })),
+      pollMs: Math.max(1_000, Math.floor(intervalMs / CHECKS_PER_INTERVAL)),
+      failed: (error) => ctx.log.warn({ err: error }, 'log checkpoint failed; will retry'),
+    });
+  }
 
   start(): void {
-    const intervalMs = this.ctx.config.checkpointIntervalS * 1000;
-    this.timer = setInterval(() => void this.tick(), Math.max(1_000, Math.floor(intervalMs / CHECKS_PER_INTERVAL)));
-    void this.tick();
+    this.loop.start();
   }
 
   /** One check: writes a checkpoint when the newest is an interval old; resolves when done. */
   tick(): Promise<void> {
-    this.running ??= writeCheckpoint(this.ctx, { notWithinMs: this.ctx.config.checkpointIntervalS * 1000, wait: false })
-      .then(() => undefined)
-      .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'log checkpoint failed; will retry'))
-      .finally(() => (this.running = undefined));
-    return this.running;
+    return this.loop.wake();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -1,7 +1,6 @@
-import { newEventId } from '../../eventstore/index.js';
+import { canonicalJson, newEventId, sha256Hex } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import { buildReceiptClaims } from '../receipts/claims.js';
 import { signReceipt } from '../receipts/sign.js';
 import {

@@ -1,4 +1,4 @@
-import type { HandoffClient, InteractiveSession } from '../client/index.js';
+import { LIMITS, PATTERNS, type HandoffClient, type InteractiveSession } from '../client/index.js';
 import { answerOf, type Answer } from './answer.js';
 import { sessionEventsSchema } from './contract.js';
 import { questionInteraction, questionProblems, type Question } from './question.js';
@@ -48,7 +48,7 @@ function tool<I>(definition: ToolDefinition, run: (input: I, ctx: ToolContext, c
   };
 }
 
-const sessionId = { type: 'string', pattern: '^ses_[0-9A-HJKMNP-TV-Z]{26}$', description: 'The Session ID ask_human returned (ses_...).' } as const;
+const sessionId = { type: 'string', pattern: PATTERNS.sessionId, description: 'The Session ID ask_human returned (ses_...).' } as const;
 
 const answerProperties = {
   status: {
@@ -108,21 +108,21 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
       required: ['title', 'fields'],
       additionalProperties: false,
       properties: {
-        title: { type: 'string', minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: 'The question, shown as the page title.' },
-        description: { type: 'string', maxLength: 4000, description: 'Context the person needs to answer, shown as plain text.' },
+        title: { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK, description: 'The question, shown as the page title.' },
+        description: { type: 'string', maxLength: LIMITS.description, description: 'Context the person needs to answer, shown as plain text.' },
         fields: {
           type: 'array',
-          maxItems: 100,
+          maxItems: LIMITS.components,
           description: 'The values to ask for, in page order (may be empty: then only the buttons are the answer).',
           items: {
             type: 'object',
             required: ['name', 'label', 'type'],
             additionalProperties: false,
             properties: {
-              name: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'Key of the value in the answer: lower-case letter, then lower-case letters, digits, underscores.' },
-              label: { type: 'string', minLength: 1, maxLength: 200, pattern: NOT_BLANK, description: 'What the person sees.' },
+              name: { type: 'string', pattern: PATTERNS.fieldName, description: 'Key of the value in the answer: lower-case letter, then lower-case letters, digits, underscores.' },
+              label: { type: 'string', minLength: 1, maxLength: LIMITS.label, pattern: NOT_BLANK, description: 'What the person sees.' },
               type: { type: 'string', enum: ['string', 'number', 'boolean', 'choice'], description: 'string: text; number; boolean: a checkbox; choice: one of options.' },
-              options: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 200 }, description: 'The choices of a choice field.' },
+              options: { type: 'array', minItems: 1, maxItems: LIMITS.optionLabels, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: LIMITS.label }, description: 'The choices of a choice field.' },
               required: { type: 'boolean', description: 'The person must give this value.' },
             },
           },
@@ -130,9 +130,9 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
         actions: {
           type: 'array',
           minItems: 1,
-          maxItems: 5,
+          maxItems: LIMITS.actions,
           uniqueItems: true,
-          items: { type: 'string', minLength: 1, maxLength: 200, pattern: NOT_BLANK },
+          items: { type: 'string', minLength: 1, maxLength: LIMITS.label, pattern: NOT_BLANK },
           description: 'Button labels, for example ["Approve", "Reject"]. Default: one Submit button.',
         },
         wait_seconds: { type: 'integer', minimum: 0, maximum: WAIT_SECONDS_MAX, description: `Wait up to this many seconds (at most ${WAIT_SECONDS_MAX}) for the answer.` },

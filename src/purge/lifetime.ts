@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../eventstore/index.js';
+import { foldRecorded, type Decider, type DomainEvent, type RecordedEvent } from '../../eventstore/index.js';
 import { SESSION_COMPLETED, SESSION_CREATED, SESSION_PURGED, type PurgeReason, type SessionCreated, type SessionPurged } from '../sessions/index.js';
 
 /**
@@ -22,13 +22,16 @@ export interface SessionLifetime {
 
 type CreatedInTheClear = Omit<SessionCreated, 'type' | 'interaction'>;
 
-function evolveLifetime(life: SessionLifetime | undefined, recorded: RecordedEvent): SessionLifetime {
-  const version = recorded.streamVersion;
-  if (recorded.type === SESSION_CREATED) {
-    const created = recorded.data as unknown as CreatedInTheClear;
+/** A Session event as purge reads it: its clear fields, the sealed ones left sealed. */
+type InTheClear = DomainEvent & Record<string, unknown>;
+
+/** What the fold of the stream gives; the stream adds its id and version. */
+type Folded = Omit<SessionLifetime, 'id' | 'version'>;
+
+function evolveLifetime(life: Folded | undefined, event: InTheClear): Folded {
+  if (event.type === SESSION_CREATED) {
+    const created = event as unknown as CreatedInTheClear;
     return {
-      id: recorded.streamId,
-      version,
       workspaceId: created.workspace_id,
       createdAt: created.at,
       linkExpiresAt: created.link_expires_at,
@@ -39,19 +42,24 @@ function evolveLifetime(life: SessionLifetime | undefined, recorded: RecordedEve
       purged: null,
     };
   }
-  if (!life) throw new Error(`${recorded.type} before ${SESSION_CREATED} in ${recorded.streamId}`);
-  switch (recorded.type) {
+  if (!life) throw new Error(`${event.type} before ${SESSION_CREATED}`);
+  switch (event.type) {
     case SESSION_COMPLETED:
-      return { ...life, version, completedAt: recorded.data.at as string };
+      return { ...life, completedAt: event.at as string };
     case SESSION_PURGED: {
-      const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
-      return { ...life, version, purged: { at, reason } };
+      const { at, reason } = event as unknown as SessionPurged;
+      return { ...life, purged: { at, reason } };
     }
     default:
-      return { ...life, version };
+      return life;
   }
 }
 
+/** A Session's stream as purge folds it: no key needed, so it folds the same before and after its content is erased. */
+const lifetimeDecider: Decider<Folded | undefined, InTheClear> = { initialState: undefined, evolve: evolveLifetime };
+
 /** The Session's lifetime from its stream; undefined when the stream has no events. */
-export const foldLifetime = (recorded: readonly RecordedEvent[]): SessionLifetime | undefined =>
-  recorded.reduce<SessionLifetime | undefined>(evolveLifetime, undefined);
+export function foldLifetime(recorded: readonly RecordedEvent[]): SessionLifetime | undefined {
+  const { state, version } = foldRecorded(lifetimeDecider, recorded);
+  return state && { ...state, id: recorded[0]!.streamId, version };
+}

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { EVENTS_CHANNEL, EVERYTHING, SerialRuns, wakeupTargets } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, EVERYTHING, WokenLoop, wakeupTargets } from '../../eventstore/index.js';
 import { catchUpAll, catchUpOnce } from '../../projections/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
@@ -38,44 +38,31 @@ const namesSession = (payload: string): boolean => {
 export class PurgeWorker {
   /** Recorded with every purge it makes: the log says who made each. */
   readonly id = `prg_${ulid()}`;
-  private readonly pollMs: number;
-  private readonly runs = new SerialRuns(
-    () =>
-      this.pass()
-        .then(() => (this.stopped ? undefined : this.scheduleNext()))
-        .catch((error: unknown) => {
-          this.ctx.log.warn({ err: error }, 'purge pass failed; will retry');
-          if (!this.stopped) this.sleep(this.pollMs);
-        }),
-    () => !this.stopped,
-    PASS_SPACING_MS,
-  );
-  private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
-  private stopped = true;
+  private readonly loop: WokenLoop;
   private recheckMs = FIRST_RECHECK_MS;
 
   constructor(private readonly ctx: ServiceContext, options: PurgeWorkerOptions = {}) {
-    this.pollMs = options.pollMs ?? 60_000;
+    this.loop = new WokenLoop({
+      pass: async () => void (await this.pass()),
+      wakeups: { on: ctx.wakeups, channel: EVENTS_CHANNEL, wanted: namesSession },
+      pollMs: options.pollMs ?? 60_000,
+      next: () => this.untilNext(),
+      spacingMs: PASS_SPACING_MS,
+      failed: (error) => ctx.log.warn({ err: error }, 'purge pass failed; will retry'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.unsubscribe = this.ctx.wakeups.wakeOn(EVENTS_CHANNEL, () => this.wake(), namesSession);
-    this.wake();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    await this.runs.idle();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Runs a pass, then sleeps until the next deadline; a wake-up during a pass runs one more. */
   wake(): void {
-    void this.runs.wake();
+    void this.loop.wake();
   }
 
   /**
@@ -84,7 +71,7 @@ export class PurgeWorker {
    * is theirs to move).
    */
   async drain(): Promise<Purged[]> {
-    await this.runs.idle();
+    await this.loop.idle();
     await catchUpAll(this.ctx.store, purgeScheduleProjection);
     const purged = await this.pass();
     await catchUpAll(this.ctx.store, purgeScheduleProjection);
@@ -130,25 +117,21 @@ export class PurgeWorker {
   }
 
   /**
-   * Until the next deadline, at most the poll interval. A deadline already past was left by this
-   * pass because another purger holds it, or because another process (a projector) folded it into
-   * the schedule while this pass looked; a schedule behind the log may be gaining one that way. No
-   * commit to a Session's stream wakes this worker then, so it looks again soon, then less often.
+   * Until the next deadline (the loop waits at most the poll interval). A deadline already past was
+   * left by this pass because another purger holds it, or because another process (a projector)
+   * folded it into the schedule while this pass looked; a schedule behind the log may be gaining
+   * one that way. No commit to a Session's stream wakes this worker then, so it looks again soon,
+   * then less often.
    */
-  private async scheduleNext(): Promise<void> {
+  private async untilNext(): Promise<number> {
     const { rows } = await this.ctx.pool.query<{ next_due: Date | null; behind: boolean }>(sql.NEXT_DUE);
     const untilDue = rows[0]?.next_due ? rows[0].next_due.getTime() - this.ctx.clock.now().getTime() : Infinity;
     if (untilDue > 0 && !rows[0]?.behind) {
       this.recheckMs = FIRST_RECHECK_MS;
-      this.sleep(Math.min(this.pollMs, untilDue));
-      return;
+      return untilDue;
     }
-    this.sleep(Math.min(this.recheckMs, this.pollMs));
+    const recheck = this.recheckMs;
     this.recheckMs = Math.min(this.recheckMs * 2, LAST_RECHECK_MS);
-  }
-
-  private sleep(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), ms);
+    return recheck;
   }
 }

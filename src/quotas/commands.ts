@@ -1,4 +1,4 @@
-import type { JsonObject, UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, appendEvents, type UnitOfWork } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../auth/principal.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { decideQuotaUse, quotaOf, type QuotaRefusal } from './decide.js';
@@ -31,7 +31,6 @@ export async function spendQuota(uow: UnitOfWork, ctx: ServiceContext, principal
     ctx.metrics.quotaRefused(quotaOf(decision));
     return decision;
   }
-  const { type, ...data } = decision.used;
-  await uow.append(stream, version, [{ type, data: data as JsonObject }]);
+  await appendEvents(uow, UNSEALED, stream, version, [decision.used]);
   return undefined;
 }

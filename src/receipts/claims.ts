@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { HOUR } from '../clock.js';
 import type { FieldValue, InteractiveInteraction } from '../sessions/interaction.js';
 import type { ReceiptClaims } from '../client/types.js';
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
 
 /** A receipt stays verifiable for at least this long after acceptance. */
 const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;

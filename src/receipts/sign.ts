@@ -1,6 +1,6 @@
 import { sign } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../../eventstore/index.js';
 import type { ReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from './keys.js';
 

@@ -1,8 +1,7 @@
-import type { Decision, Reader, UnitOfWork } from '../../eventstore/index.js';
+import { canonicalJson, sha256Hex, type Decision, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import { sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
-import { canonicalJson, sha256Hex } from '../receipts/canonical.js';
 import {
   decideComplete,
   decideCreate,

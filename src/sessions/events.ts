@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../eventstore/index.js';
+import { SealedFields, type JsonObject } from '../../eventstore/index.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 
 /**
@@ -83,12 +83,12 @@ export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted
  * content is content too (a guess could be confirmed against it), so the request digest is sealed.
  * Events written before a field was sealed keep it in the clear, and fold the same.
  */
-export const SEALED_FIELDS: Record<SessionEvent['type'], readonly string[]> = {
+export const sessionSealing = new SealedFields({
   [SESSION_CREATED]: ['interaction'],
   [REVISION_PUBLISHED]: ['interaction'],
   [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
   [SESSION_COMPLETED]: [],
-};
+} satisfies Record<SessionEvent['type'], readonly string[]>);
 
 /**
  * Metadata of an owner command replayable by Idempotency-Key (digests only, never the key). The

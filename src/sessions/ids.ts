@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newUlid } from '../../eventstore/index.js';
-import { sha256Hex } from '../receipts/canonical.js';
+import { newUlid, sha256Hex } from '../../eventstore/index.js';
 import { PATTERNS } from './limits.js';
 
 const SESSION_ID = new RegExp(PATTERNS.sessionId);

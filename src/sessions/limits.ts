@@ -1,43 +1,7 @@
-/**
- * The limits and identifier patterns an interaction keeps. Each is declared here once: the
- * request schemas (schemas.ts), the rules Ajv cannot express (rules.ts), the human form and the
- * messages are built from these. Lengths count Unicode code points, as JSON Schema does.
- */
-export const LIMITS = {
-  /** Characters of a title. */
-  title: 200,
-  /** Characters of an interaction's description. */
-  description: 4000,
-  /** Characters of an action label, field label, option label, heading text or record label. */
-  label: 200,
-  /** Characters of a text component. */
-  text: 4000,
-  /** Characters of a field's description. */
-  fieldDescription: 1000,
-  /** Components of a Surface. */
-  components: 100,
-  /** Actions of a revision. */
-  actions: 5,
-  /** Properties of a record component. */
-  recordFields: 50,
-  /** Entries of a field's option_labels. */
-  optionLabels: 100,
-  /** Rows of a display table. */
-  tableRows: 100,
-  /** Characters of a component's type. */
-  componentType: 64,
-  /** UTF-8 bytes of the canonical JSON of a stored interaction; above it is 413 PAYLOAD_TOO_LARGE. */
-  surfaceBytes: 131072,
-} as const;
+import { PATTERNS } from '../client/limits.js';
 
-/** Identifier patterns, as JSON Schema `pattern` strings. */
-export const PATTERNS = {
-  actionId: '^[a-z][a-z0-9_]{0,31}$',
-  fieldName: '^[a-z][a-z0-9_]{0,63}$',
-  /** A revision number as a path segment or form value: up to 9 digits, no leading zero. */
-  revision: '^[1-9][0-9]{0,8}$',
-  sessionId: '^ses_[0-9A-HJKMNP-TV-Z]{26}$',
-} as const;
+/** The limits and identifier patterns an interaction keeps: declared once, in src/client/limits.ts (the published package carries them). */
+export { LIMITS, PATTERNS } from '../client/limits.js';
 
 /** What each pattern asks for, in the words of a refusal ("… must be an action ID: …"). */
 export const PATTERN_WORDS: Record<keyof typeof PATTERNS, string> = {

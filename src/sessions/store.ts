@@ -10,7 +10,7 @@ import {
   type StreamKeys,
   type UnitOfWork,
 } from '../../eventstore/index.js';
-import { SEALED_FIELDS, SESSION_PURGED, type IdempotencyMark, type SessionEvent, type SessionPurged } from './events.js';
+import { SESSION_PURGED, sessionSealing, type IdempotencyMark, type SessionEvent, type SessionPurged } from './events.js';
 import { humanLinkHash } from './ids.js';
 import { SESSION_BY_LINK } from './sql.js';
 import { foldSession, isErased, type ErasedSession, type SessionRecord, type SessionState, type StoredRecord } from './state.js';
@@ -25,15 +25,9 @@ export interface PendingSessionEvent {
 }
 
 async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent & { eventId: string }> {
-  const { type, ...fields } = pending.event;
-  const sealedNames = SEALED_FIELDS[type];
-  const clear: JsonObject = {};
-  const secret: JsonObject = {};
-  for (const [name, value] of Object.entries(fields)) (sealedNames.includes(name) ? secret : clear)[name] = value as JsonObject[string];
-  if (sealedNames.length > 0) clear.sealed = await keys.seal(uow, sessionId, secret);
   return {
-    type,
-    data: clear,
+    type: pending.event.type,
+    data: await sessionSealing.seal(uow, keys, sessionId, pending.event),
     eventId: pending.eventId ?? newEventId(),
     ...(pending.idempotency ? { metadata: { idempotency: await keys.seal(uow, sessionId, pending.idempotency) } } : {}),
   };
@@ -66,15 +60,14 @@ function openRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
     const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
     return { ...position, erased: true, purged: { at, reason } };
   }
-  const { sealed, ...clear } = recorded.data;
-  const secret = typeof sealed === 'string' ? open(sealed) : {};
+  const event = sessionSealing.open<SessionEvent>(recorded.type, recorded.data, open);
   const { idempotency } = recorded.metadata;
   const mark = typeof idempotency === 'string' ? open(idempotency) : idempotency;
-  if (secret === ERASED || mark === ERASED) return { ...position, erased: true };
+  if (event === ERASED || mark === ERASED) return { ...position, erased: true };
   return {
     ...position,
     eventId: recorded.eventId,
-    event: { type: recorded.type, ...clear, ...(secret as JsonObject) } as unknown as SessionEvent,
+    event: event as SessionEvent,
     metadata: mark === undefined ? {} : { idempotency: mark as IdempotencyMark },
   };
 }

@@ -1,4 +1,4 @@
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../../eventstore/index.js';
 import type { Interaction } from './interaction.js';
 
 /**
@@ -6,5 +6,5 @@ import type { Interaction } from './interaction.js';
  * the interaction as stored (after validation, so every string is well-formed Unicode).
  */
 export function surfaceMeasure(interaction: Interaction): number {
-  return Buffer.byteLength(canonicalize(interaction)!, 'utf8');
+  return Buffer.byteLength(canonicalJson(interaction), 'utf8');
 }

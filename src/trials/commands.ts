@@ -1,14 +1,14 @@
-import type { JsonObject, NewEvent, Reader, UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, aggregateStream, appendEvents, foldEvents, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { newSessionId, openSession, withLinkExpiry, type CreatedSession, type SessionStatus } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/interaction.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
 import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
-import { ADMISSIONS_STREAM, asTrialEvent, trialStreamId, type TrialAdmitted, type TrialEvent } from './events.js';
+import { ADMISSIONS_STREAM, trialStreamId, type TrialEvent } from './events.js';
 import { TRIAL_LIMITS } from './limits.js';
 import * as sql from './sql.js';
-import { evolve, type Admission, type TrialState } from './state.js';
+import { trialDecider, type Admission, type TrialState } from './state.js';
 
 /**
  * The trial's commands. Each is one unit of work that appends to a stream every competing create
@@ -34,13 +34,8 @@ export interface TrialRequest {
   client: string;
 }
 
-const toNew = ({ type, ...data }: TrialEvent | TrialAdmitted): NewEvent => ({ type, data: data as JsonObject });
-
 /** The trial folded from its stream; undefined when there is none. */
-async function loadTrial(uow: UnitOfWork, workspaceId: string): Promise<TrialState | undefined> {
-  const recorded = await uow.readStream(trialStreamId(workspaceId));
-  return recorded.reduce<TrialState | undefined>((state, r) => evolve(state, asTrialEvent<TrialEvent>(r), r.streamVersion), undefined);
-}
+const loadTrial = (uow: UnitOfWork, workspaceId: string): Promise<Folded<TrialState | undefined>> => aggregateStream(uow, trialDecider, trialStreamId(workspaceId));
 
 async function admissionsAt(db: Reader, now: Date): Promise<Admission[]> {
   const since = new Date(now.getTime() - TRIAL_LIMITS.admissionWindowMs);
@@ -61,13 +56,13 @@ async function sessionStatuses(db: Reader, trial: TrialState): Promise<Map<strin
 async function appendTrialSession(
   uow: UnitOfWork,
   ctx: ServiceContext,
-  before: TrialState | undefined,
+  before: Folded<TrialState | undefined>,
   workspaceId: string,
   events: readonly TrialEvent[],
   request: TrialRequest & { sessionId: string; now: Date },
 ): Promise<{ session: CreatedSession; trial: TrialState }> {
-  const recorded = await uow.append(trialStreamId(workspaceId), before?.version ?? 0, events.map(toNew));
-  const trial = recorded.reduce<TrialState | undefined>((state, r, i) => evolve(state, events[i]!, r.streamVersion), before)!;
+  await appendEvents(uow, trialDecider, trialStreamId(workspaceId), before.version, events);
+  const trial = foldEvents(trialDecider, before.state, events)!;
   const session = await openSession(uow, ctx, request.sessionId, {
     workspaceId,
     interaction: request.interaction,
@@ -93,8 +88,8 @@ export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<
     const sessionId = newSessionId();
     const start = decideStart(admissions, { workspaceId, credentialHash: credentialHash(credential), sessionId, client: request.client, now });
     if ('refused' in start) return start;
-    await uow.append(ADMISSIONS_STREAM, ledgerVersion, [toNew(start.admitted)]);
-    const created = await appendTrialSession(uow, ctx, undefined, workspaceId, start.events, { ...request, sessionId, now });
+    await appendEvents(uow, UNSEALED, ADMISSIONS_STREAM, ledgerVersion, [start.admitted]);
+    const created = await appendTrialSession(uow, ctx, { state: undefined, version: 0 }, workspaceId, start.events, { ...request, sessionId, now });
     return { ...created, managementCredential: credential };
   });
 }
@@ -106,11 +101,11 @@ export function addTrialSession(ctx: ServiceContext, workspaceId: string, reques
     await uow.lockStream(trialStreamId(workspaceId));
     // The stream first: the statuses read after it cover every Session it holds.
     const before = await loadTrial(uow, workspaceId);
-    if (!before) return { refused: 'trial_not_found' };
-    const statuses = await sessionStatuses(uow, before);
+    if (!before.state) return { refused: 'trial_not_found' };
+    const statuses = await sessionStatuses(uow, before.state);
     const admissions = await admissionsAt(uow, now);
     const sessionId = newSessionId();
-    const decision = decideTrialSession(before, { sessionId, statuses, admissions, client: request.client, now });
+    const decision = decideTrialSession(before.state, { sessionId, statuses, admissions, client: request.client, now });
     if ('refused' in decision) return decision;
     return appendTrialSession(uow, ctx, before, workspaceId, decision.events, { ...request, sessionId, now });
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
-import { sha256Hex } from '../receipts/canonical.js';
+import { sha256Hex } from '../../eventstore/index.js';
 
 const CREDENTIAL = /^svc_mg_[A-Za-z0-9_-]{43}$/;
 

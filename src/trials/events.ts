@@ -1,5 +1,3 @@
-import type { RecordedEvent } from '../../eventstore/index.js';
-
 /**
  * The trial's events. Each trial has its own stream (`trial-<workspace id>`): its start and every
  * Session it created, with each deadline as data, so that a reader of the log alone (the purge)
@@ -49,6 +47,3 @@ export interface TrialSessionCreated {
 
 /** The events of a trial's own stream. */
 export type TrialEvent = TrialStarted | TrialSessionCreated;
-
-/** A recorded trial event as its domain type. */
-export const asTrialEvent = <E extends TrialEvent | TrialAdmitted>(recorded: RecordedEvent): E => ({ type: recorded.type, ...recorded.data }) as E;

@@ -1,11 +1,10 @@
-import type { Projection, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { SESSION_PURGED } from '../sessions/index.js';
 import {
   TRIAL_ADMITTED,
   TRIAL_EVENT_TYPES,
   TRIAL_SESSION_CREATED,
   TRIAL_STARTED,
-  asTrialEvent,
   workspaceOfTrialStream,
   type TrialAdmitted,
   type TrialEvent,
@@ -28,7 +27,7 @@ export const trialsProjection: Projection = {
         await uow.query(sql.FORGET_SESSION, [recorded.streamId]);
         continue;
       }
-      const event = asTrialEvent<TrialEvent | TrialAdmitted>(recorded);
+      const event = eventOf<TrialEvent | TrialAdmitted>(UNSEALED, recorded);
       switch (event.type) {
         case TRIAL_ADMITTED:
           await uow.query(sql.INSERT_ADMISSION, [event.workspace_id, event.client, event.at]);

@@ -1,3 +1,4 @@
+import type { Decider } from '../../eventstore/index.js';
 import { TRIAL_STARTED, type TrialEvent } from './events.js';
 
 export interface TrialSession {
@@ -9,8 +10,6 @@ export interface TrialSession {
 
 export interface TrialState {
   workspaceId: string;
-  /** The stream version the state was folded to: the expected version of the next append. */
-  version: number;
   startedAt: string;
   credentialHash: string;
   trialExpiresAt: string;
@@ -24,11 +23,10 @@ export interface Admission {
   admittedAt: Date;
 }
 
-export function evolve(state: TrialState | undefined, event: TrialEvent, version: number): TrialState {
+export function evolve(state: TrialState | undefined, event: TrialEvent): TrialState {
   if (event.type === TRIAL_STARTED) {
     return {
       workspaceId: event.workspace_id,
-      version,
       startedAt: event.at,
       credentialHash: event.credential_hash,
       trialExpiresAt: event.trial_expires_at,
@@ -42,5 +40,8 @@ export function evolve(state: TrialState | undefined, event: TrialEvent, version
     actionExpiresAt: event.action_expires_at,
     resultAvailableUntil: event.result_available_until,
   };
-  return { ...state, version, sessions: [...state.sessions, session] };
+  return { ...state, sessions: [...state.sessions, session] };
 }
+
+/** A trial's stream (`trial-<workspace id>`): nothing in it is sealed. */
+export const trialDecider: Decider<TrialState | undefined, TrialEvent> = { initialState: undefined, evolve };

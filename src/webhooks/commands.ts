@@ -1,14 +1,15 @@
 import { ulid } from 'ulid';
+import { appendEvents, foldEvents, handleCommand } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../auth/principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { afterEvents, recordVerification, register, reseal, rotate, type WebhookState } from './endpoint.js';
-import { SECRET_CREATED } from './endpointEvents.js';
+import { recordVerification, register, reseal, rotate, webhookDecider, type WebhookState } from './endpoint.js';
+import { SECRET_CREATED, webhookStreamId } from './endpointEvents.js';
 import { endPendingDeliveries } from './queue.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
 import { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
 import * as sql from './sql.js';
-import { appendWebhookEvents, loadWebhook } from './streams.js';
+import { loadWebhook } from './streams.js';
 import { sendChallenge, type VerificationFailure } from './verification.js';
 import { endpointBody, type EndpointBody } from './views.js';
 
@@ -30,15 +31,15 @@ export async function registerEndpoint(
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const state = await loadWebhook(uow, workspaceId);
+    const { state, version } = await loadWebhook(uow, workspaceId);
     const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
     const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
     const refused = events.length > 0 ? await spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
     if (refused) return refused;
-    await appendWebhookEvents(uow, workspaceId, state, events);
+    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
     if (state.endpoint && events.length > 0) await endPendingDeliveries(uow, state.endpoint.id, now);
     const created = events.some((e) => e.type === SECRET_CREATED);
-    return { endpoint: currentEndpointBody(afterEvents(state, events), now), signing_secret: created ? secret : null };
+    return { endpoint: currentEndpointBody(foldEvents(webhookDecider, state, events), now), signing_secret: created ? secret : null };
   });
 }
 
@@ -50,13 +51,13 @@ export async function rotateSecret(
   const { workspaceId } = principal;
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
-    const state = await loadWebhook(uow, workspaceId);
+    const { state, version } = await loadWebhook(uow, workspaceId);
     if (!state.endpoint) return undefined;
     const refused = await spendQuota(uow, ctx, principal, 'webhook_change');
     if (refused) return refused;
     const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
     const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
-    await appendWebhookEvents(uow, workspaceId, state, events);
+    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
     const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
     return { signing_secret: secret, previous: retires && { kid: retires.kid, retire_at: retires.retire_at } };
   });
@@ -73,7 +74,7 @@ export async function verifyEndpoint(
   principal: OwnerPrincipal,
 ): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
-  const state = await loadWebhook(ctx.pool, workspaceId);
+  const { state } = await loadWebhook(ctx.pool, workspaceId);
   if (!state.endpoint) return undefined;
   const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
   if (refused) return refused;
@@ -83,11 +84,11 @@ export async function verifyEndpoint(
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const current = await loadWebhook(uow, workspaceId);
-    const events = recordVerification(current, { endpointId, at: now });
-    if (events.length === 0) return { failure: 'endpoint_replaced' as const };
-    await appendWebhookEvents(uow, workspaceId, current, events);
-    return { endpoint: currentEndpointBody(afterEvents(current, events), now) };
+    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => {
+      const events = recordVerification(current, { endpointId, at: now });
+      return events.length === 0 ? { failure: 'endpoint_replaced' as const } : { events };
+    });
+    return 'failure' in handled ? handled : { endpoint: currentEndpointBody(handled.state, now) };
   });
 }
 
@@ -98,7 +99,7 @@ export async function verifyEndpoint(
  */
 export async function resealSecrets(ctx: ServiceContext, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
-    const state = await loadWebhook(uow, workspaceId);
+    const { state, version } = await loadWebhook(uow, workspaceId);
     const initial = state.secrets.filter((s) => s.sealedBy === 'initial');
     if (initial.length === 0) return 0;
     const secrets = [];
@@ -106,7 +107,7 @@ export async function resealSecrets(ctx: ServiceContext, workspaceId: string): P
       secrets.push({ kid: opened.kid, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, opened) });
     }
     const events = reseal(state, { workspaceId, at: ctx.clock.now(), secrets });
-    await appendWebhookEvents(uow, workspaceId, state, events);
+    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
     return events.length;
   });
 }

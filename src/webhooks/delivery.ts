@@ -1,3 +1,4 @@
+import { foldEvents, type Decider } from '../../eventstore/index.js';
 import {
   ATTEMPT_FINISHED,
   ATTEMPT_STARTED,
@@ -32,7 +33,6 @@ export interface Attempt {
 
 export interface DeliveryState {
   id: string;
-  version: number;
   workspaceId: string;
   sessionId: string;
   eventId: string;
@@ -48,11 +48,10 @@ export interface DeliveryState {
   attempts: Attempt[];
 }
 
-export function evolve(state: DeliveryState | undefined, event: DeliveryEvent, version: number): DeliveryState {
+export function evolve(state: DeliveryState | undefined, event: DeliveryEvent): DeliveryState {
   if (event.type === DELIVERY_QUEUED) {
     return {
       id: event.delivery_id,
-      version,
       workspaceId: event.workspace_id,
       sessionId: event.session_id,
       eventId: event.event_id,
@@ -79,18 +78,17 @@ export function evolve(state: DeliveryState | undefined, event: DeliveryEvent, v
       };
       const attempts = [...state.attempts, attempt];
       // An attempt on a job that ended meanwhile (its endpoint was replaced) is recorded, and decides nothing.
-      if (state.status !== 'pending') return { ...state, version, attempts };
-      if (event.ended === null) return { ...state, version, attempts, lastOutcome: event.outcome, nextAttemptAt: event.next_attempt_at };
+      if (state.status !== 'pending') return { ...state, attempts };
+      if (event.ended === null) return { ...state, attempts, lastOutcome: event.outcome, nextAttemptAt: event.next_attempt_at };
       // A retryable outcome ends a job only when its attempts or its 24 hours are used up.
       const lastOutcome = event.ended === 'failed' && isRetryable(event.outcome) ? 'exhausted' : event.outcome;
-      return { ...state, version, attempts, status: event.ended, finishedAt: event.at, lastOutcome, nextAttemptAt: null };
+      return { ...state, attempts, status: event.ended, finishedAt: event.at, lastOutcome, nextAttemptAt: null };
     }
     case DELIVERY_ENDED:
-      return { ...state, version, status: event.status, finishedAt: event.at, lastOutcome: event.outcome, nextAttemptAt: null };
+      return { ...state, status: event.status, finishedAt: event.at, lastOutcome: event.outcome, nextAttemptAt: null };
     case ATTEMPT_STARTED:
       return {
         ...state,
-        version,
         nextAttemptAt: event.lease_until,
         lastOutcome: 'started',
         attempts: [...state.attempts, { attempt: event.attempt, startedAt: event.at, finishedAt: null, outcome: 'started', httpStatus: null }],
@@ -102,15 +100,17 @@ export function evolve(state: DeliveryState | undefined, event: DeliveryEvent, v
       // Only the newest attempt spoke for a pending job; a late finish was recorded and nothing more.
       const speaks = state.status === 'pending' && event.attempt === state.attempts.length;
       return speaks
-        ? { ...state, version, attempts, lastOutcome: event.outcome, nextAttemptAt: event.next_attempt_at }
-        : { ...state, version, attempts };
+        ? { ...state, attempts, lastOutcome: event.outcome, nextAttemptAt: event.next_attempt_at }
+        : { ...state, attempts };
     }
   }
 }
 
 /** The state after the decided events: what the caller decides on next. */
-export const afterEvents = (state: DeliveryState, events: readonly DeliveryEvent[]): DeliveryState =>
-  events.reduce((folded, event, i) => evolve(folded, event, state.version + i + 1), state);
+export const afterEvents = (state: DeliveryState, events: readonly DeliveryEvent[]): DeliveryState => foldEvents(deliveryDecider, state, events)!;
+
+/** A delivery job's stream (`delivery-<obx id>`): nothing in it is sealed (its body is rendered when sent). */
+export const deliveryDecider: Decider<DeliveryState | undefined, DeliveryEvent> = { initialState: undefined, evolve };
 
 /** A claimed job's attempt goes out, or the job ends without one (or has ended already). */
 export type StartDecision = { send: true } | { send: false; events: DeliveryEvent[] };

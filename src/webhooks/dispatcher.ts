@@ -1,20 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
-import { SerialRuns } from '../../eventstore/index.js';
+import { WokenLoop, handleCommand } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { postWebhook } from './attempt.js';
 import { renderDelivery } from './body.js';
-import { afterEvents, decideAttempt, decideStart, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
+import { afterEvents, decideAttempt, decideStart, deliveryDecider, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
 import { isVerified } from './endpoint.js';
 import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
-import { DELIVERY_ATTEMPTED } from './deliveryEvents.js';
+import { DELIVERY_ATTEMPTED, deliveryStreamId } from './deliveryEvents.js';
 import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from './retryPolicy.js';
 import { currentEndpoint, storedSecrets } from './reads.js';
 import { openSecrets, secretsInForce, type SigningSecret } from './secrets.js';
 import { signatureHeaders } from './signing.js';
 import * as sql from './sql.js';
-import { appendDeliveryEvents, loadDelivery } from './streams.js';
+import { loadDelivery } from './streams.js';
 
 /**
  * The at-least-once delivery loop. A due job is claimed by leasing its row (one statement, no
@@ -45,47 +45,37 @@ export interface DispatcherOptions {
 export class DeliveryDispatcher {
   /** Holds this process's leases, and is recorded with every attempt: the log says who made each. */
   readonly id = `dsp_${ulid()}`;
+  private readonly recordedBy = { metadata: { dispatcher: this.id } };
   private readonly egress: Transport | undefined;
-  private readonly pollMs: number;
   private readonly concurrency: number;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly filling = new SerialRuns(
-    () =>
-      this.fill().catch((error: unknown) => {
-        this.ctx.log.warn({ err: error }, 'webhook dispatcher could not claim jobs; will retry');
-        if (!this.stopped) this.pollIn(this.pollMs);
-      }),
-    // A wake-up that came before stop() claims nothing after it: its leases would only run out.
-    () => !this.stopped,
-  );
-  private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
-  private stopped = true;
+  // A wake-up that came before stop() claims nothing after it: its leases would only run out.
+  private readonly loop: WokenLoop;
 
   constructor(private readonly ctx: ServiceContext, options: DispatcherOptions = {}) {
     this.egress = options.egress;
-    this.pollMs = options.pollMs ?? 5_000;
     this.concurrency = options.concurrency ?? 16;
+    this.loop = new WokenLoop({
+      pass: () => this.fill(),
+      wakeups: { on: ctx.wakeups, channel: sql.DELIVERIES_CHANNEL },
+      pollMs: options.pollMs ?? 5_000,
+      next: () => this.untilNext(),
+      failed: (error) => ctx.log.warn({ err: error }, 'webhook dispatcher could not claim jobs; will retry'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.unsubscribe = this.ctx.wakeups.wakeOn(sql.DELIVERIES_CHANNEL, () => this.wake());
-    this.wake();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    await this.filling.idle();
+    await this.loop.stop();
     await Promise.all(this.inFlight);
   }
 
   /** Claims due jobs until the concurrency is used or none is due; a wake-up meanwhile runs once more. */
   wake(): void {
-    void this.filling.wake();
+    void this.loop.wake();
   }
 
   /** Runs every job due now, and every retry that falls due meanwhile, to the end: for tests and tools. */
@@ -105,7 +95,6 @@ export class DeliveryDispatcher {
       for (const claim of claims) this.launch(claim);
       if (claims.length < free) break;
     }
-    if (!this.stopped) await this.scheduleNext();
   }
 
   private launch(claim: Claim): void {
@@ -113,27 +102,19 @@ export class DeliveryDispatcher {
       .catch((error: unknown) => this.ctx.log.warn({ err: error, delivery: claim.deliveryId }, 'webhook attempt could not be made or recorded'))
       .finally(() => {
         this.inFlight.delete(running);
-        if (!this.stopped) this.wake();
+        if (this.loop.running) this.wake();
       });
     this.inFlight.add(running);
   }
 
   /**
-   * The next wake-up: the earliest due job or running-out lease, or the poll interval, whichever is
-   * sooner. While attempts are in flight, each one's end wakes the loop anyway.
+   * Until the earliest due job or running-out lease (the loop waits at most the poll interval).
+   * While attempts are in flight, each one's end wakes the loop anyway.
    */
-  private async scheduleNext(): Promise<void> {
-    let wait = this.pollMs;
-    if (this.inFlight.size === 0) {
-      const due = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
-      if (due) wait = Math.min(wait, Math.max(0, due.getTime() - this.ctx.clock.now().getTime()));
-    }
-    this.pollIn(wait);
-  }
-
-  private pollIn(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), ms);
+  private async untilNext(): Promise<number> {
+    if (this.inFlight.size > 0) return Infinity;
+    const due = (await this.ctx.pool.query<{ next_due: Date | null }>(sql.NEXT_DUE)).rows[0]?.next_due;
+    return due ? due.getTime() - this.ctx.clock.now().getTime() : Infinity;
   }
 
   /** One claimed job: its attempt sent, and its outcome recorded under the lease. */
@@ -152,19 +133,28 @@ export class DeliveryDispatcher {
    */
   private async prepare(claim: Claim): Promise<Outgoing | undefined> {
     const now = this.ctx.clock.now();
-    const job = (await loadDelivery(this.ctx.pool, claim.deliveryId))!;
+    const job = (await loadDelivery(this.ctx.pool, claim.deliveryId)).state!;
     const outgoing = await this.outgoing(job, now);
     const endpointUsable = outgoing !== undefined;
     const lostAt = claim.lostAttemptStartedAt;
     if (!lostAt && decideStart(job, { now, endpointUsable }).send) return outgoing;
     const sends = await this.ctx.store.withUnitOfWork(async (uow) => {
       if (!(await holdLease(uow, job.id, this.id))) return this.leaseTakenOver(job.id);
-      const locked = (await loadDelivery(uow, job.id))!;
-      const lost = lostAt ? recordLostAttempt(locked, { startedAt: lostAt, now }) : [];
-      const start = decideStart(afterEvents(locked, lost), { now, endpointUsable });
-      await appendDeliveryEvents(uow, job.id, locked, start.send ? lost : [...lost, ...start.events], { dispatcher: this.id });
-      if (!start.send) await releaseLease(uow, job.id, this.id);
-      return start.send;
+      let send = false;
+      await handleCommand(
+        uow,
+        deliveryDecider,
+        deliveryStreamId(job.id),
+        (locked) => {
+          const lost = lostAt ? recordLostAttempt(locked!, { startedAt: lostAt, now }) : [];
+          const start = decideStart(afterEvents(locked!, lost), { now, endpointUsable });
+          send = start.send;
+          return { events: start.send ? lost : [...lost, ...start.events] };
+        },
+        this.recordedBy,
+      );
+      if (!send) await releaseLease(uow, job.id, this.id);
+      return send;
     });
     return sends ? outgoing : undefined;
   }
@@ -215,10 +205,15 @@ export class DeliveryDispatcher {
   private async record(deliveryId: string, report: Omit<AttemptReport, 'now' | 'random'>): Promise<void> {
     await this.ctx.store.withUnitOfWork(async (uow) => {
       if (!(await holdLease(uow, deliveryId, this.id))) return this.leaseTakenOver(deliveryId);
-      const job = (await loadDelivery(uow, deliveryId))!;
       const now = this.ctx.clock.now();
-      const events = decideAttempt(job, { ...report, now, random: Math.random() });
-      await appendDeliveryEvents(uow, deliveryId, job, events, { dispatcher: this.id });
+      const { before, events } = await handleCommand(
+        uow,
+        deliveryDecider,
+        deliveryStreamId(deliveryId),
+        (job) => ({ events: decideAttempt(job!, { ...report, now, random: Math.random() }) }),
+        this.recordedBy,
+      );
+      const job = before!;
       await releaseLease(uow, deliveryId, this.id);
       const delivered = events.some((e) => e.type === DELIVERY_ATTEMPTED && e.ended === 'delivered');
       this.ctx.metrics.webhookAttempted(outcomeOf(report.result), delivered ? now.getTime() - Date.parse(job.createdAt) : undefined);

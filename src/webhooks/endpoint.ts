@@ -1,3 +1,4 @@
+import type { Decider } from '../../eventstore/index.js';
 import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type WebhookEvent } from './endpointEvents.js';
 import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
 
@@ -14,43 +15,39 @@ export interface Endpoint {
 }
 
 export interface WebhookState {
-  /** The stream version folded to: the expected version of the next append. */
-  version: number;
   endpoint: Endpoint | null;
   /** Oldest first. */
   secrets: StoredSecret[];
 }
 
-export const EMPTY_WEBHOOK: WebhookState = { version: 0, endpoint: null, secrets: [] };
+export const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
 
 /** Verified reads as pending again once its 30 days are over. */
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
   endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
 
-export function evolve(state: WebhookState, event: WebhookEvent, version: number): WebhookState {
+export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case ENDPOINT_REGISTERED:
       return {
         ...state,
-        version,
         endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null },
       };
     case ENDPOINT_VERIFIED:
-      if (state.endpoint?.id !== event.endpoint_id) return { ...state, version };
-      return { ...state, version, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
+      if (state.endpoint?.id !== event.endpoint_id) return state;
+      return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
     case SECRET_CREATED: {
       const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
       const sealed = event.sealed === undefined ? { sealed: event.sealed_secret!, sealedBy: 'initial' as const } : { sealed: event.sealed, sealedBy: 'stream' as const };
-      return { ...state, version, secrets: [...retired, { kid: event.kid, ...sealed, createdAt: event.at, retireAt: null }] };
+      return { ...state, secrets: [...retired, { kid: event.kid, ...sealed, createdAt: event.at, retireAt: null }] };
     }
     case SECRET_RESEALED:
-      return { ...state, version, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
+      return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
   }
 }
 
-/** The state after the decided events: what the caller answers with. */
-export const afterEvents = (state: WebhookState, events: readonly WebhookEvent[]): WebhookState =>
-  events.reduce((folded, event, i) => evolve(folded, event, state.version + i + 1), state);
+/** A workspace's webhook stream (`webhook-<workspace id>`): its secrets are sealed by the caller, and stay sealed in its projection until one signs. */
+export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve };
 
 /**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again

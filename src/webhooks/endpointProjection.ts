@@ -1,7 +1,7 @@
-import type { Projection, RecordedEvent, UnitOfWork } from '../../eventstore/index.js';
+import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
+import { webhookDecider } from './endpoint.js';
 import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './endpointEvents.js';
 import * as sql from './sql.js';
-import { asEvent } from './streams.js';
 
 /** Each workspace's endpoints and signing secrets (sealed), folded from the webhook streams. */
 export const webhookEndpointsProjection: Projection = {
@@ -9,7 +9,7 @@ export const webhookEndpointsProjection: Projection = {
   tables: ['webhook_endpoints', 'webhook_secrets'],
   eventTypes: WEBHOOK_EVENT_TYPES,
   async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
-    for (const recorded of events) await applyOne(uow, asEvent<WebhookEvent>(recorded));
+    for (const recorded of events) await applyOne(uow, eventOf<WebhookEvent>(webhookDecider, recorded));
   },
 };
 

@@ -1,12 +1,12 @@
 import { ulid } from 'ulid';
-import type { UnitOfWork } from '../../eventstore/index.js';
+import { appendEvents, type UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { endUnavailable } from './delivery.js';
-import { DELIVERY_QUEUED, type DeliveryKind } from './deliveryEvents.js';
+import { deliveryDecider, endUnavailable } from './delivery.js';
+import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './deliveryEvents.js';
 import { isVerified, type Endpoint } from './endpoint.js';
 import { DELIVERY_BUDGET_MS } from './retryPolicy.js';
 import * as sql from './sql.js';
-import { appendDeliveryEvents, loadDelivery } from './streams.js';
+import { loadDelivery } from './streams.js';
 import { currentEndpoint } from './reads.js';
 
 /**
@@ -37,7 +37,7 @@ export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, no
 
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
   const deliveryId = `obx_${ulid()}`;
-  await appendDeliveryEvents(uow, deliveryId, undefined, [
+  await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), 0, [
     {
       type: DELIVERY_QUEUED,
       at: job.now.toISOString(),
@@ -65,8 +65,8 @@ export async function queueDelivery(uow: UnitOfWork, ctx: ServiceContext, endpoi
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
 async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
-  const job = await loadDelivery(uow, deliveryId);
-  if (job) await appendDeliveryEvents(uow, deliveryId, job, endUnavailable(job, now));
+  const { state: job, version } = await loadDelivery(uow, deliveryId);
+  if (job) await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), version, endUnavailable(job, now));
 }
 
 /** A replaced endpoint's pending jobs end as endpoint_unavailable; they are never redirected. */

@@ -38,7 +38,7 @@ const issued = (n: number, ms: number, client = 'c1'): LinkIssued => ({
 const sent = (n: number, ms: number): AddressEvent => ({ type: 'sign_in.link_sent', at: iso(ms), link_id: `lnk_${n}` });
 const used = (n: number, ms: number): AddressEvent => ({ type: 'sign_in.link_used', at: iso(ms), link_id: `lnk_${n}`, account_id: 'acc_A' });
 
-const address = (...events: AddressEvent[]): AddressState => events.reduce((state, event, i) => evolveAddress(state, event, i + 1), NEW_ADDRESS);
+const address = (...events: AddressEvent[]): AddressState => events.reduce((state, event) => evolveAddress(state, event), NEW_ADDRESS);
 
 describe('decideLinkRequest', () => {
   const request = (ms: number) => ({ linkId: 'lnk_new', tokenHash: 'tnew', client: 'c1', email: 'dev@example.com', now: at(ms) });
@@ -141,7 +141,7 @@ const keyCreated = (n: number, overrides: Partial<KeyCreated> = {}): KeyCreated 
   ...overrides,
 });
 const account = (...events: AccountEvent[]): AccountState =>
-  events.reduce<AccountState | undefined>((state, event, i) => evolveAccount(state, event, i + 1), undefined)!;
+  events.reduce<AccountState | undefined>((state, event) => evolveAccount(state, event), undefined)!;
 
 describe('decideCreateKey', () => {
   const rendered = iso(MINUTE);
@@ -243,7 +243,7 @@ describe('revoke, sign-out and key use', () => {
 
 describe('decideClaim', () => {
   const trial = { workspaceId: 'wks_T', deletesAt: at(25 * HOUR) };
-  const claimed = evolveClaim(undefined, { type: 'account.trial_claimed', at: iso(0), workspace_id: 'wks_T', account_id: 'acc_A' }, 1);
+  const claimed = evolveClaim(undefined, { type: 'account.trial_claimed', at: iso(0), workspace_id: 'wks_T', account_id: 'acc_A' });
 
   it('records the first claim; the same account again answers as the first, another is refused', () => {
     expect(decideClaim(undefined, { trial, accountId: 'acc_A', now: at(0) })).toEqual({

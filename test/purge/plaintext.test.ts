@@ -5,7 +5,7 @@ import { verify } from '../../eventstore/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { parseSubmission } from '../../src/human/form.js';
 import { PurgeWorker } from '../../src/purge/index.js';
-import { canonicalJson, sha256Hex } from '../../src/receipts/canonical.js';
+import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, owner } from '../support/sessions.js';
 import { postForm } from '../human/form-post.js';

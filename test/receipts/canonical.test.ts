@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, NotPlainJson } from '../../src/receipts/canonical.js';
+import { canonicalJson, NotPlainJson } from '../../eventstore/index.js';
 
 describe('canonicalJson', () => {
   it('writes RFC 8785 text: sorted keys, no whitespace, ES number form', () => {

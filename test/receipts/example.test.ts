@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { expect, it } from 'vitest';
-import { canonicalJson } from '../../src/receipts/canonical.js';
+import { canonicalJson } from '../../eventstore/index.js';
 import { buildReceiptClaims } from '../../src/receipts/claims.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 

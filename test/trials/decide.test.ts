@@ -25,7 +25,7 @@ const created = (id: string, ms: number): TrialSessionCreated => ({
 });
 
 function given(...events: TrialEvent[]) {
-  const trial = events.reduce<TrialState | undefined>((state, event, i) => evolve(state, event, i + 1), undefined)!;
+  const trial = events.reduce<TrialState | undefined>((state, event) => evolve(state, event), undefined)!;
   return {
     when(command: Partial<AddTrialSession> & { now: Date }) {
       const decision = decideTrialSession(trial, { sessionId: 'ses_NEW', statuses: new Map(), admissions: [], client: 'me', ...command });

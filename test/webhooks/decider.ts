@@ -22,7 +22,7 @@ export const queued = (overrides: Partial<DeliveryQueued> = {}): DeliveryQueued 
 
 /** The job folded from its first events (the first being delivery.queued). */
 export const fold = (...events: DeliveryEvent[]): DeliveryState =>
-  events.slice(1).reduce((state, event) => evolve(state, event, state.version + 1), evolve(undefined, events[0]!, 1));
+  events.slice(1).reduce((state, event) => evolve(state, event), evolve(undefined, events[0]!));
 
 /** given(past events).when(decision) gives the decided events and the job after them. */
 export function given(...past: DeliveryEvent[]) {

@@ -1,4 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { LRUCache } from 'lru-cache';
 
 /**
  * One Ajv (JSON Schema 2020-12) for field values and responses, and the words its refusals are
@@ -10,8 +11,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 const ajv = new Ajv2020({ allErrors: true, strict: true, ownProperties: true });
 
 /** Distinct schemas are as many as distinct Surfaces, so the cache must forget. */
-const COMPILED_MAX = 1000;
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new LRUCache<string, ValidateFunction>({ max: 1000 });
 
 /**
  * The compiled validator of a schema, cached by its JSON text, least recently used dropped first.
@@ -21,10 +21,9 @@ const compiled = new Map<string, ValidateFunction>();
 export function validatorOf(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = compiled.get(key);
-  compiled.delete(key);
-  const validate = hit ?? compile(schema);
+  if (hit) return hit;
+  const validate = compile(schema);
   compiled.set(key, validate);
-  if (compiled.size > COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
   return validate;
 }
 

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /**
- * RFC 8785 (JCS) text of a plain JSON value. JCS libraries silently drop or rewrite `undefined`,
+ * RFC 8785 (JCS) text of a plain JSON value: the one canonical form of the service, for what the
+ * log stores (an event's data and metadata, so its hash chain can be recomputed byte for byte),
+ * what a receipt signs and what a digest covers. JCS libraries silently drop or rewrite `undefined`,
  * functions and non-finite numbers, and throw on lone surrogates; what we sign or hash must mean
  * exactly what it says, so anything that is not plain JSON is refused here, with its path.
  */

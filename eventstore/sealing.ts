@@ -1,0 +1,83 @@
+import { ERASED, type Erased, type Opener, type StreamKeys } from './keys.js';
+import type { JsonObject } from './events.js';
+import type { UnitOfWork } from './unitOfWork.js';
+
+/**
+ * How a stream kind keeps content that retention must erase: the fields its declaration names,
+ * per event type, travel together as one value `sealed`, sealed with the stream's data key (made
+ * on the stream's first sealed write); every other field stays in the clear. One scheme for every
+ * stream kind, so a capability declares its sealed fields and never seals by hand.
+ */
+
+/** An event as a capability knows it: its type beside its fields. */
+export interface DomainEvent {
+  readonly type: string;
+}
+
+/** The sealed fields of each event type; a type not named seals nothing. */
+export type SealedFieldNames = Readonly<Partial<Record<string, readonly string[]>>>;
+
+export interface SealingOptions {
+  /**
+   * The stream kind's events of before this scheme sealed each named field alone, in place (a
+   * value of its own, null left in the clear); they open as they were written.
+   */
+  fieldByField?: boolean;
+}
+
+/** The field holding a sealed event's sealed fields. */
+const SEALED = 'sealed';
+
+export class SealedFields {
+  constructor(
+    private readonly names: SealedFieldNames,
+    private readonly options: SealingOptions = {},
+  ) {}
+
+  /** The names the events of `type` seal. */
+  of(type: string): readonly string[] {
+    return this.names[type] ?? [];
+  }
+
+  /** The event's data as stored: its sealed fields sealed together, the rest in the clear. */
+  async seal(uow: UnitOfWork, keys: StreamKeys, streamId: string, event: DomainEvent): Promise<JsonObject> {
+    const { type, ...fields } = event as DomainEvent & JsonObject;
+    const names = this.of(type);
+    if (names.length === 0) return fields;
+    const clear: JsonObject = {};
+    const secret: JsonObject = {};
+    for (const [name, value] of Object.entries(fields)) (names.includes(name) ? secret : clear)[name] = value;
+    clear[SEALED] = await keys.seal(uow, streamId, secret);
+    return clear;
+  }
+
+  /**
+   * The stored data opened: the event with its sealed fields back in place, or ERASED once the
+   * stream's key is destroyed. Events written before a field was sealed keep it in the clear, and
+   * open as they are.
+   */
+  open<E extends DomainEvent>(type: string, data: JsonObject, open: Opener): E | Erased {
+    const names = this.of(type);
+    if (names.length === 0) return { type, ...data } as unknown as E;
+    const { [SEALED]: sealed, ...clear } = data;
+    const secret = typeof sealed === 'string' ? open(sealed) : {};
+    if (secret === ERASED) return ERASED;
+    if (this.options.fieldByField && sealed === undefined) {
+      for (const name of names) {
+        if (typeof clear[name] !== 'string') continue;
+        const value = open(clear[name]);
+        if (value === ERASED) return ERASED;
+        clear[name] = value as JsonObject[string];
+      }
+    }
+    return { type, ...clear, ...(secret as JsonObject) } as unknown as E;
+  }
+
+  /** As open, but once the stream's key is destroyed the sealed fields read null: for a projection that keeps the clear ones. */
+  openOrNull<E extends DomainEvent>(type: string, data: JsonObject, open: Opener): E {
+    const event = this.open<E>(type, data, open);
+    if (event !== ERASED) return event as E;
+    const { [SEALED]: _sealed, ...clear } = data;
+    return { type, ...clear, ...Object.fromEntries(this.of(type).map((name) => [name, null])) } as unknown as E;
+  }
+}
