@@ -20,6 +20,7 @@ export class Wakeups {
   private client: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
   private readonly connectedHandlers = new Set<() => void>();
+  private readonly lostHandlers = new Set<() => void>();
   private closing: AbortController | undefined;
   private reconnecting: Promise<void> | undefined;
   private fenceInFlight: Promise<void> | undefined;
@@ -50,6 +51,15 @@ export class Wakeups {
   onConnected(handler: () => void): () => void {
     this.connectedHandlers.add(handler);
     return () => this.connectedHandlers.delete(handler);
+  }
+
+  /**
+   * Called each time a connection that was listening is lost: from then until it is back,
+   * notifications are not heard, so whatever waits for one must stop waiting.
+   */
+  onLost(handler: () => void): () => void {
+    this.lostHandlers.add(handler);
+    return () => this.lostHandlers.delete(handler);
   }
 
   /**
@@ -111,11 +121,15 @@ export class Wakeups {
       throw error;
     }
     this.listening = true;
-    for (const handler of this.connectedHandlers) {
+    this.tell(this.connectedHandlers, 'connected handler failed');
+  }
+
+  private tell(handlers: ReadonlySet<() => void>, failed: string): void {
+    for (const handler of handlers) {
       try {
         handler();
       } catch (error) {
-        this.log.warn({ err: error }, 'connected handler failed');
+        this.log.warn({ err: error }, failed);
       }
     }
   }
@@ -123,7 +137,9 @@ export class Wakeups {
   /** The connection is gone or unusable: stop trusting it, and reconnect until it works again. */
   private lost(error: unknown): void {
     const client = this.client;
+    const wasListening = this.listening;
     this.listening = false;
+    if (wasListening) this.tell(this.lostHandlers, 'lost handler failed');
     if (client) this.discard(client);
     const signal = this.closing?.signal;
     if (!signal || signal.aborted || this.reconnecting) return;
@@ -152,6 +168,7 @@ export class Wakeups {
 
   async close(): Promise<void> {
     this.closing?.abort();
+    if (this.listening) this.tell(this.lostHandlers, 'lost handler failed');
     this.listening = false;
     const client = this.client;
     this.client = undefined;

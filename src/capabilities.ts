@@ -1,5 +1,6 @@
 import { auditRoutes } from './audit/routes.js';
 import { accountRoutes } from './accounts/index.js';
+import { feedRoutes } from './feed/index.js';
 import { meRoutes } from './auth/routes.js';
 import type { Capability } from './http/app.js';
 import { humanRoutes } from './human/routes.js';
@@ -15,6 +16,7 @@ import { webhookRoutes } from './webhooks/routes.js';
 export const capabilities: readonly Capability[] = [
   opsRoutes,
   sessionRoutes,
+  feedRoutes,
   meRoutes,
   trialRoutes,
   receiptRoutes,

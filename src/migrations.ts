@@ -1,5 +1,6 @@
 import { ACCOUNTS_MIGRATIONS } from './accounts/index.js';
 import { EVENTSTORE_MIGRATIONS } from '../eventstore/index.js';
+import { FEED_MIGRATIONS } from './feed/index.js';
 import { AUDIT_MIGRATIONS } from './audit/migrations.js';
 import { PROJECTIONS_MIGRATIONS } from '../projections/index.js';
 import { PURGE_MIGRATIONS } from './purge/index.js';
@@ -19,4 +20,5 @@ export const MIGRATION_FOLDERS: readonly string[] = [
   PURGE_MIGRATIONS,
   ACCOUNTS_MIGRATIONS,
   QUOTAS_MIGRATIONS,
+  FEED_MIGRATIONS,
 ];

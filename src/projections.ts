@@ -1,5 +1,6 @@
 import type { Projection, StreamKeys } from '../eventstore/index.js';
 import { accountsProjection } from './accounts/projection.js';
+import { sessionFeedProjection } from './feed/projection.js';
 import { purgeScheduleProjection } from './purge/projection.js';
 import { quotaUsesProjection } from './quotas/index.js';
 import { sessionViewProjection } from './sessions/projection.js';
@@ -13,7 +14,7 @@ import { webhookEndpointsProjection } from './webhooks/endpointProjection.js';
  * them back at once; async ones follow the log from a checkpoint.
  */
 export function inlineProjections(deps: { streamKeys: StreamKeys }): Projection[] {
-  return [sessionViewProjection(deps.streamKeys), webhookEndpointsProjection, deliveriesProjection, trialsProjection, accountsProjection(deps.streamKeys), quotaUsesProjection];
+  return [sessionViewProjection(deps.streamKeys), sessionFeedProjection, webhookEndpointsProjection, deliveriesProjection, trialsProjection, accountsProjection(deps.streamKeys), quotaUsesProjection];
 }
 
 export function asyncProjections(): Projection[] {

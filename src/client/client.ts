@@ -3,10 +3,13 @@ import { backoffDelayMs, sleep, type Backoff } from './backoff.js';
 import { ClientError } from './errors.js';
 import { send, type Call, type Transport } from './http.js';
 import { verifyReceipt } from './receipts.js';
+import { WAIT_SECONDS_MAX } from './waits.js';
 import type {
   AcceptedResponse,
   CreatedSession,
   Deliveries,
+  FeedEvent,
+  FeedPage,
   Interaction,
   InteractiveSession,
   Me,
@@ -50,7 +53,31 @@ export interface ChangeOptions extends CallOptions {
 export interface WaitOptions extends CallOptions {
   /** Give up after this long, with ClientError `WAIT_TIMEOUT`; no limit unless given. */
   timeoutMs?: number;
+  /** Between reads, against a service that does not hold requests (Prefer: wait not applied). */
   poll?: Partial<Backoff>;
+  /** How long each read asks the service to hold it (Prefer: wait), in seconds: at most (and unless given) WAIT_SECONDS_MAX. */
+  waitSeconds?: number;
+}
+
+export interface FeedOptions extends CallOptions {
+  /** A cursor given by the feed (FeedItem.cursor, or a page's next_cursor); from the first event the workspace holds unless given. */
+  after?: string;
+  /** Events a page brings, 1 to 500 (the service's default: 100). */
+  limit?: number;
+  /** At the end of the feed, how long each read asks to be held until an event arrives; as in WaitOptions. */
+  waitSeconds?: number;
+  /** Between reads at the end, against a service that does not hold requests. */
+  poll?: Partial<Backoff>;
+}
+
+/** One event of the workspace feed, and where to resume after it (`after`). */
+export interface FeedItem {
+  event: FeedEvent;
+  /**
+   * The cursor to resume with: after this event when it ended its page; otherwise before its page,
+   * so a reader that resumes from it may see the rest of that page again (at least once, never lost).
+   */
+  cursor: string;
 }
 
 /** The answer to the Session's current revision. */
@@ -163,24 +190,26 @@ export class HandoffClient {
    * and no body. `createdCounts`: a tag from create alone may be sent too (its 304 means "still as
    * created"), for a caller that needs no body while nothing changed.
    */
-  private async read(sessionId: string, signal: AbortSignal | undefined, createdCounts = false): Promise<Known & { changed: boolean }> {
+  private async read(sessionId: string, signal: AbortSignal | undefined, createdCounts = false, waitSeconds?: number): Promise<Known & { changed: boolean; held: boolean }> {
     const known = this.known.get(sessionId);
     const conditional = known !== undefined && (known.session !== null || createdCounts);
+    const prefer: Record<string, string> = conditional && waitSeconds !== undefined ? { prefer: `wait=${waitSeconds}` } : {};
     const reply = await send<Session>(this.transport, {
       method: 'GET',
       path: route('v1', 'sessions', sessionId),
-      headers: conditional ? { 'if-none-match': known.etag } : {},
+      headers: conditional ? { 'if-none-match': known.etag, ...prefer } : {},
       expect: [200, 304],
       repeatable: true,
       signal,
     });
-    if (reply.status === 304 && conditional) return { ...known, changed: false };
+    const held = reply.headers.get('preference-applied') !== null;
+    if (reply.status === 304 && conditional) return { ...known, changed: false, held };
     const etag = reply.headers.get('etag');
     if (reply.status !== 200 || reply.body === undefined || etag === null) {
       throw new ClientError('UNEXPECTED_RESPONSE', `GET ${sessionId} answered ${reply.status} without a body and an ETag.`, null, reply.status);
     }
     this.remember(sessionId, etag, reply.body, reply.body.link_expires_at);
-    return { etag, session: reply.body, linkExpiresAt: reply.body.link_expires_at, changed: true };
+    return { etag, session: reply.body, linkExpiresAt: reply.body.link_expires_at, changed: true, held };
   }
 
   async getSession(sessionId: string, options: CallOptions = {}): Promise<Session> {
@@ -219,10 +248,6 @@ export class HandoffClient {
     return this.change(sessionId, route('v1', 'sessions', sessionId, 'complete'), 'POST', undefined, options);
   }
 
-  async events(sessionId: string, options: CallOptions = {}): Promise<SessionEvents> {
-    return this.get<SessionEvents>(route('v1', 'sessions', sessionId, 'events'), options);
-  }
-
   async deliveries(sessionId: string, options: CallOptions = {}): Promise<Deliveries> {
     return this.get<Deliveries>(route('v1', 'sessions', sessionId, 'deliveries'), options);
   }
@@ -257,12 +282,15 @@ export class HandoffClient {
 
   /**
    * Resolves with the answer to the Session's current revision: at once if it has one, else once
-   * the person answers. Reads with If-None-Match, so each wait while nothing changes costs a 304
-   * and no body; the waits grow with jitter while nothing changes, and the last one ends when the
-   * Session's link expires. Rejects with the signal's reason when it aborts, ClientError
-   * `WAIT_TIMEOUT` after timeoutMs, `NO_RESPONSE_POSSIBLE` for a display Session or one completed
-   * before its current revision was answered, and `LINK_EXPIRED` when a read at or after the link's
-   * expiry (by this machine's clock) finds the current revision unanswered: no answer can come.
+   * the person answers. Each read is conditional (If-None-Match) and asks the service to hold it
+   * until the Session changes (Prefer: wait, up to waitSeconds), so the answer arrives as it is
+   * accepted and a quiet Session costs one request a wait; against a service that answers without
+   * holding, the reads are spaced as `poll` says, growing with jitter while nothing changes. No
+   * wait goes past the Session's link expiry. Rejects with the signal's reason when it aborts,
+   * ClientError `WAIT_TIMEOUT` after timeoutMs, `NO_RESPONSE_POSSIBLE` for a display Session or one
+   * completed before its current revision was answered, and `LINK_EXPIRED` when a read at or after
+   * the link's expiry (by this machine's clock) finds the current revision unanswered: no answer
+   * can come.
    */
   async waitForResponse(sessionId: string, options: WaitOptions = {}): Promise<Answered> {
     const poll = { ...this.poll, ...options.poll };
@@ -270,15 +298,23 @@ export class HandoffClient {
     const stop = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) stop();
     options.signal?.addEventListener('abort', stop, { once: true });
+    const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
     const timer =
       options.timeoutMs === undefined
         ? undefined
         : setTimeout(() => controller.abort(new ClientError('WAIT_TIMEOUT', `No answer to ${sessionId} within ${options.timeoutMs} ms.`)), options.timeoutMs);
     try {
-      for (let quiet = 0; ; ) {
-        const read = await this.read(sessionId, controller.signal, true);
+      let expiresAt: string | undefined;
+      for (let quiet = 0, first = true; ; first = false) {
+        // The first read is not held: what the client knows may already be the answer (a 304 says
+        // so at once). A held read ends by the deadline and the link's expiry at the latest.
+        const until = Math.min(deadline ?? Infinity, expiryMs(expiresAt));
+        const hold = first || until <= Date.now() ? undefined : heldFor(options.waitSeconds, until);
+        const read = await this.read(sessionId, controller.signal, true, hold);
+        expiresAt = read.linkExpiresAt;
         const answered = answerOf(sessionId, read, new Date());
         if (answered) return answered;
+        if (read.held) continue;
         quiet = read.changed ? 0 : quiet + 1;
         // Never past the expiry: the read just after it is the last one.
         const untilExpiry = expiryMs(read.linkExpiresAt) - Date.now();
@@ -287,6 +323,50 @@ export class HandoffClient {
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
+    }
+  }
+
+  /** The Session's events list, as GET /v1/sessions/{id}/events answers it. */
+  events(sessionId: string, options?: CallOptions): Promise<SessionEvents>;
+  /**
+   * Walks the workspace's event feed (GET /v1/events) from `after`, page by page, and at its end
+   * waits for the next event (Prefer: wait, as waitForResponse does; spaced by `poll` against a
+   * service that does not hold). It never ends on its own: stop with the signal (the iteration
+   * then rejects with its reason) or by leaving the loop.
+   */
+  events(options?: FeedOptions): AsyncIterableIterator<FeedItem>;
+  events(sessionIdOrFeed?: string | FeedOptions, options: CallOptions = {}): Promise<SessionEvents> | AsyncIterableIterator<FeedItem> {
+    if (typeof sessionIdOrFeed === 'string') return this.get<SessionEvents>(route('v1', 'sessions', sessionIdOrFeed, 'events'), options);
+    return this.feed(sessionIdOrFeed ?? {});
+  }
+
+  private async *feed(options: FeedOptions): AsyncIterableIterator<FeedItem> {
+    const poll = { ...this.poll, ...options.poll };
+    let after = options.after;
+    for (let quiet = 0; ; ) {
+      const query = new URLSearchParams();
+      if (after !== undefined) query.set('after', after);
+      if (options.limit !== undefined) query.set('limit', String(options.limit));
+      const atEnd = quiet > 0;
+      const reply = await send<FeedPage>(this.transport, {
+        method: 'GET',
+        path: `/v1/events${query.size > 0 ? `?${query}` : ''}`,
+        headers: atEnd ? { prefer: `wait=${heldFor(options.waitSeconds, undefined)}` } : {},
+        expect: [200],
+        repeatable: true,
+        signal: options.signal,
+      });
+      const page = reply.body!;
+      const before = after;
+      after = page.next_cursor;
+      for (const [i, event] of page.data.entries()) yield { event, cursor: i === page.data.length - 1 ? page.next_cursor : (before ?? '') };
+      if (page.data.length > 0 || before !== after) {
+        quiet = 0;
+        continue;
+      }
+      // The end: the next read waits there; one the service did not hold is spaced out first.
+      if (atEnd && reply.headers.get('preference-applied') === null) await sleep(backoffDelayMs(poll, quiet - 1), options.signal);
+      quiet++;
     }
   }
 
@@ -338,6 +418,12 @@ function answerOf(sessionId: string, known: Known, now: Date): Answered | undefi
     throw new ClientError('LINK_EXPIRED', `${sessionId}'s link expired at ${known.linkExpiresAt} before its current revision was answered.`);
   }
   return undefined;
+}
+
+/** What a read asks to be held for: `asked` (at most WAIT_SECONDS_MAX), and no longer than what is left before `deadline`. */
+function heldFor(asked: number | undefined, deadline: number | undefined): number {
+  const seconds = Math.min(WAIT_SECONDS_MAX, Math.max(1, Math.floor(asked ?? WAIT_SECONDS_MAX)));
+  return deadline === undefined ? seconds : Math.max(1, Math.min(seconds, Math.ceil((deadline - Date.now()) / 1000)));
 }
 
 export function createClient(options: ClientOptions): HandoffClient {

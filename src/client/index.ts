@@ -3,10 +3,23 @@
  * answer, and the checks an agent needs on what comes back (receipts, webhooks). It imports only
  * its generated types and its own dependencies, so it can be published on its own.
  */
-export { createClient, HandoffClient, linkExpired, type Answered, type CallOptions, type ChangeOptions, type ClientOptions, type SurfaceRevision, type WaitOptions } from './client.js';
+export {
+  createClient,
+  HandoffClient,
+  linkExpired,
+  type Answered,
+  type CallOptions,
+  type ChangeOptions,
+  type ClientOptions,
+  type FeedItem,
+  type FeedOptions,
+  type SurfaceRevision,
+  type WaitOptions,
+} from './client.js';
 export { LIMITS, PATTERNS } from './limits.js';
 export { ClientError, HandoffError, isServiceError, ServiceError, type ClientErrorCode } from './errors.js';
 export { verifyReceipt, type ExpectedReceipt, type ReceiptKeySource, type VerifyReceiptOptions } from './receipts.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
 export type * from './types.js';
+export { WAIT_SECONDS_MAX } from './waits.js';
 export type { components, paths } from './openapi.js';

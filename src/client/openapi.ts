@@ -143,6 +143,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the workspace's Session events page by page, optionally waiting for the next
+         * @description The workspace's Session events in log order, each the Event of GET /v1/sessions/{id}/events with its session_id. A purged Session's events are not listed; a display Session has none.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -646,6 +666,28 @@ export interface components {
                 receipt?: string | null;
             }[];
         };
+        /** @description The workspace's Session events after the cursor, in log order; `data` is empty at the end (and after a wait that saw nothing). */
+        EventFeedResponse: {
+            data: {
+                session_id: string;
+                event_id: string;
+                sequence: number;
+                /** @enum {string} */
+                type: "response.accepted" | "revision.published" | "session.completed";
+                revision: number;
+                actor: {
+                    /** @enum {string} */
+                    assurance: "link_holder" | "owner";
+                };
+                action_id?: string;
+                data?: Record<string, unknown>;
+                /** Format: date-time */
+                created_at: string;
+                receipt?: string | null;
+            }[];
+            /** @description Opaque: pass it as `after` to read on. The same cursor when the page is empty. */
+            next_cursor: string;
+        };
         MeResponse: {
             /** @description The credential's workspace: the audience of its Sessions' receipts (wks_operator for the owner key). */
             workspace_id: string;
@@ -809,6 +851,8 @@ export interface components {
         IfMatch: string;
         /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
         IfNoneMatch: string;
+        /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+        Prefer: string;
         /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
         IdempotencyKey: string;
         /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
@@ -830,6 +874,8 @@ export interface components {
         "Retry-After": number;
         /** @description This request's id, as `error.request_id` names it in a refusal. */
         "X-Request-Id": string;
+        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+        "Preference-Applied": string;
     };
     pathItems: never;
 }
@@ -1104,6 +1150,8 @@ export interface operations {
             header?: {
                 /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /** @description a Session ID (ses_ followed by 26 characters) */
@@ -1117,6 +1165,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1205,10 +1254,11 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the Session's current ETag. */
+            /** @description Not modified: If-None-Match holds the Session's current ETag (with Prefer: wait, nothing changed within the wait). */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2000,6 +2050,101 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the page before; omitted: from the first event the workspace still holds. */
+                after?: string;
+                /** @description Events in the page, at most: an integer from 1 to 500, 100 when omitted. */
+                limit?: string;
+            };
+            header?: {
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events after the cursor, and the cursor to read on from; an empty page at the end of the feed (with Prefer: wait, when nothing came within the wait). */
+            200: {
+                headers: {
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *           "event_id": "evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX",
+                     *           "sequence": 2,
+                     *           "type": "response.accepted",
+                     *           "revision": 2,
+                     *           "actor": {
+                     *             "assurance": "link_holder"
+                     *           },
+                     *           "action_id": "approve",
+                     *           "data": {
+                     *             "amount": 12.5,
+                     *             "reason": "Partial refund: the item still works."
+                     *           },
+                     *           "created_at": "2026-03-14T09:26:53.000Z",
+                     *           "receipt": "eyJhbGciOiJFZERTQSIsImtpZCI6InJrLTEifQ.eyJzZXNzaW9uX2lkIjoic2VzXzAxIn0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "ODgxMi4zLnNlc18wMUpROFo1WEszQjdXMkM5RDRFNkY4RzBISg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventFeedResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -2209,7 +2354,12 @@ export interface operations {
     getTrialSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path: {
                 /** @description The ID (ses_…) of one of the trial's Sessions. */
                 id: string;
@@ -2222,6 +2372,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2314,6 +2465,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["TrialSessionResponse"];
                 };
+            };
+            /** @description Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {

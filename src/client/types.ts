@@ -31,6 +31,10 @@ export type Me = Schemas['MeResponse'];
 
 export type SessionEvents = Schemas['SessionEventsResponse'];
 export type SessionEvent = SessionEvents['events'][number];
+/** A page of the workspace event feed (GET /v1/events). */
+export type FeedPage = Schemas['EventFeedResponse'];
+/** One event of the feed: a Session's Event with its session_id. */
+export type FeedEvent = FeedPage['data'][number];
 export type Deliveries = Schemas['DeliveriesResponse'];
 
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];

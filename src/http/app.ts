@@ -108,7 +108,9 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    ctx.metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    // A request held on purpose (Prefer: wait, docs/waiting.md) lasts as long as it waited: its
+    // duration is no latency of the service, and svc_waits_* count it instead.
+    if (!reply.hasHeader('preference-applied')) ctx.metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 

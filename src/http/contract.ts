@@ -1,3 +1,4 @@
+import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
 import { HTTP_LIMITS } from './limits.js';
 
 /**
@@ -34,6 +35,8 @@ export const HEADERS = {
     schema: { type: 'string', minLength: 1 },
     description: 'ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body.',
   },
+  Prefer: { schema: { type: 'string' }, description: waitHeaders.properties.prefer.description },
+  'Preference-Applied': { schema: { type: 'string', pattern: '^wait=[0-9]+$' }, description: preferenceAppliedHeader['preference-applied'].description },
   'Idempotency-Key': {
     schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
     description:

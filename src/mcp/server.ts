@@ -32,7 +32,7 @@ export function mcpConfig(env: Record<string, string | undefined>): McpConfig {
 
 const INSTRUCTIONS =
   'Ask a person for a decision or values with ask_human, send them the url it returns, then read their answer with get_answer ' +
-  `(or pass wait_seconds, at most ${WAIT_SECONDS_MAX}, to ask_human; while the answer is pending, call get_answer again later). ` +
+  `(pass wait_seconds, at most ${WAIT_SECONDS_MAX}, to ask_human or get_answer to wait for it; while the answer is pending, call get_answer again). ` +
   'Every answer carries a signed receipt of what the service accepted.';
 
 /** A tool error: the JSON an agent reads, with a code to branch on. */

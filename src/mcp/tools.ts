@@ -161,18 +161,30 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
   questionProblems,
 );
 
-const getAnswerTool = tool<{ session_id: string }>(
+const getAnswerTool = tool<{ session_id: string; wait_seconds?: number }>(
   {
     name: 'get_answer',
     title: 'Read the answer',
     description:
-      "Reads the person's answer to an ask_human question: {status, action, data, accepted_at, receipt}. While status is pending, call it " +
-      'again later; the answer comes with a signed receipt of what the service accepted.',
-    inputSchema: { type: 'object', required: ['session_id'], additionalProperties: false, properties: { session_id: sessionId } },
-    outputSchema: answerSchema,
+      "Reads the person's answer to an ask_human question: {status, action, data, accepted_at, receipt}. With wait_seconds it first waits " +
+      `up to that long (at most ${WAIT_SECONDS_MAX} s) for the answer, and returns as soon as it comes. While status is pending, call it ` +
+      'again (next_step says so); the answer comes with a signed receipt of what the service accepted.',
+    inputSchema: {
+      type: 'object',
+      required: ['session_id'],
+      additionalProperties: false,
+      properties: {
+        session_id: sessionId,
+        wait_seconds: { type: 'integer', minimum: 0, maximum: WAIT_SECONDS_MAX, description: `Wait up to this many seconds (at most ${WAIT_SECONDS_MAX}) for the answer.` },
+      },
+    },
+    outputSchema: { ...answerSchema, properties: { ...answerProperties, ...waitedProperties } },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
-  (input, ctx, { signal }) => getAnswer(ctx, input.session_id, signal),
+  (input, ctx, call) =>
+    input.wait_seconds === undefined
+      ? getAnswer(ctx, input.session_id, call.signal)
+      : answerAfterWait(ctx, call, input.session_id, input.wait_seconds, `the answer to ${input.session_id}`),
 );
 
 const listEvents = tool<{ session_id: string; after?: number }>(

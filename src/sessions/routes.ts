@@ -31,6 +31,9 @@ import { etagOf } from './state.js';
 import { loadSession } from './store.js';
 import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
 import { SessionViewCache } from './viewCache.js';
+import { EVENTS_CHANNEL } from '../../eventstore/index.js';
+import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
+import { preferenceAppliedHeader, waitHeaders, waitedNotModified } from '../waits/schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -61,6 +64,7 @@ async function ifMatchRequired(request: FastifyRequest): Promise<void> {
 /** Owner routes of Sessions (webhook and delivery routes live with webhooks). */
 export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   const cache = new SessionViewCache(ctx.wakeups);
+  const waiters = holdingIn(app, ctx);
   for (const schema of [...REQUEST_SCHEMAS, createSessionResponseSchema, sessionResponseSchema, sessionEventsResponseSchema]) app.addSchema(schema);
   requireOwner(app, ctx);
 
@@ -114,20 +118,37 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
-        response: { 200: { $ref: 'SessionResponse#' }, 304: { type: 'null', description: 'If-None-Match matched the ETag' }, ...errorResponses(400, 401, 404, 500) },
+        headers: waitHeaders,
+        response: { 200: { $ref: 'SessionResponse#', headers: preferenceAppliedHeader }, 304: waitedNotModified, ...errorResponses(400, 401, 404, 500) },
       },
     },
     async (request: WithId, reply) => {
       const { id } = request.params;
-      const view = await cache.get(id, async () => {
-        const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
-        const row = rows[0];
-        return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
-      });
-      if (!view || (await sessionAccess(ctx.pool, ownerOf(request), { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
+      const principal = ownerOf(request);
+      const read = () =>
+        cache.get(id, async () => {
+          const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
+          const row = rows[0];
+          return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
+        });
+      let view = await read();
+      if (!view || (await sessionAccess(ctx.pool, principal, { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
+      // A poller that sends the ETag back gets 304 while nothing changed; with Prefer: wait it is
+      // held until the Session changes (docs/waiting.md).
+      const unchanged = namesEtag(request.headers['if-none-match'], view.etag);
+      const seconds = unchanged ? preferredWait(request.headers.prefer) : undefined;
+      if (seconds !== undefined) {
+        const etag = view.etag;
+        const held = await heldRead(
+          { waiters, channel: EVENTS_CHANNEL, target: id, workspaceId: principal.workspaceId, seconds, now: ctx.clock.now(), reply, read, readKey: id, answers: (v) => v?.etag !== etag },
+          view as typeof view | undefined,
+        );
+        if (held.applied !== undefined) reply.header('preference-applied', preferenceApplied(held.applied));
+        if (!held.value) throw sessionNotFound();
+        view = held.value;
+      }
       reply.header('etag', view.etag);
-      // A poller that sends the ETag back gets 304 while nothing changed.
-      if (header(request, 'if-none-match')?.split(',').some((tag) => tag.trim() === view.etag)) return reply.code(304).send();
+      if (namesEtag(request.headers['if-none-match'], view.etag)) return reply.code(304).send();
       return reply.type(JSON_TYPE).send(view.body);
     },
   );

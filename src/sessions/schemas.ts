@@ -293,6 +293,24 @@ export const sessionResponseSchema = {
   },
 } as const;
 
+/** One public Event of a Session: an item of GET /v1/sessions/{id}/events (and of the workspace feed). */
+export const sessionEventSchema = {
+  type: 'object',
+  required: ['event_id', 'sequence', 'type', 'revision', 'actor', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    event_id: { type: 'string' },
+    sequence: { type: 'integer', minimum: 1 },
+    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
+    revision: { type: 'integer', minimum: 1 },
+    actor,
+    action_id: { type: 'string' },
+    data: { type: 'object' },
+    created_at: { type: 'string', format: 'date-time' },
+    receipt,
+  },
+} as const;
+
 export const sessionEventsResponseSchema = {
   $id: 'SessionEventsResponse',
   type: 'object',
@@ -300,25 +318,7 @@ export const sessionEventsResponseSchema = {
   additionalProperties: false,
   properties: {
     id: ID,
-    events: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['event_id', 'sequence', 'type', 'revision', 'actor', 'created_at'],
-        additionalProperties: false,
-        properties: {
-          event_id: { type: 'string' },
-          sequence: { type: 'integer', minimum: 1 },
-          type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
-          revision: { type: 'integer', minimum: 1 },
-          actor,
-          action_id: { type: 'string' },
-          data: { type: 'object' },
-          created_at: { type: 'string', format: 'date-time' },
-          receipt,
-        },
-      },
-    },
+    events: { type: 'array', items: sessionEventSchema },
   },
 } as const;
 
@@ -448,7 +448,7 @@ export const sessionOperations = {
     summary: 'Read a Session: its current revision, status and accepted responses',
     answers: {
       200: { description: 'The Session as it is now.', example: exampleSession(1, 'active'), headers: ['ETag'] },
-      304: { description: "Not modified: If-None-Match holds the Session's current ETag.", headers: ['ETag'] },
+      304: { description: "Not modified: If-None-Match holds the Session's current ETag (with Prefer: wait, nothing changed within the wait).", headers: ['ETag'] },
     },
     refusals: { 400: 'INVALID_SCHEMA: the id is not a Session ID.' },
     reads: ['If-None-Match'],

@@ -36,7 +36,8 @@ function responseItem(response: AcceptedResponse): object {
   };
 }
 
-function eventItem(event: PublicEvent): object {
+/** One public Event, as GET /v1/sessions/{id}/events lists it (and the workspace feed, with its Session's id). */
+export function eventItem(event: PublicEvent): object {
   const common = { event_id: event.eventId, sequence: event.sequence, type: event.type, revision: event.revision };
   if (event.type !== RESPONSE_ACCEPTED || !event.response) return { ...common, actor: OWNER, created_at: event.createdAt };
   return {

@@ -132,6 +132,8 @@ export interface TrialSessionView {
   etag: string;
   /** TrialSessionResponse: the Session's view with the trial's deadlines. */
   body: string;
+  /** Until when it is readable: a held read ends then. */
+  resultAvailableUntil: Date;
 }
 
 /** A trial's Session as the trial reads it, while its result is readable; reading changes nothing. */
@@ -149,5 +151,5 @@ export async function readTrialSession(db: Reader, workspaceId: string, sessionI
   };
   // The Session's body as owners receive it, with `trial` added as its last member.
   const body = withLinkExpiry(row.body, row.link_expires_at.toISOString());
-  return { etag: row.etag, body: `${body.slice(0, -1)},"trial":${JSON.stringify(trial)}}` };
+  return { etag: row.etag, body: `${body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
 }

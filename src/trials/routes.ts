@@ -9,6 +9,9 @@ import { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from '..
 import { clientDigest } from '../clients.js';
 import { addTrialSession, readTrialSession, startTrial, trialOfCredential, type TrialCreated } from './commands.js';
 import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
+import { EVENTS_CHANNEL } from '../../eventstore/index.js';
+import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
+import { preferenceAppliedHeader, waitedNotModified, waitHeaders } from '../waits/schemas.js';
 
 /**
  * The trial routes: POST /v1/trial/sessions (without Authorization it starts a trial) and
@@ -51,6 +54,7 @@ const rateLimited = {
 };
 
 export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  const waiters = holdingIn(app, ctx);
   await app.register(
     async (trial) => {
       // A trial Session's interaction is checked exactly as a published revision is.
@@ -113,15 +117,47 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             tags: ['trial'],
             security: [{ bearer: [] }],
             params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: "The ID (ses_…) of one of the trial's Sessions." } } },
-            response: { 200: { $ref: 'TrialSessionResponse#' }, ...errorResponses(404, 500, 503) },
+            headers: waitHeaders,
+            response: {
+              200: { $ref: 'TrialSessionResponse#', headers: preferenceAppliedHeader },
+              304: waitedNotModified,
+              ...errorResponses(404, 500, 503),
+            },
           },
         },
         async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
           const workspaceId = await trialOfRequest(ctx, request);
           const { id } = request.params;
-          const view = workspaceId && isSessionId(id) ? await readTrialSession(ctx.pool, workspaceId, id, ctx.clock.now()) : undefined;
-          if (!view) throw notFound();
-          return reply.header('etag', view.etag).type(JSON_TYPE).send(view.body);
+          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.pool, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
+          const view = await read();
+          if (!workspaceId || !view) throw notFound();
+          // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.
+          const seconds = namesEtag(request.headers['if-none-match'], view.etag) ? preferredWait(request.headers.prefer) : undefined;
+          if (seconds === undefined) return reply.header('etag', view.etag).type(JSON_TYPE).send(view.body);
+          const etag = view.etag;
+          const held = await heldRead(
+            {
+              waiters,
+              channel: EVENTS_CHANNEL,
+              target: id,
+              workspaceId,
+              seconds,
+              readableUntil: view.resultAvailableUntil,
+              now: ctx.clock.now(),
+              reply,
+              read,
+              readKey: id,
+              answers: (v) => v?.etag !== etag,
+            },
+            view as typeof view | undefined,
+          );
+          if (!held.value) throw notFound();
+          reply.header('etag', held.value.etag);
+          // A request not held (a cap, the listener down) is answered as if it had not asked to wait.
+          if (held.applied === undefined) return reply.type(JSON_TYPE).send(held.value.body);
+          reply.header('preference-applied', preferenceApplied(held.applied));
+          if (held.value.etag === etag) return reply.code(304).send();
+          return reply.type(JSON_TYPE).send(held.value.body);
         },
       );
     },

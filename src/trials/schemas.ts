@@ -87,7 +87,11 @@ export const trialOperations = {
   getTrialSession: operation({
     operationId: 'getTrialSession',
     summary: "Read a trial's Session with the management credential",
-    answers: { 200: { description: "The Session as it is now, with its trial's deadlines.", example: { ...exampleSession(1, 'active', EXAMPLE_TRIAL.action_expires_at), trial: EXAMPLE_TRIAL }, headers: ['ETag'] } },
+    answers: {
+      200: { description: "The Session as it is now, with its trial's deadlines.", example: { ...exampleSession(1, 'active', EXAMPLE_TRIAL.action_expires_at), trial: EXAMPLE_TRIAL }, headers: ['ETag'] },
+      304: { description: 'Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends.', headers: ['ETag'] },
+    },
     refusals: { 404: trialNotFound, 503: trialUnavailable },
+    reads: ['If-None-Match'],
   }),
 };

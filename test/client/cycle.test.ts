@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyReceipt, type ReceiptKeySet } from '../../src/client/index.js';
+import { verifyReceipt, WAIT_SECONDS_MAX, type FeedItem, type ReceiptKeySet } from '../../src/client/index.js';
+import { WAIT_LIMITS, waitersOf } from '../../src/waits/index.js';
+import { untilHorizonPasses } from '../support/horizon.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { startGateway, type Exchange, type Gateway } from './gateway.js';
 import { answerThroughLink, clientOf, listeningApp, refundQuestion } from './support.js';
 
 /** The client against the real service: a whole Session's life, and waiting for the person's answer. */
 
-const { t } = useTestApp(listeningApp);
+const { t, db } = useTestApp(listeningApp);
 
 describe('a Session from creation to completion', () => {
   it('creates, waits for the answer given through the link, verifies its receipt, publishes a revision, completes', async () => {
@@ -93,6 +95,36 @@ describe('verifyReceipt', () => {
   });
 });
 
+describe('events({after}): the workspace feed', () => {
+  it('walks the feed from a cursor, waits at its end, and yields the next event as it comes', async () => {
+    const client = clientOf(t);
+    const first = await client.createSession(refundQuestion());
+    await answerThroughLink(first.human_url, 'approve', { amount: '3', reason: 'late' });
+    await untilHorizonPasses(db.pool);
+    const controller = new AbortController();
+    const feed = client.events({ signal: controller.signal, limit: 1 });
+    // Everything the workspace holds, up to the answer just given.
+    let item: FeedItem;
+    do item = (await feed.next()).value as FeedItem;
+    while (item.event.session_id !== first.id);
+    expect(item.event).toMatchObject({ type: 'response.accepted', action_id: 'approve', sequence: 1 });
+    // At the end it waits (held by the service) until the next event arrives.
+    const second = await client.createSession(refundQuestion());
+    const next = feed.next();
+    await until(() => waitersOf(t.ctx).held === 1);
+    await answerThroughLink(second.human_url, 'reject', { amount: '0', reason: 'other' });
+    const arrived = (await next).value as FeedItem;
+    expect(arrived.event).toMatchObject({ session_id: second.id, type: 'response.accepted', action_id: 'reject' });
+    // Resuming from its cursor starts after it.
+    const resumed = client.events({ after: arrived.cursor, signal: controller.signal });
+    const pending = resumed.next();
+    await until(() => waitersOf(t.ctx).held === 1);
+    controller.abort(new Error('done'));
+    await expect(pending).rejects.toThrow('done');
+    await expect(feed.next()).rejects.toThrow('done');
+  });
+});
+
 describe('waitForResponse', () => {
   let gateway: Gateway;
   beforeAll(async () => {
@@ -104,22 +136,46 @@ describe('waitForResponse', () => {
   const through = () => clientOf(t, { baseUrl: gateway.url, issuer: t.ctx.config.publicOrigin });
   const readsOf = (sessionId: string) => (exchange: Exchange) => exchange.method === 'GET' && exchange.path === `/v1/sessions/${sessionId}`;
 
-  it('polls with If-None-Match: while nothing changes every read is a 304 with no body', async () => {
+  it('holds its reads with Prefer: wait and If-None-Match: the answer ends the held read at once, with the only body', async () => {
     const client = through();
     const created = await client.createSession(refundQuestion());
     const createdTag = client.etagOf(created.id);
     const waiting = client.waitForResponse(created.id);
-    await gateway.seen(readsOf(created.id), 3);
+    await until(() => waitersOf(t.ctx).held === 1);
     await answerThroughLink(created.human_url, 'approve', { amount: '1', reason: 'late' });
     const { response } = await waiting;
     expect(response.action_id).toBe('approve');
 
     const reads = gateway.exchanges.filter(readsOf(created.id));
-    expect(reads.length).toBeGreaterThan(3);
-    expect(reads.map((read) => read.requestHeaders['if-none-match'])).toEqual(reads.map(() => createdTag));
-    expect(reads.slice(0, -1).map((read) => [read.status, read.bodyBytes])).toEqual(reads.slice(0, -1).map(() => [304, 0]));
-    expect(reads.at(-1)!.status).toBe(200);
+    expect(reads.map((read) => [read.requestHeaders['if-none-match'], read.requestHeaders.prefer, read.status])).toEqual([
+      [createdTag, undefined, 304],
+      [createdTag, `wait=${WAIT_SECONDS_MAX}`, 200],
+    ]);
     expect(reads.filter((read) => read.bodyBytes > 0)).toHaveLength(1);
+  });
+
+  it('polls with If-None-Match on a backoff when the service answers without holding (here: past its cap): every read a 304 with no body', async () => {
+    const waiters = waitersOf(t.ctx);
+    waiters.limits = { perProcess: 0, perWorkspace: 0 };
+    try {
+      const client = through();
+      const created = await client.createSession(refundQuestion());
+      const createdTag = client.etagOf(created.id);
+      const waiting = client.waitForResponse(created.id);
+      await gateway.seen(readsOf(created.id), 3);
+      await answerThroughLink(created.human_url, 'approve', { amount: '1', reason: 'late' });
+      const { response } = await waiting;
+      expect(response.action_id).toBe('approve');
+
+      const reads = gateway.exchanges.filter(readsOf(created.id));
+      expect(reads.length).toBeGreaterThan(3);
+      expect(reads.map((read) => read.requestHeaders['if-none-match'])).toEqual(reads.map(() => createdTag));
+      expect(reads.slice(0, -1).map((read) => [read.status, read.bodyBytes])).toEqual(reads.slice(0, -1).map(() => [304, 0]));
+      expect(reads.at(-1)!.status).toBe(200);
+      expect(reads.filter((read) => read.bodyBytes > 0)).toHaveLength(1);
+    } finally {
+      waiters.limits = WAIT_LIMITS;
+    }
   });
 
   it('resolves at once when the current revision is already answered, from a 304 on what it read before', async () => {
@@ -137,7 +193,7 @@ describe('waitForResponse', () => {
     const created = await client.createSession(refundQuestion());
     const controller = new AbortController();
     const waiting = client.waitForResponse(created.id, { signal: controller.signal });
-    await gateway.seen(readsOf(created.id), 2);
+    await until(() => waitersOf(t.ctx).held === 1);
     const stopped = new Error('the agent stopped');
     controller.abort(stopped);
     await expect(waiting).rejects.toBe(stopped);
@@ -153,3 +209,8 @@ describe('waitForResponse', () => {
     await expect(client.waitForResponse(created.id, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'ClientError', code: 'WAIT_TIMEOUT', status: null });
   });
 });
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}

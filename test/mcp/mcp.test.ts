@@ -150,6 +150,21 @@ describe('asking a person', () => {
   });
 });
 
+describe('get_answer with wait_seconds', () => {
+  it('waits for the answer and returns it as it comes; still pending at the end of the wait, it says to call get_answer again', async () => {
+    const { session_id, url } = (await call('ask_human', { title: 'Ship it?', fields: [], actions: ['Ship', 'Hold'] })).structuredContent as { session_id: string; url: string };
+    const quiet = await call('get_answer', { session_id, wait_seconds: 1 });
+    expect(quiet.structuredContent).toMatchObject({ status: 'pending', action: null, next_step: expect.stringContaining(`call get_answer with session_id ${session_id}`) });
+    let answered: Promise<unknown> | undefined;
+    const waited = await call('get_answer', { session_id, wait_seconds: WAIT_SECONDS_MAX }, { onprogress: () => (answered ??= answerThroughLink(url, 'ship')) });
+    await answered;
+    expect(waited.structuredContent).toMatchObject({ status: 'answered', action: 'ship', receipt: expect.any(String) });
+    expect(waited.structuredContent).not.toHaveProperty('next_step');
+    const tooLong = errorOf(await call('get_answer', { session_id, wait_seconds: WAIT_SECONDS_MAX + 1 }));
+    expect(tooLong).toEqual({ code: 'INVALID_ARGUMENTS', message: `get_answer: wait_seconds must be <= ${WAIT_SECONDS_MAX}.` });
+  });
+});
+
 describe("a developer key's agent", () => {
   let developerAgent: Client;
   let workspaceId: string;

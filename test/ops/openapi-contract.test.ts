@@ -107,8 +107,8 @@ describe('the headers', () => {
   const reads = (op: Operation) => (op.parameters ?? []).flatMap((p) => (p.$ref ? [contract.components.parameters[p.$ref.split('/').at(-1)!]!] : []));
 
   it('declares each shared header once, under components, and refers to it', () => {
-    expect(Object.keys(contract.components.headers).sort()).toEqual(['ETag', 'Location', 'Retry-After', 'X-Request-Id']);
-    expect(Object.values(contract.components.parameters).map((p) => p.name)).toEqual(expect.arrayContaining(['If-Match', 'If-None-Match', 'Idempotency-Key']));
+    expect(Object.keys(contract.components.headers).sort()).toEqual(['ETag', 'Location', 'Preference-Applied', 'Retry-After', 'X-Request-Id']);
+    expect(Object.values(contract.components.parameters).map((p) => p.name)).toEqual(expect.arrayContaining(['If-Match', 'If-None-Match', 'Idempotency-Key', 'Prefer']));
     for (const { op } of operations.filter(({ at }) => at[0] === 'paths')) {
       for (const [status, response] of Object.entries(op.responses)) {
         for (const header of Object.values(response.headers ?? {})) expect(header.$ref).toMatch(/^#\/components\/headers\//);
@@ -127,7 +127,8 @@ describe('the headers', () => {
         ['Idempotency-Key', false],
       ]);
     }
-    expect(reads(byId('getSession')).map((p) => p.name)).toEqual(['If-None-Match']);
+    for (const id of ['getSession', 'getTrialSession']) expect(reads(byId(id)).map((p) => p.name)).toEqual(['If-None-Match', 'Prefer']);
+    expect(reads(byId('listEvents')).map((p) => p.name)).toEqual(['Prefer']);
     expect(reads(byId('receiveAcceptedResponse')).map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'svc-webhook-key-ids']);
   });
 
@@ -135,12 +136,16 @@ describe('the headers', () => {
     const { t } = useTestApp();
     /** Headers of any answer that are no part of an operation's contract: HTTP's own and the security headers of every answer. */
     const FRAMING = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'cache-control', 'x-content-type-options', 'strict-transport-security']);
+    /** Written only when the request asked to wait and was held. */
+    const HELD_ONLY = new Set(['preference-applied']);
     const written = (headers: Record<string, unknown>) => Object.keys(headers).filter((name) => !FRAMING.has(name)).sort();
+    const unheld = (names: string[]) => names.filter((name) => !HELD_ONLY.has(name));
     const check = contractChecker(contract);
-    /** The names of the headers declared on an answer, once each value the answer wrote meets its declared schema. */
+    /** The names of the headers declared on an answer, once each value the answer wrote of them meets its declared schema. */
     const names = (op: Operation, status: number, answer?: Record<string, unknown>) => {
       for (const name of declared(op, status)) {
-        if (answer) expect(check(pointer('components', 'headers', name, 'schema'), answer[name.toLowerCase()]), `${op.operationId} ${status} ${name}`).toEqual([]);
+        const value = answer?.[name.toLowerCase()];
+        if (value !== undefined) expect(check(pointer('components', 'headers', name, 'schema'), value), `${op.operationId} ${status} ${name}`).toEqual([]);
       }
       return declared(op, status).map((name) => name.toLowerCase());
     };
@@ -150,10 +155,14 @@ describe('the headers', () => {
       expect(written(created.headers)).toEqual(names(byId('createSession'), 201, created.headers));
       const { id } = created.json<{ id: string }>();
       const read = await t.app.inject({ url: `/v1/sessions/${id}`, headers: owner(t) });
-      expect(written(read.headers)).toEqual(names(byId('getSession'), 200, read.headers));
+      expect(written(read.headers)).toEqual(unheld(names(byId('getSession'), 200, read.headers)));
       const unchanged = await t.app.inject({ url: `/v1/sessions/${id}`, headers: owner(t, { 'if-none-match': read.headers.etag as string }) });
       expect(unchanged.statusCode).toBe(304);
-      expect(written(unchanged.headers)).toEqual(names(byId('getSession'), 304, unchanged.headers));
+      expect(written(unchanged.headers)).toEqual(unheld(names(byId('getSession'), 304, unchanged.headers)));
+      // Held for its one second, nothing changes: 304 with the wait it applied.
+      const waited = await t.app.inject({ url: `/v1/sessions/${id}`, headers: owner(t, { 'if-none-match': read.headers.etag as string, prefer: 'wait=1' }) });
+      expect(waited.statusCode).toBe(304);
+      expect(written(waited.headers)).toEqual(names(byId('getSession'), 304, waited.headers));
       const patched = await t.app.inject({ method: 'PATCH', url: `/v1/sessions/${id}`, headers: owner(t, { 'if-match': read.headers.etag as string }), payload: { interaction: interactive() } });
       expect(written(patched.headers)).toEqual(names(byId('publishRevision'), 200, patched.headers));
       const stale = await t.app.inject({ method: 'POST', url: `/v1/sessions/${id}/complete`, headers: owner(t, { 'if-match': read.headers.etag as string }) });

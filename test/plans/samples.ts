@@ -129,6 +129,12 @@ export const SAMPLES: Record<string, Sample> = {
   'src/purge/sql.ts#BACKLOG': { params: (s) => [s.now, 60_000] },
 
   // Sessions.
+  // The workspace event feed.
+  'src/feed/sql.ts#INSERT_FEED': {
+    params: (s) => [JSON.stringify([{ workspace_id: s.session.workspaceId, transaction_id: null, session_id: s.open.id, stream_version: s.open.version + 1 }])],
+  },
+  'src/feed/sql.ts#FORGET_FEED': { params: (s) => [[s.session.id]] },
+  'src/feed/sql.ts#FEED_PAGE': { params: (s) => [s.session.workspaceId, '0', '', 0, 100] },
   'src/sessions/sql.ts#UPSERT_VIEWS': {
     params: (s) => [
       JSON.stringify([

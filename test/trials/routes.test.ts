@@ -255,7 +255,7 @@ describe('the contract document', () => {
     expect(Object.keys(paths['/v1/trial/sessions']!)).toEqual(['post']);
     expect(Object.keys(paths['/v1/trial/sessions/{id}']!)).toEqual(['get']);
     expect(Object.keys(paths['/v1/trial/sessions']!.post!.responses)).toEqual(['201', '400', '404', '413', '429', '500', '503']);
-    expect(Object.keys(paths['/v1/trial/sessions/{id}']!.get!.responses)).toEqual(['200', '404', '500', '503']);
+    expect(Object.keys(paths['/v1/trial/sessions/{id}']!.get!.responses)).toEqual(['200', '304', '404', '500', '503']);
   });
 });
 
