@@ -1,9 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ServiceContext } from '../serviceContext.js';
+import { webhookContract } from '../webhooks/schemas.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
+import { completeContract, type ContractDocument } from './contract.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
 import { errorEnvelopeSchema, toApiError } from './errors.js';
 import { edgeHeaders } from './headers.js';
@@ -82,6 +84,11 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Each route's operation() and the webhooks the service sends, applied once the document is built.
+    transformObject: (documents) => {
+      if (!('openapiObject' in documents)) throw new Error('The contract is an OpenAPI 3 document.');
+      return completeContract(documents.openapiObject as unknown as ContractDocument, [webhookContract]) as unknown as typeof documents.openapiObject;
+    },
   });
 
   // Bodies are JSON (I-JSON, UTF-8) unless a capability takes another type in its own scope.

@@ -55,5 +55,7 @@ export {
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
 export { sessionViewProjection } from './projection.js';
 export { withLinkExpiry } from './view.js';
+/** The contract's examples of a Session, which a trial's operations show too. */
+export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
 /** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */
 export const SESSIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));

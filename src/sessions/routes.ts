@@ -22,6 +22,7 @@ import {
   revisionParams,
   sessionEventsResponseSchema,
   sessionIdParams,
+  sessionOperations,
   sessionResponseSchema,
   wellFormedSessionIdParams,
 } from './schemas.js';
@@ -86,6 +87,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions',
     {
       schema: {
+        ...sessionOperations.createSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
@@ -112,6 +114,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id',
     {
       schema: {
+        ...sessionOperations.getSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
@@ -155,6 +158,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       preValidation: ifMatchRequired,
       schema: {
+        ...sessionOperations.publishRevision,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -175,6 +179,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       preValidation: ifMatchRequired,
       schema: {
+        ...sessionOperations.completeSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -193,6 +198,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/events',
     {
       schema: {
+        ...sessionOperations.listSessionEvents,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -212,6 +218,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/surfaces/:revision',
     {
       schema: {
+        ...sessionOperations.getSessionRevision,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,

@@ -14,6 +14,7 @@ import {
   sessionParams,
   verifyResponseSchema,
   webhookEndpointSchema,
+  webhookOperations,
   webhookResponseSchema,
 } from './schemas.js';
 import { ownedViewRow } from '../sessions/index.js';
@@ -50,7 +51,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.put(
     '/v1/webhook',
     {
-      schema: { tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 503) } },
+      schema: { ...webhookOperations.registerWebhook, tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 503) } },
     },
     async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
       const principal = ownerOf(request);
@@ -64,7 +65,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
   );
 
-  app.get('/v1/webhook', { schema: { tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
+  app.get('/v1/webhook', { schema: { ...webhookOperations.getWebhook, tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
     const principal = ownerOf(request);
     return webhookOverview(ctx, principal.workspaceId);
   });
@@ -73,6 +74,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/webhook/verify',
     {
       schema: {
+        ...webhookOperations.verifyWebhook,
         tags,
         security,
         description:
@@ -96,7 +98,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.post(
     '/v1/webhook/secrets/rotate',
-    { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
+    { schema: { ...webhookOperations.rotateWebhookSecret, tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
     async (request, reply) => {
       const principal = ownerOf(request);
       ctx.deploymentKey.require();
@@ -109,7 +111,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.get(
     '/v1/sessions/:id/deliveries',
-    { schema: { tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
+    { schema: { ...webhookOperations.listSessionDeliveries, tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
     async (request: SessionRequest) => {
       const principal = ownerOf(request);
       const { id } = request.params;
@@ -123,6 +125,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/events/:event_id/redeliver',
     {
       schema: {
+        ...webhookOperations.redeliverEvent,
         tags,
         security,
         params: sessionEventParams,
