@@ -12,7 +12,7 @@ import { accountPages } from './pages.js';
 import { ACCOUNT_REFUSALS } from './refusals.js';
 import { ACCOUNT_STYLESHEET_PATH } from './render/pages.js';
 import { normalizeEmail } from './rules.js';
-import { emailLinkRequestSchema, emailLinkResponseSchema } from './schemas.js';
+import { emailLinkRequestSchema, emailLinkResponseSchema, requestSignInLinkOperation } from './schemas.js';
 
 /**
  * Developer accounts: POST /v1/auth/email-link (JSON, public) and the /app pages (HTML forms,
@@ -25,7 +25,6 @@ const rateLimited = {
   description:
     `RATE_LIMITED: ${ACCOUNT_LIMITS.linksPerAddress} links per address and ${ACCOUNT_LIMITS.linksPerClient} per client per rolling hour; ` +
     'Retry-After gives the seconds until one more is admitted.',
-  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until the limit admits one more.' } },
   $ref: 'ErrorEnvelope#',
 };
 
@@ -39,6 +38,7 @@ export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/auth/email-link',
     {
       schema: {
+        ...requestSignInLinkOperation,
         tags: ['accounts'],
         description:
           'Emails a sign-in link for the developer account pages (/app). The same 202 whether or not an account exists. ' +

@@ -1,3 +1,4 @@
+import { operation } from '../http/contract.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 
 /** Route schemas of POST /v1/auth/email-link: Ajv checks the body's shape; rules.ts the address. */
@@ -23,3 +24,14 @@ export const emailLinkResponseSchema = {
   additionalProperties: false,
   properties: { status: { type: 'string', enum: ['accepted'] } },
 } as const;
+
+export const requestSignInLinkOperation = operation({
+  operationId: 'requestSignInLink',
+  summary: 'Email a sign-in link for the developer account pages',
+  request: { email: 'dev@example.com' },
+  answers: { 202: { description: 'Accepted: a link is on its way if the address can have an account; the same answer either way.', example: { status: 'accepted' } } },
+  refusals: {
+    400: 'INVALID_SCHEMA: the body is malformed, or the address is not a plausible email address.',
+    503: 'SIGN_IN_UNAVAILABLE: this service has no email configured; SERVICE_UNAVAILABLE: the mail provider did not confirm, or the database is out of reach (Retry-After).',
+  },
+});

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
+import { operation } from '../http/contract.js';
 import { errorResponses } from '../http/errors.js';
 import { ownerOf, requireOwner } from './owner.js';
 
@@ -22,6 +23,12 @@ const meResponseSchema = {
   },
 } as const;
 
+const getMe = operation({
+  operationId: 'getMe',
+  summary: 'The workspace the credential acts in, and its kind',
+  answers: { 200: { description: "The credential's workspace (the audience of its Sessions' receipts) and kind.", example: { workspace_id: 'wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8', credential: 'developer' } } },
+});
+
 const CREDENTIALS = { owner_key: 'owner', developer_key: 'developer' } as const;
 
 export async function meRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
@@ -31,6 +38,7 @@ export async function meRoutes(app: FastifyInstance, ctx: ServiceContext): Promi
     '/v1/me',
     {
       schema: {
+        ...getMe,
         tags: ['credentials'],
         description: 'The workspace the owner credential acts in (the audience of its receipts) and its kind.',
         security: [{ bearer: [] }],

@@ -13,29 +13,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        /** Whether the process is up (it checks nothing else) */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -51,38 +30,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description Not ready; no detail is disclosed. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, unknown>;
-                    };
-                };
-            };
-        };
+        /** Whether the service can take traffic: its database, keys and migrations are ready */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -98,32 +47,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            git_sha: string | null;
-                            build_id: string | null;
-                            /** Format: date-time */
-                            build_time: string | null;
-                            node_version: string;
-                        };
-                    };
-                };
-            };
-        };
+        /** The build this process runs */
+        get: operations["getVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -141,88 +66,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        interaction: components["schemas"]["Interaction"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CreateSessionResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the quota admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Create a Session and the private link a person answers it through */
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -236,205 +81,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
-                    prefer?: string;
-                };
-                path: {
-                    /** @description a Session ID (ses_ followed by 26 characters) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
-                200: {
-                    headers: {
-                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
-                        "preference-applied"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SessionResponse"];
-                    };
-                };
-                /** @description If-None-Match matched the ETag (with Prefer: wait, nothing changed within the wait). */
-                304: {
-                    headers: {
-                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
-                        "preference-applied"?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Read a Session: its current revision, status and accepted responses */
+        get: operations["getSession"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1 to 255 visible ASCII characters */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        interaction: components["schemas"]["PublishedInteraction"];
-                    };
-                };
-            };
-            responses: {
-                /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SessionResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Publish a new revision of an interactive Session */
+        patch: operations["publishRevision"];
         trace?: never;
     };
     "/v1/sessions/{id}/complete": {
@@ -446,112 +101,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1 to 255 visible ASCII characters */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SessionResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Complete a Session: it takes no further revision or answer */
+        post: operations["completeSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -565,64 +116,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SessionEventsResponse"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** List a Session's Events: revisions published, responses accepted, its completion */
+        get: operations["listSessionEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -638,66 +133,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    /** @description a positive integer of up to 9 digits */
-                    revision: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description SessionResponse (display) or InteractiveSurfaceResponse */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, unknown>;
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Read one revision's interaction exactly as stored */
+        get: operations["getSessionRevision"];
         put?: never;
         post?: never;
         delete?: never;
@@ -713,73 +150,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The workspace's Session events in log order, each the Event of GET /v1/sessions/{id}/events with its session_id. A purged Session's events are not listed; a display Session has none. */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The next_cursor of the page before; omitted: from the first event the workspace still holds. */
-                    after?: string;
-                    /** @description Events in the page, at most: an integer from 1 to 500, 100 when omitted. */
-                    limit?: string;
-                };
-                header?: {
-                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
-                    prefer?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The workspace's Session events after the cursor, in log order; `data` is empty at the end (and after a wait that saw nothing). */
-                200: {
-                    headers: {
-                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
-                        "preference-applied"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EventFeedResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /**
+         * Read the workspace's Session events page by page, optionally waiting for the next
+         * @description The workspace's Session events in log order, each the Event of GET /v1/sessions/{id}/events with its session_id. A purged Session's events are not listed; a display Session has none.
+         */
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -795,45 +170,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The workspace the owner credential acts in (the audience of its receipts) and its kind. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["MeResponse"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /**
+         * The workspace the credential acts in, and its kind
+         * @description The workspace the owner credential acts in (the audience of its receipts) and its kind.
+         */
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -849,100 +190,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookResponse"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Absolute https URL on port 443, at most 2048 characters, no user info, no fragment */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookRegisterResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the quota admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Read the workspace's webhook endpoint, signing secrets (never their values) and delivery counts */
+        get: operations["getWebhook"];
+        /** Register the workspace's webhook endpoint (pending until verified) */
+        put: operations["registerWebhook"];
         post?: never;
         delete?: never;
         options?: never;
@@ -959,74 +210,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Sends a signed challenge to the registered URL. 200 when the endpoint echoed it; 422 WEBHOOK_VERIFICATION_FAILED (reason: the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced) when it did not. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookVerifyResponse"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the quota admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /**
+         * Send a signed challenge to the endpoint; verified for 30 days when it echoes it
+         * @description Sends a signed challenge to the registered URL. 200 when the endpoint echoed it; 422 WEBHOOK_VERIFICATION_FAILED (reason: the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced) when it did not.
+         */
+        post: operations["verifyWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1042,64 +230,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookRotateResponse"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the quota admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Create a new signing secret; the previous one keeps signing for 24 hours */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1113,55 +245,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeliveriesResponse"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** List a Session's webhook deliveries and each attempt */
+        get: operations["listSessionDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1179,81 +264,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    event_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Queued, or already pending to the current endpoint */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Send an accepted response to the webhook endpoint again */
+        post: operations["redeliverEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1269,89 +281,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        interaction: components["schemas"]["PublishedInteraction"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TrialCreateSessionResponse"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the limit admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /**
+         * Start a trial with its first Session, or add a Session to a trial
+         * @description Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.
+         */
+        post: operations["createTrialSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1365,69 +299,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
-                    prefer?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
-                200: {
-                    headers: {
-                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
-                        "preference-applied"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TrialSessionResponse"];
-                    };
-                };
-                /** @description If-None-Match matched the ETag (with Prefer: wait, nothing changed within the wait). */
-                304: {
-                    headers: {
-                        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
-                        "preference-applied"?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /** Read a trial's Session with the management credential */
+        get: operations["getTrialSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1444,48 +317,7 @@ export interface paths {
             cookie?: never;
         };
         /** Public keys that verify decision receipts */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The active receipt signing key and every retained verification key (a JWK Set). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            keys: {
-                                /** @enum {unknown} */
-                                kty: "OKP";
-                                /** @enum {unknown} */
-                                crv: "Ed25519";
-                                x: string;
-                                kid: string;
-                                /** @enum {unknown} */
-                                alg: "EdDSA";
-                                /** @enum {unknown} */
-                                use: "sig";
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getReceiptKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1503,63 +335,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Emails a sign-in link for the developer account pages (/app). The same 202 whether or not an account exists. 503 SIGN_IN_UNAVAILABLE when email is not configured; 503 SERVICE_UNAVAILABLE when the mail provider did not confirm (the outcome is unknown, earlier links stay valid, and the attempt counts toward the limits). */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Trimmed and lower-cased; the link goes to this address. */
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EmailLinkAccepted"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description RATE_LIMITED: 5 links per address and 20 per client per rolling hour; Retry-After gives the seconds until one more is admitted. */
-                429: {
-                    headers: {
-                        /** @description Seconds until the limit admits one more. */
-                        "retry-after"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        /**
+         * Email a sign-in link for the developer account pages
+         * @description Emails a sign-in link for the developer account pages (/app). The same 202 whether or not an account exists. 503 SIGN_IN_UNAVAILABLE when email is not configured; 503 SERVICE_UNAVAILABLE when the mail provider did not confirm (the outcome is unknown, earlier links stay valid, and the attempt counts toward the limits).
+         */
+        post: operations["requestSignInLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1576,77 +356,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The MCP server (Streamable HTTP)
+         * Send one MCP message to the hosted MCP server (Streamable HTTP)
          * @description The tools ask_human, get_answer and list_events over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, or 202 for a notification. Refusals of the API (a quota included) come back as tool errors carrying its error code.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description One JSON-RPC 2.0 message of the Model Context Protocol (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http). */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, unknown>;
-                };
-            };
-            responses: {
-                /** @description The answer to a request: its progress notifications, then its response, each a JSON-RPC message in a server-sent event. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description A notification or a response of the agent, accepted; no body. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, unknown>;
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["postMcpMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1654,7 +367,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "response.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person's accepted response, delivered to the workspace's verified endpoint
+         * @description Sent once per accepted response, again on POST /v1/sessions/{id}/events/{event_id}/redeliver. Retried (at most 12 attempts within 24 hours) after a 5xx, 408, 425 or 429 answer, a timeout (10 s) or a dropped connection; any other answer ends it. Verify the signature against the raw body before parsing it.
+         */
+        post: operations["receiveAcceptedResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "svc.webhook.verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The challenge POST /v1/webhook/verify sends to the registered URL
+         * @description Answer 2xx with the same challenge to verify the endpoint for 30 days. Sent once; nothing retries it.
+         */
+        post: operations["receiveVerificationChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorEnvelope: {
@@ -2062,12 +816,2510 @@ export interface components {
             /** @enum {string} */
             status: "accepted";
         };
+        /** @description An accepted response. Every delivery of one Event (retries, redeliveries) sends the same bytes. */
+        WebhookDelivery: {
+            /** @constant */
+            type: "response.accepted";
+            /** @description The Event of the acceptance; also the webhook-id header: deduplicate on it. */
+            event_id: string;
+            session_id: string;
+            sequence: number;
+            /** @description The revision the person answered. */
+            revision: number;
+            action_id: string;
+            /** @description The person's answers, by field name. */
+            data: Record<string, unknown>;
+            /** Format: date-time */
+            accepted_at: string;
+            /** @description The decision receipt (a compact JWS, docs/receipts.md); null when the service signs none. */
+            receipt: string | null;
+        };
+        /** @description Sent by POST /v1/webhook/verify: the endpoint proves it is the workspace's by echoing `challenge`. */
+        WebhookChallenge: {
+            /** @constant */
+            type: "svc.webhook.verification";
+            challenge: string;
+        };
+        /** @description The endpoint's answer to a challenge: JSON of at most 4096 bytes holding the same challenge. */
+        WebhookChallengeAnswer: {
+            challenge: string;
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; with a stale one with 412 SESSION_REVISION_CONFLICT. */
+        IfMatch: string;
+        /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
+        IfNoneMatch: string;
+        /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+        Prefer: string;
+        /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+        IdempotencyKey: string;
+        /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
+        WebhookId: string;
+        /** @description When it was signed, in seconds since the Unix epoch; refuse one more than five minutes from now. */
+        WebhookTimestamp: string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, one per signing secret in force (two during the 24 hours after a rotation): accept the request when one of them verifies with a secret of yours. */
+        WebhookSignature: string;
+        /** @description The key ids (wk_…) of the signing secrets, in the order of the signatures. */
+        SvcWebhookKeyIds: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The Session's current version (a strong ETag): send it as If-Match to change the Session, as If-None-Match to poll it. */
+        ETag: string;
+        /** @description The path of the Session just created. */
+        Location: string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description This request's id, as `error.request_id` names it in a refusal. */
+        "X-Request-Id": string;
+        /** @description wait=<seconds applied>, when the request was held (Prefer: wait). */
+        "Preference-Applied": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready: the service can take traffic. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Not ready; the log says why, the answer does not. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable"
+                     *     }
+                     */
+                    "application/json": Record<string, unknown>;
+                };
+            };
+        };
+    };
+    getVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The git commit, build id and build time (null when the build did not record them) and the Node.js version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "git_sha": "4565131c0ffee4565131c0ffee4565131c0ffee4",
+                     *       "build_id": "build-2026-03-14.1",
+                     *       "build_time": "2026-03-14T08:00:00.000Z",
+                     *       "node_version": "v20.20.2"
+                     *     }
+                     */
+                    "application/json": {
+                        git_sha: string | null;
+                        build_id: string | null;
+                        /** Format: date-time */
+                        build_time: string | null;
+                        node_version: string;
+                    };
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "interaction": {
+                 *         "mode": "interactive",
+                 *         "title": "Approve the refund for order 1042?",
+                 *         "description": "The customer reports that the parcel arrived damaged.",
+                 *         "source": {
+                 *           "kind": "svc_surface",
+                 *           "components": [
+                 *             {
+                 *               "type": "record",
+                 *               "label": "Order",
+                 *               "fields": {
+                 *                 "order": 1042,
+                 *                 "amount": "19.99 EUR"
+                 *               }
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "amount",
+                 *               "label": "Amount to refund (EUR)",
+                 *               "schema": {
+                 *                 "type": "number",
+                 *                 "minimum": 0,
+                 *                 "maximum": 19.99
+                 *               },
+                 *               "required": true,
+                 *               "value": 19.99
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "reason",
+                 *               "label": "Reason",
+                 *               "schema": {
+                 *                 "type": "string",
+                 *                 "maxLength": 500
+                 *               },
+                 *               "multiline": true
+                 *             }
+                 *           ]
+                 *         },
+                 *         "actions": [
+                 *           {
+                 *             "id": "approve",
+                 *             "label": "Approve",
+                 *             "intent": "approve"
+                 *           },
+                 *           {
+                 *             "id": "reject",
+                 *             "label": "Reject",
+                 *             "intent": "reject"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    interaction: components["schemas"]["Interaction"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the Session at revision 1 and its human link, shown only now (the service keeps only its hash). */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "revision": 1,
+                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E",
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateSessionResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too: the human link cannot be replayed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /** @description a Session ID (ses_ followed by 26 characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Session as it is now. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "active",
+                     *       "revision": 1,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve the refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description Not modified: If-None-Match holds the Session's current ETag (with Prefer: wait, nothing changed within the wait). */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_SCHEMA: the id is not a Session ID. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    publishRevision: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; with a stale one with 412 SESSION_REVISION_CONFLICT. */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "interaction": {
+                 *         "mode": "interactive",
+                 *         "title": "Approve a partial refund for order 1042?",
+                 *         "description": "The customer reports that the parcel arrived damaged.",
+                 *         "source": {
+                 *           "kind": "svc_surface",
+                 *           "components": [
+                 *             {
+                 *               "type": "record",
+                 *               "label": "Order",
+                 *               "fields": {
+                 *                 "order": 1042,
+                 *                 "amount": "19.99 EUR"
+                 *               }
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "amount",
+                 *               "label": "Amount to refund (EUR)",
+                 *               "schema": {
+                 *                 "type": "number",
+                 *                 "minimum": 0,
+                 *                 "maximum": 19.99
+                 *               },
+                 *               "required": true,
+                 *               "value": 19.99
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "reason",
+                 *               "label": "Reason",
+                 *               "schema": {
+                 *                 "type": "string",
+                 *                 "maxLength": 500
+                 *               },
+                 *               "multiline": true
+                 *             }
+                 *           ]
+                 *         },
+                 *         "actions": [
+                 *           {
+                 *             "id": "approve",
+                 *             "label": "Approve",
+                 *             "intent": "approve"
+                 *           },
+                 *           {
+                 *             "id": "reject",
+                 *             "label": "Reject",
+                 *             "intent": "reject"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    interaction: components["schemas"]["PublishedInteraction"];
+                };
+            };
+        };
+        responses: {
+            /** @description Published: the Session with the new revision as its current one. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "active",
+                     *       "revision": 2,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve a partial refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_REQUIRED: If-Match with the Session's current ETag is required. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    completeSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; with a stale one with 412 SESSION_REVISION_CONFLICT. */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Completed: the Session, status completed. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "completed",
+                     *       "revision": 2,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve a partial refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [
+                     *         {
+                     *           "event_id": "evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX",
+                     *           "sequence": 2,
+                     *           "revision": 2,
+                     *           "action_id": "approve",
+                     *           "data": {
+                     *             "amount": 12.5,
+                     *             "reason": "Partial refund: the item still works."
+                     *           },
+                     *           "actor": {
+                     *             "assurance": "link_holder"
+                     *           },
+                     *           "accepted_at": "2026-03-14T09:26:53.000Z",
+                     *           "receipt": "eyJhbGciOiJFZERTQSIsImtpZCI6InJrLTEifQ.eyJzZXNzaW9uX2lkIjoic2VzXzAxIn0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl"
+                     *         }
+                     *       ],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_REQUIRED: If-Match with the Session's current ETag is required. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSessionEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every Event of the Session after its creation, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "events": [
+                     *         {
+                     *           "event_id": "evt_01JQ8Z62B0V9N3Q5S7T1W4X6YZ",
+                     *           "sequence": 1,
+                     *           "type": "revision.published",
+                     *           "revision": 2,
+                     *           "actor": {
+                     *             "assurance": "owner"
+                     *           },
+                     *           "created_at": "2026-03-14T09:21:07.000Z"
+                     *         },
+                     *         {
+                     *           "event_id": "evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX",
+                     *           "sequence": 2,
+                     *           "type": "response.accepted",
+                     *           "revision": 2,
+                     *           "actor": {
+                     *             "assurance": "link_holder"
+                     *           },
+                     *           "action_id": "approve",
+                     *           "data": {
+                     *             "amount": 12.5,
+                     *             "reason": "Partial refund: the item still works."
+                     *           },
+                     *           "created_at": "2026-03-14T09:26:53.000Z",
+                     *           "receipt": "eyJhbGciOiJFZERTQSIsImtpZCI6InJrLTEifQ.eyJzZXNzaW9uX2lkIjoic2VzXzAxIn0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl"
+                     *         },
+                     *         {
+                     *           "event_id": "evt_01JQ8Z7C4E8G2J6K0M3P5R7T9V",
+                     *           "sequence": 3,
+                     *           "type": "session.completed",
+                     *           "revision": 2,
+                     *           "actor": {
+                     *             "assurance": "owner"
+                     *           },
+                     *           "created_at": "2026-03-14T09:27:40.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionEventsResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSessionRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+                /** @description a positive integer of up to 9 digits */
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision's interaction as stored (what a receipt's revision_sha256 digests) and, when interactive, its response schema. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "revision": 1,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve the refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description INVALID_SCHEMA: revision is not a positive integer of up to 9 digits. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the page before; omitted: from the first event the workspace still holds. */
+                after?: string;
+                /** @description Events in the page, at most: an integer from 1 to 500, 100 when omitted. */
+                limit?: string;
+            };
+            header?: {
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events after the cursor, and the cursor to read on from; an empty page at the end of the feed (with Prefer: wait, when nothing came within the wait). */
+            200: {
+                headers: {
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *           "event_id": "evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX",
+                     *           "sequence": 2,
+                     *           "type": "response.accepted",
+                     *           "revision": 2,
+                     *           "actor": {
+                     *             "assurance": "link_holder"
+                     *           },
+                     *           "action_id": "approve",
+                     *           "data": {
+                     *             "amount": 12.5,
+                     *             "reason": "Partial refund: the item still works."
+                     *           },
+                     *           "created_at": "2026-03-14T09:26:53.000Z",
+                     *           "receipt": "eyJhbGciOiJFZERTQSIsImtpZCI6InJrLTEifQ.eyJzZXNzaW9uX2lkIjoic2VzXzAxIn0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "ODgxMi4zLnNlc18wMUpROFo1WEszQjdXMkM5RDRFNkY4RzBISg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventFeedResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential's workspace (the audience of its Sessions' receipts) and kind. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
+                     *       "credential": "developer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MeResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint (null before a registration), the signing secrets newest first, and how many deliveries are pending, failed and delivered. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "id": "whe_01JQ8YV3M5P7R9T1V3X5Z7B9D1",
+                     *         "url": "https://agent.example.com/hooks/handoff",
+                     *         "status": "verified",
+                     *         "created_at": "2026-03-14T09:00:00.000Z",
+                     *         "verified_at": "2026-03-14T09:01:12.000Z",
+                     *         "verification_expires_at": "2026-04-13T09:01:12.000Z"
+                     *       },
+                     *       "signing_secrets": [
+                     *         {
+                     *           "kid": "wk_01JQ8YV3M6A2C4E6G8J0K2M4P6",
+                     *           "active": true,
+                     *           "retire_at": null
+                     *         }
+                     *       ],
+                     *       "deliveries": {
+                     *         "pending": 1,
+                     *         "failed": 0,
+                     *         "delivered": 41,
+                     *         "oldest_pending_age_seconds": 12
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    registerWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://agent.example.com/hooks/handoff"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Absolute https URL on port 443, at most 2048 characters, no user info, no fragment */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Registered: the endpoint, pending until POST /v1/webhook/verify succeeds, and the signing secret when this registration created it, shown only now (null otherwise). A new URL replaces the endpoint; the same URL changes nothing. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "id": "whe_01JQ8YV3M5P7R9T1V3X5Z7B9D1",
+                     *         "url": "https://agent.example.com/hooks/handoff",
+                     *         "status": "pending",
+                     *         "created_at": "2026-03-14T09:00:00.000Z",
+                     *         "verified_at": null,
+                     *         "verification_expires_at": null
+                     *       },
+                     *       "signing_secret": {
+                     *         "kid": "wk_01JQ8YV3M6A2C4E6G8J0K2M4P6",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2NfHQ4ZgTfL="
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRegisterResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: the body is malformed; WEBHOOK_INVALID_URL: the URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verified: the endpoint echoed the challenge, and receives deliveries for the next 30 days. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "id": "whe_01JQ8YV3M5P7R9T1V3X5Z7B9D1",
+                     *         "url": "https://agent.example.com/hooks/handoff",
+                     *         "status": "verified",
+                     *         "created_at": "2026-03-14T09:00:00.000Z",
+                     *         "verified_at": "2026-03-14T09:01:12.000Z",
+                     *         "verification_expires_at": "2026-04-13T09:01:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookVerifyResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WEBHOOK_VERIFICATION_FAILED: the endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated: the new secret, shown only now, and the previous one with when it stops signing (null if none is retiring). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "signing_secret": {
+                     *         "kid": "wk_01JQ8YV3M6A2C4E6G8J0K2M4P6",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2NfHQ4ZgTfL="
+                     *       },
+                     *       "previous": {
+                     *         "kid": "wk_01JQ8YT9B3D5F7H9K1M3P5R7T9",
+                     *         "retire_at": "2026-03-15T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRotateResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSessionDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Session's deliveries, each with its attempts and outcome. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "deliveries": [
+                     *         {
+                     *           "delivery_id": "obx_01JQ8Z6G6P3R5T7V9X1Z3B5D7F",
+                     *           "event_id": "evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX",
+                     *           "kind": "accepted",
+                     *           "status": "delivered",
+                     *           "endpoint_id": "whe_01JQ8YV3M5P7R9T1V3X5Z7B9D1",
+                     *           "next_attempt_at": null,
+                     *           "deadline_at": "2026-03-15T09:26:53.000Z",
+                     *           "created_at": "2026-03-14T09:26:53.000Z",
+                     *           "finished_at": "2026-03-14T09:27:03.000Z",
+                     *           "last_outcome": "delivered",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "started_at": "2026-03-14T09:26:53.000Z",
+                     *               "finished_at": "2026-03-14T09:26:53.000Z",
+                     *               "outcome": "server_error",
+                     *               "http_status": 503
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "started_at": "2026-03-14T09:27:03.000Z",
+                     *               "finished_at": "2026-03-14T09:27:03.000Z",
+                     *               "outcome": "delivered",
+                     *               "http_status": 200
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveriesResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+                /** @description The Event ID (evt_…) of the Session's accepted response. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued, or already pending to the current endpoint: the delivery is sent with the same bytes and webhook-id. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no accepted response with this event_id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no verified webhook endpoint. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTrialSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "interaction": {
+                 *         "mode": "interactive",
+                 *         "title": "Approve the refund for order 1042?",
+                 *         "description": "The customer reports that the parcel arrived damaged.",
+                 *         "source": {
+                 *           "kind": "svc_surface",
+                 *           "components": [
+                 *             {
+                 *               "type": "record",
+                 *               "label": "Order",
+                 *               "fields": {
+                 *                 "order": 1042,
+                 *                 "amount": "19.99 EUR"
+                 *               }
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "amount",
+                 *               "label": "Amount to refund (EUR)",
+                 *               "schema": {
+                 *                 "type": "number",
+                 *                 "minimum": 0,
+                 *                 "maximum": 19.99
+                 *               },
+                 *               "required": true,
+                 *               "value": 19.99
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "reason",
+                 *               "label": "Reason",
+                 *               "schema": {
+                 *                 "type": "string",
+                 *                 "maxLength": 500
+                 *               },
+                 *               "multiline": true
+                 *             }
+                 *           ]
+                 *         },
+                 *         "actions": [
+                 *           {
+                 *             "id": "approve",
+                 *             "label": "Approve",
+                 *             "intent": "approve"
+                 *           },
+                 *           {
+                 *             "id": "reject",
+                 *             "label": "Reject",
+                 *             "intent": "reject"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    interaction: components["schemas"]["PublishedInteraction"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the Session, its human link, the trial's deadlines and, when this request started the trial, its management credential (shown only now). */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "revision": 1,
+                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E",
+                     *       "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
+                     *       "management_credential": "svc_mg_xt9NtPir5GDY4TV_SGbHEVO0YJfJvY3u5s7d18Eppo4",
+                     *       "action_expires_at": "2026-03-14T10:20:00.000Z",
+                     *       "result_available_until": "2026-03-15T10:20:00.000Z",
+                     *       "trial_expires_at": "2026-03-15T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrialCreateSessionResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTrialSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /** @description The ID (ses_…) of one of the trial's Sessions. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Session as it is now, with its trial's deadlines. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "active",
+                     *       "revision": 1,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve the refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-14T10:20:00.000Z",
+                     *       "trial": {
+                     *         "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
+                     *         "action_expires_at": "2026-03-14T10:20:00.000Z",
+                     *         "result_available_until": "2026-03-15T10:20:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrialSessionResponse"];
+                };
+            };
+            /** @description Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReceiptKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK Set: the active signing key and every retained one; a receipt names its key by kid. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "j1_gtAJHrb1GUSCAy3jmxIq2Vy4h1muJdyMd2lScFyM",
+                     *           "kid": "rk-2026-03",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            /** @enum {unknown} */
+                            kty: "OKP";
+                            /** @enum {unknown} */
+                            crv: "Ed25519";
+                            x: string;
+                            kid: string;
+                            /** @enum {unknown} */
+                            alg: "EdDSA";
+                            /** @enum {unknown} */
+                            use: "sig";
+                        }[];
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: this service has no receipt signing key configured. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    requestSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "dev@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Trimmed and lower-cased; the link goes to this address. */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: a link is on its way if the address can have an account; the same answer either way. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "accepted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailLinkAccepted"];
+                };
+            };
+            /** @description INVALID_SCHEMA: the body is malformed, or the address is not a plausible email address. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: 5 links per address and 20 per client per rolling hour; Retry-After gives the seconds until one more is admitted. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SIGN_IN_UNAVAILABLE: this service has no email configured; SERVICE_UNAVAILABLE: the mail provider did not confirm, or the database is out of reach (Retry-After). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One JSON-RPC 2.0 message of the Model Context Protocol (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "list_events",
+                 *         "arguments": {
+                 *           "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description The answer to a request: its progress notifications, then its response, each a JSON-RPC message in a server-sent event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: message
+                     *     data: {"result":{"content":[{"type":"text","text":"{\"session_id\":\"ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ\",\"events\":[]}"}],"structuredContent":{"session_id":"ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ","events":[]}},"jsonrpc":"2.0","id":1}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response of the agent, accepted; no body. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    receiveAcceptedResponse: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When it was signed, in seconds since the Unix epoch; refuse one more than five minutes from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, one per signing secret in force (two during the 24 hours after a rotation): accept the request when one of them verifies with a secret of yours. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description The key ids (wk_…) of the signing secrets, in the order of the signatures. */
+                "svc-webhook-key-ids": components["parameters"]["SvcWebhookKeyIds"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "response.accepted",
+                 *       "event_id": "evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX",
+                 *       "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                 *       "sequence": 1,
+                 *       "revision": 1,
+                 *       "action_id": "approve",
+                 *       "data": {
+                 *         "amount": 12.5,
+                 *         "reason": "Within the travel policy"
+                 *       },
+                 *       "accepted_at": "2026-03-14T09:26:53.000Z",
+                 *       "receipt": "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJzZXMifQ.c2lnbmF0dXJl"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
+        responses: {
+            /** @description Not now: tried again after the seconds of Retry-After (at most 1 hour), or on the usual schedule. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered; the answer's body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: 5xx, 408 and 425 are tried again later; redirects and other 4xx end the delivery as failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveVerificationChallenge: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When it was signed, in seconds since the Unix epoch; refuse one more than five minutes from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, one per signing secret in force (two during the 24 hours after a rotation): accept the request when one of them verifies with a secret of yours. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description The key ids (wk_…) of the signing secrets, in the order of the signatures. */
+                "svc-webhook-key-ids": components["parameters"]["SvcWebhookKeyIds"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "svc.webhook.verification",
+                 *       "challenge": "Q2hhbGxlbmdlLW9mLTMyLXJhbmRvbS1ieXRlcy1oZXJ"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookChallenge"];
+            };
+        };
+        responses: {
+            /** @description Verified when the body echoes the challenge. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "Q2hhbGxlbmdlLW9mLTMyLXJhbmRvbS1ieXRlcy1oZXJ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChallengeAnswer"];
+                };
+            };
+            /** @description Not verified: POST /v1/webhook/verify answers 422 WEBHOOK_VERIFICATION_FAILED. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,4 +1,4 @@
-import type { components, paths } from './openapi.js';
+import type { components, paths, webhooks } from './openapi.js';
 
 /** Names for the contract's shapes (src/client/openapi.ts is generated from docs/openapi.json). */
 
@@ -79,23 +79,13 @@ export interface ReturnBinding {
   event_id: string;
 }
 
+/** The body of a request the service sends to a webhook endpoint, as the contract's `webhooks` section declares it. */
+type WebhookBody<Name extends keyof webhooks> = webhooks[Name]['post']['requestBody']['content']['application/json'];
+
 /** The body of a `response.accepted` webhook; identical on every delivery of one Event. */
-export interface WebhookDelivery {
-  type: 'response.accepted';
-  event_id: string;
-  session_id: string;
-  sequence: number;
-  revision: number;
-  action_id: string;
-  data: Record<string, unknown>;
-  accepted_at: string;
-  receipt: string | null;
-}
+export type WebhookDelivery = WebhookBody<'response.accepted'>;
 
 /** The body of the challenge POST /v1/webhook/verify sends; answer 2xx with `{challenge}`. */
-export interface WebhookChallenge {
-  type: 'svc.webhook.verification';
-  challenge: string;
-}
+export type WebhookChallenge = WebhookBody<'svc.webhook.verification'>;
 
 export type WebhookPayload = WebhookDelivery | WebhookChallenge;

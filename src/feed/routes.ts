@@ -6,7 +6,7 @@ import { FEED_CHANNEL, heldRead, holdingIn, preferenceApplied, preferredWait } f
 import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
 import { decodeCursor, encodeCursor, FEED_START, type FeedCursor } from './cursor.js';
 import { readFeed, type FeedPage } from './read.js';
-import { FEED_LIMIT, feedQuerySchema, feedResponseSchema } from './schemas.js';
+import { FEED_LIMIT, feedQuerySchema, feedResponseSchema, listEventsOperation } from './schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -32,6 +32,7 @@ export async function feedRoutes(app: FastifyInstance, ctx: ServiceContext): Pro
     '/v1/events',
     {
       schema: {
+        ...listEventsOperation,
         tags: ['events'],
         description: "The workspace's Session events in log order, each the Event of GET /v1/sessions/{id}/events with its session_id. A purged Session's events are not listed; a display Session has none.",
         security: [{ bearer: [] }],

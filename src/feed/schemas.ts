@@ -1,5 +1,5 @@
-import { sessionEventSchema } from '../sessions/index.js';
-import { PATTERNS } from '../sessions/index.js';
+import { operation } from '../http/contract.js';
+import { EXAMPLE_RECEIPT, PATTERNS, sessionEventSchema } from '../sessions/index.js';
 
 export const FEED_LIMIT = { default: 100, max: 500 } as const;
 
@@ -35,3 +35,32 @@ export const feedResponseSchema = {
     next_cursor: { type: 'string', description: 'Opaque: pass it as `after` to read on. The same cursor when the page is empty.' },
   },
 } as const;
+
+/** The contract of GET /v1/events (operation() in http/contract.ts). */
+export const listEventsOperation = operation({
+  operationId: 'listEvents',
+  summary: "Read the workspace's Session events page by page, optionally waiting for the next",
+  answers: {
+    200: {
+      description: 'A page of events after the cursor, and the cursor to read on from; an empty page at the end of the feed (with Prefer: wait, when nothing came within the wait).',
+      example: {
+        data: [
+          {
+            session_id: 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ',
+            event_id: 'evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX',
+            sequence: 2,
+            type: 'response.accepted',
+            revision: 2,
+            actor: { assurance: 'link_holder' },
+            action_id: 'approve',
+            data: { amount: 12.5, reason: 'Partial refund: the item still works.' },
+            created_at: '2026-03-14T09:26:53.000Z',
+            receipt: EXAMPLE_RECEIPT,
+          },
+        ],
+        next_cursor: 'ODgxMi4zLnNlc18wMUpROFo1WEszQjdXMkM5RDRFNkY4RzBISg',
+      },
+    },
+  },
+  refusals: { 400: 'INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500.' },
+});

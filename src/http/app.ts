@@ -4,6 +4,7 @@ import type { ServiceContext } from '../serviceContext.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
+import { completeContract, type ContractDocument, type ContractPart } from './contract.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
 import { errorEnvelopeSchema } from './errors.js';
 import { toApiError } from './faults.js';
@@ -21,6 +22,8 @@ export interface EdgePart {
   routes?: Routes;
   refusals?: Readonly<Record<string, RefusalAnswer<never>>>;
   errorPages?: ErrorPages;
+  /** What the contract document holds of it beyond its routes' schemas (the webhooks it sends). */
+  contract?: ContractPart;
 }
 
 export interface AppOptions {
@@ -93,6 +96,11 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Each route's operation() and the webhooks the service sends, applied once the document is built.
+    transformObject: (documents) => {
+      if (!('openapiObject' in documents)) throw new Error('The contract is an OpenAPI 3 document.');
+      return completeContract(documents.openapiObject as unknown as ContractDocument, parts.flatMap((part) => part.contract ?? [])) as unknown as typeof documents.openapiObject;
+    },
   });
 
   // Bodies are JSON (I-JSON, UTF-8) unless a capability takes another type in its own scope.

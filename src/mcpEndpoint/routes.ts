@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bearerToken, ownerOf, requireOwner } from '../auth/index.js';
 import { createClient } from '../client/index.js';
+import { operation } from '../http/contract.js';
 import { errorResponses } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
 import { mcpServer } from '../mcp/server.js';
@@ -30,6 +31,26 @@ const mcpRequest = {
   description: 'One JSON-RPC 2.0 message of the Model Context Protocol (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http).',
 } as const;
 
+const EXAMPLE_SESSION_ID = 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ';
+const exampleEvents = JSON.stringify({ session_id: EXAMPLE_SESSION_ID, events: [] });
+
+const mcpOperation = operation({
+  operationId: 'postMcpMessage',
+  summary: 'Send one MCP message to the hosted MCP server (Streamable HTTP)',
+  request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_events', arguments: { session_id: EXAMPLE_SESSION_ID } } },
+  answers: {
+    200: {
+      description: 'The answer to a request: its progress notifications, then its response, each a JSON-RPC message in a server-sent event.',
+      example: `event: message\ndata: ${JSON.stringify({
+        result: { content: [{ type: 'text', text: exampleEvents }], structuredContent: JSON.parse(exampleEvents) },
+        jsonrpc: '2.0',
+        id: 1,
+      })}\n\n`,
+    },
+    202: { description: 'A notification or a response of the agent, accepted; no body.' },
+  },
+});
+
 const notAllowed = (_request: FastifyRequest, reply: FastifyReply) => {
   reply.header('allow', 'POST');
   throw refusalError(MCP_ENDPOINT_REFUSALS, { refused: 'mcp_method_not_allowed' });
@@ -42,8 +63,8 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
     '/mcp',
     {
       schema: {
+        ...mcpOperation,
         tags: ['mcp'],
-        summary: 'The MCP server (Streamable HTTP)',
         description:
           'The tools ask_human, get_answer and list_events over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). ' +
           'Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, ' +
@@ -51,11 +72,8 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
         security: [{ bearer: [] }],
         body: mcpRequest,
         response: {
-          200: {
-            description: 'The answer to a request: its progress notifications, then its response, each a JSON-RPC message in a server-sent event.',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
-          },
-          202: { description: 'A notification or a response of the agent, accepted; no body.', type: 'null' },
+          200: { content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          202: { type: 'null' },
           400: {
             description:
               'A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415).',

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { operation } from '../http/contract.js';
 import type { ServiceContext } from '../serviceContext.js';
 import type { ServiceParts } from './parts.js';
 import { sharedReadiness } from './readiness.js';
@@ -20,10 +21,37 @@ const versionSchema = {
   },
 } as const;
 
+/** The contract of each operations route (operation() in http/contract.ts); none takes a credential. */
+const operations = {
+  getLiveness: operation({
+    operationId: 'getLiveness',
+    summary: 'Whether the process is up (it checks nothing else)',
+    answers: { 200: { description: 'The process answers.', example: { status: 'ok' } } },
+  }),
+  getReadiness: operation({
+    operationId: 'getReadiness',
+    summary: 'Whether the service can take traffic: its database, keys and migrations are ready',
+    answers: {
+      200: { description: 'Ready: the service can take traffic.', example: { status: 'ok' } },
+      503: { description: 'Not ready; the log says why, the answer does not.', example: { status: 'unavailable' } },
+    },
+  }),
+  getVersion: operation({
+    operationId: 'getVersion',
+    summary: 'The build this process runs',
+    answers: {
+      200: {
+        description: 'The git commit, build id and build time (null when the build did not record them) and the Node.js version.',
+        example: { git_sha: '4565131c0ffee4565131c0ffee4565131c0ffee4', build_id: 'build-2026-03-14.1', build_time: '2026-03-14T08:00:00.000Z', node_version: 'v20.20.2' },
+      },
+    },
+  }),
+};
+
 export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts: ServiceParts): Promise<void> {
   const ready = sharedReadiness(ctx, parts);
 
-  app.get('/health/live', { schema: { tags: ['operations'], response: { 200: ok } } }, async (_request, reply) => {
+  app.get('/health/live', { schema: { ...operations.getLiveness, tags: ['operations'], security: [], response: { 200: ok } } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(OK_BODY);
   });
 
@@ -31,7 +59,9 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
     '/health/ready',
     {
       schema: {
+        ...operations.getReadiness,
         tags: ['operations'],
+        security: [],
         response: {
           200: ok,
           503: { title: 'HealthUnavailable', type: 'object', description: 'Not ready; no detail is disclosed.' },
@@ -48,7 +78,7 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
     },
   );
 
-  app.get('/version', { schema: { tags: ['operations'], response: { 200: versionSchema } } }, async (_request, reply) => {
+  app.get('/version', { schema: { ...operations.getVersion, tags: ['operations'], security: [], response: { 200: versionSchema } } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(versionAt(ctx.identity, ctx.clock.now())));
   });
 

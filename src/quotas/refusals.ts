@@ -36,6 +36,5 @@ export const QUOTA_REFUSALS: RefusalTable<QuotaRefusal> = {
 /** The 429 of a route under a developer workspace's quota (limits.ts), for the contract. */
 export const quotaExceeded = {
   description: "RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota.",
-  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until the quota admits one more.' } },
   $ref: 'ErrorEnvelope#',
 };

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { operation } from '../http/contract.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { receiptKeysUnavailable } from './sign.js';
 
@@ -29,6 +30,18 @@ const receiptKeysResponse = {
   },
 } as const;
 
+const getReceiptKeys = operation({
+  operationId: 'getReceiptKeys',
+  summary: 'Public keys that verify decision receipts',
+  answers: {
+    200: {
+      description: 'The JWK Set: the active signing key and every retained one; a receipt names its key by kid.',
+      example: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'j1_gtAJHrb1GUSCAy3jmxIq2Vy4h1muJdyMd2lScFyM', kid: 'rk-2026-03', alg: 'EdDSA', use: 'sig' }] },
+    },
+    503: { description: 'SERVICE_UNAVAILABLE: this service has no receipt signing key configured.' },
+  },
+});
+
 /** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached. */
 export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   // The key set is fixed for the life of the process: configuration is read once.
@@ -38,8 +51,9 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/.well-known/svc-receipt-keys.json',
     {
       schema: {
+        ...getReceiptKeys,
         tags: ['receipts'],
-        summary: 'Public keys that verify decision receipts',
+        security: [],
         response: { 200: receiptKeysResponse, 503: { $ref: 'ErrorEnvelope#' } },
       },
     },

@@ -24,6 +24,7 @@ import {
   revisionParams,
   sessionEventsResponseSchema,
   sessionIdParams,
+  sessionOperations,
   sessionResponseSchema,
   wellFormedSessionIdParams,
 } from './schemas.js';
@@ -92,6 +93,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions',
     {
       schema: {
+        ...sessionOperations.createSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
@@ -118,6 +120,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id',
     {
       schema: {
+        ...sessionOperations.getSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
@@ -161,6 +164,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       preValidation: ifMatchRequired,
       schema: {
+        ...sessionOperations.publishRevision,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -181,6 +185,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       preValidation: ifMatchRequired,
       schema: {
+        ...sessionOperations.completeSession,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -199,6 +204,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/events',
     {
       schema: {
+        ...sessionOperations.listSessionEvents,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
@@ -218,6 +224,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/surfaces/:revision',
     {
       schema: {
+        ...sessionOperations.getSessionRevision,
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,

@@ -1,3 +1,4 @@
+import { HEADERS, operation } from '../http/contract.js';
 import { ACTION_INTENTS } from './interaction.js';
 import { LIMITS, PATTERN_WORDS, PATTERNS } from './limits.js';
 
@@ -322,10 +323,12 @@ export const sessionEventsResponseSchema = {
 } as const;
 
 /** The path of a Session route; GET /v1/sessions/{id} refuses a malformed id (400), the others answer 404. */
+const anySessionId = { type: 'string', description: 'The Session ID (ses_…).' } as const;
+
 export const sessionIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string' } },
+  properties: { id: anySessionId },
 } as const;
 
 export const wellFormedSessionIdParams = {
@@ -337,10 +340,170 @@ export const wellFormedSessionIdParams = {
 export const revisionParams = {
   type: 'object',
   required: ['id', 'revision'],
-  properties: { id: { type: 'string' }, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
+  properties: { id: anySessionId, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
 } as const;
 
 export const idempotencyHeaders = {
   type: 'object',
-  properties: { 'idempotency-key': { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: '1 to 255 visible ASCII characters' } },
+  properties: { 'idempotency-key': { ...HEADERS['Idempotency-Key'].schema, description: '1 to 255 visible ASCII characters' } },
 } as const;
+
+/**
+ * The contract of each Sessions route (operation() in http/contract.ts): its name, summary,
+ * examples, what its statuses mean and the headers it reads and writes.
+ */
+
+const EXAMPLE_ID = 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ';
+
+const exampleInteraction = (title: string) => ({
+  mode: 'interactive',
+  title,
+  description: 'The customer reports that the parcel arrived damaged.',
+  source: {
+    kind: 'svc_surface',
+    components: [
+      { type: 'record', label: 'Order', fields: { order: 1042, amount: '19.99 EUR' } },
+      { type: 'field', name: 'amount', label: 'Amount to refund (EUR)', schema: { type: 'number', minimum: 0, maximum: 19.99 }, required: true, value: 19.99 },
+      { type: 'field', name: 'reason', label: 'Reason', schema: { type: 'string', maxLength: 500 }, multiline: true },
+    ],
+  },
+  actions: [
+    { id: 'approve', label: 'Approve', intent: 'approve' },
+    { id: 'reject', label: 'Reject', intent: 'reject' },
+  ],
+});
+
+const EXAMPLE_TITLE = 'Approve the refund for order 1042?';
+const AMENDED_TITLE = 'Approve a partial refund for order 1042?';
+
+/** What the service derives from the example's fields: the JSON Schema an answer's data meets. */
+const exampleResponseSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: { amount: { type: 'number', minimum: 0, maximum: 19.99 }, reason: { type: 'string', maxLength: 500 } },
+  required: ['amount'],
+  additionalProperties: false,
+};
+
+export const EXAMPLE_RECEIPT = 'eyJhbGciOiJFZERTQSIsImtpZCI6InJrLTEifQ.eyJzZXNzaW9uX2lkIjoic2VzXzAxIn0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl';
+
+const exampleAnswer = {
+  event_id: 'evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX',
+  sequence: 2,
+  revision: 2,
+  action_id: 'approve',
+  data: { amount: 12.5, reason: 'Partial refund: the item still works.' },
+  actor: { assurance: 'link_holder' },
+  accepted_at: '2026-03-14T09:26:53.000Z',
+  receipt: EXAMPLE_RECEIPT,
+};
+
+/** When the example Session's link stops taking answers. */
+const EXAMPLE_LINK_EXPIRES_AT = '2026-03-21T09:20:00.000Z';
+
+/** The example Session, as GET /v1/sessions/{id} shows it at a revision and status. */
+export const exampleSession = (revision: number, status: 'active' | 'completed', linkExpiresAt = EXAMPLE_LINK_EXPIRES_AT) => ({
+  id: EXAMPLE_ID,
+  status,
+  revision,
+  interaction: { ...exampleInteraction(revision === 1 ? EXAMPLE_TITLE : AMENDED_TITLE), response_policy: 'first' },
+  response_schema: exampleResponseSchema,
+  responses: status === 'completed' ? [exampleAnswer] : [],
+  link_expires_at: linkExpiresAt,
+});
+
+export const EXAMPLE_HUMAN_URL = 'https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E';
+
+const invalidInteraction =
+  'INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names ' +
+  'the value); nothing was changed.';
+
+/** The conflicts of a change to a Session. */
+const changeConflict =
+  'SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; ' +
+  'IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request.';
+
+/** The example interaction of creating a Session (and a trial's). */
+export const EXAMPLE_INTERACTION = exampleInteraction(EXAMPLE_TITLE);
+
+/** What a Session's creation refuses in its body (the trial's too). */
+export const INVALID_INTERACTION = invalidInteraction;
+
+export const sessionOperations = {
+  createSession: operation({
+    operationId: 'createSession',
+    summary: 'Create a Session and the private link a person answers it through',
+    request: { interaction: EXAMPLE_INTERACTION },
+    answers: {
+      201: {
+        description: 'Created: the Session at revision 1 and its human link, shown only now (the service keeps only its hash).',
+        example: { id: EXAMPLE_ID, revision: 1, human_url: EXAMPLE_HUMAN_URL, link_expires_at: EXAMPLE_LINK_EXPIRES_AT },
+        headers: ['ETag', 'Location'],
+      },
+    },
+    refusals: { 400: `${invalidInteraction} An Idempotency-Key is refused too: the human link cannot be replayed.` },
+  }),
+  getSession: operation({
+    operationId: 'getSession',
+    summary: 'Read a Session: its current revision, status and accepted responses',
+    answers: {
+      200: { description: 'The Session as it is now.', example: exampleSession(1, 'active'), headers: ['ETag'] },
+      304: { description: "Not modified: If-None-Match holds the Session's current ETag (with Prefer: wait, nothing changed within the wait).", headers: ['ETag'] },
+    },
+    refusals: { 400: 'INVALID_SCHEMA: the id is not a Session ID.' },
+    reads: ['If-None-Match'],
+  }),
+  publishRevision: operation({
+    operationId: 'publishRevision',
+    summary: 'Publish a new revision of an interactive Session',
+    request: { interaction: exampleInteraction(AMENDED_TITLE) },
+    answers: { 200: { description: 'Published: the Session with the new revision as its current one.', example: exampleSession(2, 'active'), headers: ['ETag'] } },
+    refusals: { 400: invalidInteraction, 409: changeConflict },
+    reads: ['If-Match', 'Idempotency-Key'],
+  }),
+  completeSession: operation({
+    operationId: 'completeSession',
+    summary: 'Complete a Session: it takes no further revision or answer',
+    answers: { 200: { description: 'Completed: the Session, status completed.', example: exampleSession(2, 'completed'), headers: ['ETag'] } },
+    refusals: { 400: 'INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed.', 409: changeConflict },
+    reads: ['If-Match', 'Idempotency-Key'],
+  }),
+  listSessionEvents: operation({
+    operationId: 'listSessionEvents',
+    summary: "List a Session's Events: revisions published, responses accepted, its completion",
+    answers: {
+      200: {
+        description: 'Every Event of the Session after its creation, oldest first.',
+        example: {
+          id: EXAMPLE_ID,
+          events: [
+            { event_id: 'evt_01JQ8Z62B0V9N3Q5S7T1W4X6YZ', sequence: 1, type: 'revision.published', revision: 2, actor: { assurance: 'owner' }, created_at: '2026-03-14T09:21:07.000Z' },
+            {
+              event_id: exampleAnswer.event_id,
+              sequence: 2,
+              type: 'response.accepted',
+              revision: 2,
+              actor: exampleAnswer.actor,
+              action_id: exampleAnswer.action_id,
+              data: exampleAnswer.data,
+              created_at: exampleAnswer.accepted_at,
+              receipt: EXAMPLE_RECEIPT,
+            },
+            { event_id: 'evt_01JQ8Z7C4E8G2J6K0M3P5R7T9V', sequence: 3, type: 'session.completed', revision: 2, actor: { assurance: 'owner' }, created_at: '2026-03-14T09:27:40.000Z' },
+          ],
+        },
+      },
+    },
+  }),
+  getSessionRevision: operation({
+    operationId: 'getSessionRevision',
+    summary: "Read one revision's interaction exactly as stored",
+    answers: {
+      200: {
+        description: "The revision's interaction as stored (what a receipt's revision_sha256 digests) and, when interactive, its response schema.",
+        example: { id: EXAMPLE_ID, revision: 1, interaction: exampleSession(1, 'active').interaction, response_schema: exampleResponseSchema },
+      },
+    },
+    refusals: { 400: 'INVALID_SCHEMA: revision is not a positive integer of up to 9 digits.', 404: 'SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision.' },
+  }),
+};

@@ -12,7 +12,7 @@ import { clientDigest } from '../clients.js';
 import { addTrialSession, readTrialSession, startTrial, trialOfCredential, type TrialCreated } from './commands.js';
 import type { TrialRefusal } from './decide.js';
 import { TRIAL_REFUSALS, type TrialRequestRefusal } from './refusals.js';
-import { trialCreateSessionResponseSchema, trialSessionResponseSchema } from './schemas.js';
+import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
 import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
 import { preferenceAppliedHeader, waitedNotModified, waitHeaders } from '../waits/schemas.js';
@@ -55,7 +55,6 @@ function createdBody(created: TrialCreated): string {
 
 const rateLimited = {
   description: 'RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more.',
-  headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds until the limit admits one more.' } },
   $ref: 'ErrorEnvelope#',
 };
 
@@ -83,6 +82,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         '/sessions',
         {
           schema: {
+            ...trialOperations.createTrialSession,
             tags: ['trial'],
             description: 'Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.',
             security: [{}, { bearer: [] }],
@@ -118,9 +118,10 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         '/sessions/:id',
         {
           schema: {
+            ...trialOperations.getTrialSession,
             tags: ['trial'],
             security: [{ bearer: [] }],
-            params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+            params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: "The ID (ses_…) of one of the trial's Sessions." } } },
             headers: waitHeaders,
             response: {
               200: { $ref: 'TrialSessionResponse#', headers: preferenceAppliedHeader },

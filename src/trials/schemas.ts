@@ -1,3 +1,6 @@
+import { operation } from '../http/contract.js';
+import { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION } from '../sessions/index.js';
+
 /**
  * Route schemas of the trial routes, for the contract document (/openapi.json). Requests are
  * checked by the Sessions' validation (which knows the codes each fault answers with).
@@ -46,3 +49,49 @@ export const trialSessionResponseSchema = {
     },
   ],
 } as const;
+
+/** The contract of each trial route (operation() in http/contract.ts). */
+
+const EXAMPLE_TRIAL = {
+  workspace_id: 'wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8',
+  action_expires_at: '2026-03-14T10:20:00.000Z',
+  result_available_until: '2026-03-15T10:20:00.000Z',
+};
+
+const trialNotFound = 'NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is.';
+const trialUnavailable = 'TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured.';
+
+export const trialOperations = {
+  createTrialSession: operation({
+    operationId: 'createTrialSession',
+    summary: 'Start a trial with its first Session, or add a Session to a trial',
+    request: { interaction: EXAMPLE_INTERACTION },
+    answers: {
+      201: {
+        description: "Created: the Session, its human link, the trial's deadlines and, when this request started the trial, its management credential (shown only now).",
+        example: {
+          id: 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ',
+          revision: 1,
+          human_url: EXAMPLE_HUMAN_URL,
+          workspace_id: EXAMPLE_TRIAL.workspace_id,
+          management_credential: 'svc_mg_xt9NtPir5GDY4TV_SGbHEVO0YJfJvY3u5s7d18Eppo4',
+          action_expires_at: EXAMPLE_TRIAL.action_expires_at,
+          result_available_until: EXAMPLE_TRIAL.result_available_until,
+          trial_expires_at: '2026-03-15T09:20:00.000Z',
+        },
+        headers: ['ETag', 'Location'],
+      },
+    },
+    refusals: { 400: `${INVALID_INTERACTION} An Idempotency-Key is refused too.`, 404: trialNotFound, 503: trialUnavailable },
+  }),
+  getTrialSession: operation({
+    operationId: 'getTrialSession',
+    summary: "Read a trial's Session with the management credential",
+    answers: {
+      200: { description: "The Session as it is now, with its trial's deadlines.", example: { ...exampleSession(1, 'active', EXAMPLE_TRIAL.action_expires_at), trial: EXAMPLE_TRIAL }, headers: ['ETag'] },
+      304: { description: 'Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends.', headers: ['ETag'] },
+    },
+    refusals: { 404: trialNotFound, 503: trialUnavailable },
+    reads: ['If-None-Match'],
+  }),
+};

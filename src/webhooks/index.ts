@@ -4,6 +4,7 @@ import { DeliveryDispatcher, deliveriesProjection } from './deliveries/index.js'
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
+import { webhookContract } from './schemas.js';
 
 /**
  * Webhooks: a workspace's endpoint and signing secrets (endpoints/), and the deliveries of accepted
@@ -23,5 +24,6 @@ export const webhooks: Capability = {
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   inlineProjections: () => [webhookEndpointsProjection, deliveriesProjection],
   refusals: WEBHOOK_REFUSALS,
+  contract: webhookContract,
   workers: { dispatcher: (ctx) => new DeliveryDispatcher(ctx) },
 };

@@ -16,6 +16,7 @@ import {
   sessionParams,
   verifyResponseSchema,
   webhookEndpointSchema,
+  webhookOperations,
   webhookResponseSchema,
 } from './schemas.js';
 import { ownedViewRow, SESSION_REFUSALS, type SessionRefusal } from '../sessions/index.js';
@@ -44,7 +45,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.put(
     '/v1/webhook',
     {
-      schema: { tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 503) } },
+      schema: { ...webhookOperations.registerWebhook, tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 503) } },
     },
     async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
       const principal = ownerOf(request);
@@ -58,7 +59,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
   );
 
-  app.get('/v1/webhook', { schema: { tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
+  app.get('/v1/webhook', { schema: { ...webhookOperations.getWebhook, tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
     const principal = ownerOf(request);
     return webhookOverview(ctx, principal.workspaceId);
   });
@@ -67,6 +68,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/webhook/verify',
     {
       schema: {
+        ...webhookOperations.verifyWebhook,
         tags,
         security,
         description:
@@ -88,7 +90,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.post(
     '/v1/webhook/secrets/rotate',
-    { schema: { tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
+    { schema: { ...webhookOperations.rotateWebhookSecret, tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
     async (request, reply) => {
       const principal = ownerOf(request);
       ctx.deploymentKey.require();
@@ -101,7 +103,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.get(
     '/v1/sessions/:id/deliveries',
-    { schema: { tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
+    { schema: { ...webhookOperations.listSessionDeliveries, tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
     async (request: SessionRequest) => {
       const principal = ownerOf(request);
       const { id } = request.params;
@@ -115,6 +117,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     '/v1/sessions/:id/events/:event_id/redeliver',
     {
       schema: {
+        ...webhookOperations.redeliverEvent,
         tags,
         security,
         params: sessionEventParams,

@@ -1,5 +1,8 @@
-import { OUTCOMES } from './retryPolicy.js';
+import { operation, type ContractPart } from '../http/contract.js';
+import { sessionIdParams } from '../sessions/index.js';
+import { OUTCOMES, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, RETRY_AFTER_CAP_MS, TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 import { MAX_URL_LENGTH } from './url.js';
+import { MAX_VERIFICATION_ANSWER_BYTES } from './endpoints/index.js';
 
 /** The webhook routes' schemas: checked by fastify's Ajv (request bodies) and the contract document. */
 
@@ -146,14 +149,262 @@ export const deliveriesResponseSchema = {
   },
 } as const;
 
-export const sessionParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string' } },
-} as const;
+/** The path of a delivery route: a Session's, as the Sessions routes take it (404 for any id not the caller's). */
+export const sessionParams = sessionIdParams;
 
 export const sessionEventParams = {
   type: 'object',
   required: ['id', 'event_id'],
-  properties: { id: { type: 'string' }, event_id: { type: 'string' } },
+  properties: { ...sessionIdParams.properties, event_id: { type: 'string', description: "The Event ID (evt_…) of the Session's accepted response." } },
 } as const;
+
+/**
+ * What the service sends to a workspace's webhook endpoint, for the contract's `webhooks`: the
+ * delivery of an accepted response and the challenge of POST /v1/webhook/verify, each a signed
+ * POST (Standard Webhooks v1). The client's webhook types are generated from these.
+ */
+
+const sessionId = { type: 'string', pattern: '^ses_[0-9A-HJKMNP-TV-Z]{26}$' } as const;
+
+const webhookDeliverySchema = {
+  type: 'object',
+  description: 'An accepted response. Every delivery of one Event (retries, redeliveries) sends the same bytes.',
+  required: ['type', 'event_id', 'session_id', 'sequence', 'revision', 'action_id', 'data', 'accepted_at', 'receipt'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'response.accepted' },
+    event_id: { type: 'string', description: 'The Event of the acceptance; also the webhook-id header: deduplicate on it.' },
+    session_id: sessionId,
+    sequence: { type: 'integer', minimum: 1 },
+    revision: { type: 'integer', minimum: 1, description: 'The revision the person answered.' },
+    action_id: { type: 'string' },
+    data: { type: 'object', description: "The person's answers, by field name." },
+    accepted_at: timestamp,
+    receipt: {
+      type: ['string', 'null'],
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+      description: 'The decision receipt (a compact JWS, docs/receipts.md); null when the service signs none.',
+    },
+  },
+} as const;
+
+const webhookChallengeSchema = {
+  type: 'object',
+  description: 'Sent by POST /v1/webhook/verify: the endpoint proves it is the workspace\'s by echoing `challenge`.',
+  required: ['type', 'challenge'],
+  additionalProperties: false,
+  properties: { type: { const: 'svc.webhook.verification' }, challenge: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+} as const;
+
+const webhookChallengeAnswerSchema = {
+  type: 'object',
+  description: `The endpoint's answer to a challenge: JSON of at most ${MAX_VERIFICATION_ANSWER_BYTES} bytes holding the same challenge.`,
+  required: ['challenge'],
+  properties: { challenge: { type: 'string' } },
+} as const;
+
+/** The headers of every webhook request, declared once as components/parameters. */
+const SIGNATURE_HEADERS = {
+  WebhookId: {
+    name: 'webhook-id',
+    description: "The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge.",
+    schema: { type: 'string', minLength: 1 },
+  },
+  WebhookTimestamp: {
+    name: 'webhook-timestamp',
+    description: 'When it was signed, in seconds since the Unix epoch; refuse one more than five minutes from now.',
+    schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+  },
+  WebhookSignature: {
+    name: 'webhook-signature',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, one per signing secret in force ' +
+      '(two during the 24 hours after a rotation): accept the request when one of them verifies with a secret of yours.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
+  SvcWebhookKeyIds: {
+    name: 'svc-webhook-key-ids',
+    description: 'The key ids (wk_…) of the signing secrets, in the order of the signatures.',
+    schema: { type: 'string', pattern: '^wk_[0-9A-HJKMNP-TV-Z]{26}( wk_[0-9A-HJKMNP-TV-Z]{26})*$' },
+  },
+} as const;
+
+const signedPost = (operation: {
+  operationId: string;
+  summary: string;
+  description: string;
+  schema: string;
+  example: object;
+  responses: Record<string, object>;
+}) => ({
+  post: {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    tags: ['webhooks'],
+    // The receiver authenticates the service by the signature, not by a credential.
+    security: [],
+    parameters: Object.keys(SIGNATURE_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.schema}` }, example: operation.example } },
+    },
+    responses: operation.responses,
+  },
+});
+
+const EXAMPLE_EVENT_ID = 'evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX';
+
+export const webhookContract: ContractPart = {
+  schemas: { WebhookDelivery: webhookDeliverySchema, WebhookChallenge: webhookChallengeSchema, WebhookChallengeAnswer: webhookChallengeAnswerSchema },
+  parameters: Object.fromEntries(Object.entries(SIGNATURE_HEADERS).map(([key, header]) => [key, { in: 'header', required: true, ...header }])),
+  webhooks: {
+    'response.accepted': signedPost({
+      operationId: 'receiveAcceptedResponse',
+      summary: "A person's accepted response, delivered to the workspace's verified endpoint",
+      description:
+        `Sent once per accepted response, again on POST /v1/sessions/{id}/events/{event_id}/redeliver. Retried (at most ${MAX_ATTEMPTS} ` +
+        `attempts within 24 hours) after a 5xx, 408, 425 or 429 answer, a timeout (${TRANSPORT_TIMEOUT_MS / 1000} s) or a dropped ` +
+        'connection; any other answer ends it. Verify the signature against the raw body before parsing it.',
+      schema: 'WebhookDelivery',
+      example: {
+        type: 'response.accepted',
+        event_id: EXAMPLE_EVENT_ID,
+        session_id: 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ',
+        sequence: 1,
+        revision: 1,
+        action_id: 'approve',
+        data: { amount: 12.5, reason: 'Within the travel policy' },
+        accepted_at: '2026-03-14T09:26:53.000Z',
+        receipt: 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJzZXMifQ.c2lnbmF0dXJl',
+      },
+      responses: {
+        '2XX': { description: `Delivered; the answer's body is ignored (at most ${MAX_RESPONSE_BYTES / 1024} KiB of it is read).` },
+        '429': {
+          description: `Not now: tried again after the seconds of Retry-After (at most ${RETRY_AFTER_CAP_MS / 3_600_000} hour), or on the usual schedule.`,
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+        },
+        default: { description: 'Any other answer: 5xx, 408 and 425 are tried again later; redirects and other 4xx end the delivery as failed.' },
+      },
+    }),
+    'svc.webhook.verification': signedPost({
+      operationId: 'receiveVerificationChallenge',
+      summary: 'The challenge POST /v1/webhook/verify sends to the registered URL',
+      description: 'Answer 2xx with the same challenge to verify the endpoint for 30 days. Sent once; nothing retries it.',
+      schema: 'WebhookChallenge',
+      example: { type: 'svc.webhook.verification', challenge: 'Q2hhbGxlbmdlLW9mLTMyLXJhbmRvbS1ieXRlcy1oZXJ' },
+      responses: {
+        '2XX': {
+          description: 'Verified when the body echoes the challenge.',
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/WebhookChallengeAnswer' }, example: { challenge: 'Q2hhbGxlbmdlLW9mLTMyLXJhbmRvbS1ieXRlcy1oZXJ' } },
+          },
+        },
+        default: { description: 'Not verified: POST /v1/webhook/verify answers 422 WEBHOOK_VERIFICATION_FAILED.' },
+      },
+    }),
+  },
+};
+
+/** The contract of each webhook and delivery route (operation() in http/contract.ts). */
+
+const EXAMPLE_URL = 'https://agent.example.com/hooks/handoff';
+const EXAMPLE_ENDPOINT_ID = 'whe_01JQ8YV3M5P7R9T1V3X5Z7B9D1';
+const EXAMPLE_KID = 'wk_01JQ8YV3M6A2C4E6G8J0K2M4P6';
+const EXAMPLE_SECRET = { kid: EXAMPLE_KID, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2NfHQ4ZgTfL=' };
+const pendingEndpoint = { id: EXAMPLE_ENDPOINT_ID, url: EXAMPLE_URL, status: 'pending', created_at: '2026-03-14T09:00:00.000Z', verified_at: null, verification_expires_at: null };
+const verifiedEndpoint = { ...pendingEndpoint, status: 'verified', verified_at: '2026-03-14T09:01:12.000Z', verification_expires_at: '2026-04-13T09:01:12.000Z' };
+
+const notConfigured = 'WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first).';
+
+export const webhookOperations = {
+  registerWebhook: operation({
+    operationId: 'registerWebhook',
+    summary: "Register the workspace's webhook endpoint (pending until verified)",
+    request: { url: EXAMPLE_URL },
+    answers: {
+      201: {
+        description:
+          'Registered: the endpoint, pending until POST /v1/webhook/verify succeeds, and the signing secret when this registration ' +
+          'created it, shown only now (null otherwise). A new URL replaces the endpoint; the same URL changes nothing.',
+        example: { endpoint: pendingEndpoint, signing_secret: EXAMPLE_SECRET },
+      },
+    },
+    refusals: {
+      400: 'INVALID_SCHEMA: the body is malformed; WEBHOOK_INVALID_URL: the URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long).',
+    },
+  }),
+  getWebhook: operation({
+    operationId: 'getWebhook',
+    summary: "Read the workspace's webhook endpoint, signing secrets (never their values) and delivery counts",
+    answers: {
+      200: {
+        description: 'The endpoint (null before a registration), the signing secrets newest first, and how many deliveries are pending, failed and delivered.',
+        example: {
+          endpoint: verifiedEndpoint,
+          signing_secrets: [{ kid: EXAMPLE_KID, active: true, retire_at: null }],
+          deliveries: { pending: 1, failed: 0, delivered: 41, oldest_pending_age_seconds: 12 },
+        },
+      },
+    },
+  }),
+  verifyWebhook: operation({
+    operationId: 'verifyWebhook',
+    summary: 'Send a signed challenge to the endpoint; verified for 30 days when it echoes it',
+    answers: { 200: { description: 'Verified: the endpoint echoed the challenge, and receives deliveries for the next 30 days.', example: { endpoint: verifiedEndpoint } } },
+    refusals: {
+      409: notConfigured,
+      422: 'WEBHOOK_VERIFICATION_FAILED: the endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced.',
+    },
+  }),
+  rotateWebhookSecret: operation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Create a new signing secret; the previous one keeps signing for 24 hours',
+    answers: {
+      201: {
+        description: 'Rotated: the new secret, shown only now, and the previous one with when it stops signing (null if none is retiring).',
+        example: { signing_secret: EXAMPLE_SECRET, previous: { kid: 'wk_01JQ8YT9B3D5F7H9K1M3P5R7T9', retire_at: '2026-03-15T09:00:00.000Z' } },
+      },
+    },
+    refusals: { 409: notConfigured },
+  }),
+  listSessionDeliveries: operation({
+    operationId: 'listSessionDeliveries',
+    summary: "List a Session's webhook deliveries and each attempt",
+    answers: {
+      200: {
+        description: "The Session's deliveries, each with its attempts and outcome.",
+        example: {
+          id: 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ',
+          deliveries: [
+            {
+              delivery_id: 'obx_01JQ8Z6G6P3R5T7V9X1Z3B5D7F',
+              event_id: EXAMPLE_EVENT_ID,
+              kind: 'accepted',
+              status: 'delivered',
+              endpoint_id: EXAMPLE_ENDPOINT_ID,
+              next_attempt_at: null,
+              deadline_at: '2026-03-15T09:26:53.000Z',
+              created_at: '2026-03-14T09:26:53.000Z',
+              finished_at: '2026-03-14T09:27:03.000Z',
+              last_outcome: 'delivered',
+              attempts: [
+                { attempt: 1, started_at: '2026-03-14T09:26:53.000Z', finished_at: '2026-03-14T09:26:53.000Z', outcome: 'server_error', http_status: 503 },
+                { attempt: 2, started_at: '2026-03-14T09:27:03.000Z', finished_at: '2026-03-14T09:27:03.000Z', outcome: 'delivered', http_status: 200 },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  }),
+  redeliverEvent: operation({
+    operationId: 'redeliverEvent',
+    summary: 'Send an accepted response to the webhook endpoint again',
+    answers: { 202: { description: 'Queued, or already pending to the current endpoint: the delivery is sent with the same bytes and webhook-id.' } },
+    refusals: {
+      404: 'SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no accepted response with this event_id.',
+      409: 'WEBHOOK_NOT_CONFIGURED: the workspace has no verified webhook endpoint.',
+    },
+  }),
+};

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DeploymentKey, StreamKeys } from '../../eventstore/index.js';
 import { DAY, HOUR } from '../../src/clock.js';
 import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { webhookFaults } from '../support/contract.js';
 import { answer, verifyWebhook } from '../support/https-receiver.js';
 import { interactive, owner } from '../support/sessions.js';
 import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from './support.js';
@@ -34,6 +35,8 @@ describe('first delivery', () => {
     expect(Object.keys(body)).toEqual(['type', 'event_id', 'session_id', 'sequence', 'revision', 'action_id', 'data', 'accepted_at', 'receipt']);
     expect(body).toMatchObject({ type: 'response.accepted', event_id: eventId, session_id: sessionId, sequence: 1, revision: 1, action_id: 'approve' });
     expect(body.data).toEqual({ amount: 12.5, reason: 'late' });
+    // What the contract's webhooks section declares is what is sent.
+    expect(await webhookFaults('response.accepted', request!)).toEqual([]);
 
     const [delivered] = await deliveriesOf(t, sessionId);
     expect(delivered).toMatchObject({ status: 'delivered', last_outcome: 'delivered', next_attempt_at: null });

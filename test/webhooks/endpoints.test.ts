@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
 import { createEgress } from '../../src/webhooks/egress.js';
+import { webhookFaults } from '../support/contract.js';
 import { expectError } from '../support/envelope.js';
 import { answer, verifyWebhook, type Receiver } from '../support/https-receiver.js';
 import { owner } from '../support/sessions.js';
@@ -122,6 +123,7 @@ describe('POST /v1/webhook/verify', () => {
     const body = verifyWebhook(secret.secret, challenge!) as { type: string; challenge: string };
     expect(body).toEqual({ type: 'svc.webhook.verification', challenge: expect.any(String) });
     expect(Object.keys(body)).toEqual(['type', 'challenge']);
+    expect(await webhookFaults('svc.webhook.verification', challenge!)).toEqual([]);
   });
 
   it('fails, leaving the endpoint pending, unless a 2xx JSON answer of at most 4 KiB echoes the challenge', async () => {

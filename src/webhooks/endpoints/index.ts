@@ -10,5 +10,5 @@ export { countSecretsSealedByInitial, currentEndpoint, secretsSealedByInitial, s
 export { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
 export { signatureHeaders } from './signing.js';
 export { loadWebhook } from './streams.js';
-export { sendChallenge, type VerificationFailure } from './verification.js';
+export { MAX_VERIFICATION_ANSWER_BYTES, sendChallenge, type VerificationFailure } from './verification.js';
 export { endpointBody, endpointOfRow, type EndpointBody } from './views.js';

@@ -1,0 +1,226 @@
+import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
+import { HTTP_LIMITS } from './limits.js';
+
+/**
+ * What the contract document says beyond the route schemas: each operation's name, summary,
+ * example request and answer, what each of its statuses means and which headers it reads and
+ * writes. A route declares it next to its schemas with `operation()`; @fastify/swagger copies it
+ * into the operation as an `x-` extension, and `completeContract` turns it into OpenAPI once the
+ * document is built. Validation and serialization never see any of it.
+ *
+ * Each header is declared once, in HEADERS, and referred to: a header a route schema names itself
+ * (one it validates, or one an answer writes) is replaced by a reference to its declaration, and
+ * one without a declaration fails the document's build.
+ */
+
+const CONTRACT = 'x-contract';
+
+/** The headers the API reads and writes, each declared once (components/headers and components/parameters). */
+export const HEADERS = {
+  ETag: {
+    schema: { type: 'string', pattern: '^"[0-9]+\\.[0-9]+"$' },
+    description: "The Session's current version (a strong ETag): send it as If-Match to change the Session, as If-None-Match to poll it.",
+  },
+  Location: { schema: { type: 'string', pattern: '^/' }, description: 'The path of the Session just created.' },
+  'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before trying again.' },
+  'X-Request-Id': { schema: { type: 'string', minLength: 1 }, description: "This request's id, as `error.request_id` names it in a refusal." },
+  'If-Match': {
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+    description:
+      "The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; " +
+      'with a stale one with 412 SESSION_REVISION_CONFLICT.',
+  },
+  'If-None-Match': {
+    schema: { type: 'string', minLength: 1 },
+    description: 'ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body.',
+  },
+  Prefer: { schema: { type: 'string' }, description: waitHeaders.properties.prefer.description },
+  'Preference-Applied': { schema: { type: 'string', pattern: '^wait=[0-9]+$' }, description: preferenceAppliedHeader['preference-applied'].description },
+  'Idempotency-Key': {
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+    description:
+      '1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key ' +
+      'and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) ' +
+      'without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT.',
+  },
+} as const;
+
+export type HeaderName = keyof typeof HEADERS;
+
+/** One answer of an operation: what it means, an example body (when it has one) and the headers it writes. */
+export interface Answer {
+  description: string;
+  example?: unknown;
+  headers?: readonly HeaderName[];
+}
+
+export interface OperationDoc {
+  operationId: string;
+  /** One line: what the operation does. */
+  summary: string;
+  description?: string;
+  /** The example body of the request, on an operation that takes one. */
+  request?: unknown;
+  /**
+   * Each success status (and 304) with its meaning and the headers it writes; one of them carries
+   * the example answer. A refusal listed here writes only the headers listed (a 503 without Retry-After).
+   */
+  answers: Record<number, Answer>;
+  /** What a refusal status means on this route, where the common meaning (below) would say too little. */
+  refusals?: Record<number, string>;
+  /** Request headers the operation reads. */
+  reads?: readonly HeaderName[];
+}
+
+/** The route schema entries of an operation's documentation; spread into the route's schema. */
+export function operation(doc: OperationDoc) {
+  const { operationId, summary, description, ...contract } = doc;
+  return { operationId, summary, ...(description === undefined ? {} : { description }), [CONTRACT]: contract };
+}
+
+/** What a refusal status means on any route that answers it, unless the route says otherwise. */
+const REFUSAL_MEANINGS: Record<number, string> = {
+  400: 'INVALID_SCHEMA: the request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed.',
+  401: 'UNAUTHORIZED: no credential, or not one this route takes.',
+  403: "ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it.",
+  404: 'SESSION_NOT_FOUND: no such Session in the credential\'s workspace.',
+  412: "SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry.",
+  413: `PAYLOAD_TOO_LARGE: the body is larger than ${HTTP_LIMITS.bodyBytes / 1024} KiB, or the stored interaction would be.`,
+  428: "PRECONDITION_REQUIRED: If-Match with the Session's current ETag is required.",
+  429: 'RATE_LIMITED: a limit is used up; Retry-After gives the seconds until it admits one more.',
+  500: 'INTERNAL: the service failed to handle the request.',
+  503:
+    'SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is ' +
+    'not configured; nothing was changed.',
+};
+
+/** Headers a refusal writes whatever the route: a limit's and an outage's Retry-After. */
+const REFUSAL_HEADERS: Record<number, readonly HeaderName[]> = { 429: ['Retry-After'], 503: ['Retry-After'] };
+
+/** Written on every answer, whatever answers it. */
+const EVERY_ANSWER: readonly HeaderName[] = ['X-Request-Id'];
+
+/** A request header's component: its name without dashes (IfMatch), as parameters are named. */
+const parameterName = (name: HeaderName): string => name.replaceAll('-', '');
+
+const FALLBACK_DESCRIPTION = 'Default Response';
+/** The media an example belongs to: the JSON one, else the only one (an event stream, say). */
+const mediaOf = (content: Record<string, Json> | undefined): Json | undefined => content?.['application/json'] ?? Object.values(content ?? {})[0];
+
+type Json = Record<string, unknown>;
+interface DocumentResponse extends Json {
+  description: string;
+  headers?: Json;
+  content?: Record<string, Json>;
+}
+interface DocumentOperation extends Json {
+  operationId?: string;
+  summary?: string;
+  parameters?: Json[];
+  requestBody?: { content: Record<string, Json> };
+  responses: Record<string, DocumentResponse>;
+  [CONTRACT]?: Omit<OperationDoc, 'operationId' | 'summary' | 'description'>;
+}
+export interface ContractDocument extends Json {
+  paths: Record<string, Record<string, DocumentOperation>>;
+  components: Json & { schemas?: Json; headers?: Json; parameters?: Json };
+}
+
+/** What a capability adds to the document beside its routes: its own schemas, parameters and webhooks. */
+export interface ContractPart {
+  schemas?: Json;
+  parameters?: Json;
+  webhooks?: Json;
+}
+
+/** Fails the document's build: a route that says too little about itself is a defect, not a gap. */
+function incomplete(where: string, what: string): never {
+  throw new Error(`The contract of ${where} is incomplete: ${what}.`);
+}
+
+/** The shared headers the document's answers write and its requests read. */
+interface Used {
+  written: Set<HeaderName>;
+  read: Set<HeaderName>;
+}
+
+const SHARED = new Map((Object.keys(HEADERS) as HeaderName[]).map((name) => [name.toLowerCase(), name]));
+
+/** The shared declaration of a header a route schema names itself: one declaration per header. */
+function shared(where: string, header: string): HeaderName {
+  return SHARED.get(header.toLowerCase()) ?? incomplete(where, `the header ${header} has no shared declaration (HEADERS)`);
+}
+
+function completeOperation(where: string, op: DocumentOperation, used: Used): void {
+  const contract = op[CONTRACT];
+  delete op[CONTRACT];
+  if (!contract || !op.operationId || !op.summary) incomplete(where, 'an operationId, a summary and their contract (operation())');
+  const { request, answers, refusals = {}, reads = [] } = contract;
+
+  const body = mediaOf(op.requestBody?.content);
+  if (body && request === undefined) incomplete(where, 'its request has no example');
+  if (!body && request !== undefined) incomplete(where, 'an example request, but it takes no body');
+  if (body) body.example = request;
+
+  const headerRef = (name: HeaderName) => {
+    used.written.add(name);
+    return { $ref: `#/components/headers/${name}` };
+  };
+  for (const [status, response] of Object.entries(op.responses)) {
+    const answer = answers[Number(status)];
+    const routeOwn = response.description === FALLBACK_DESCRIPTION ? undefined : response.description;
+    const description = answer?.description ?? refusals[Number(status)] ?? routeOwn ?? REFUSAL_MEANINGS[Number(status)];
+    if (description === undefined) incomplete(where, `status ${status} says nothing of what it means`);
+    response.description = description;
+    const declared = Object.keys(response.headers ?? {}).map((name) => shared(where, name));
+    const own = answer ? (answer.headers ?? []) : (REFUSAL_HEADERS[Number(status)] ?? []);
+    const written = new Set([...own, ...declared, ...EVERY_ANSWER]);
+    response.headers = Object.fromEntries([...written].map((name) => [name, headerRef(name)]));
+    if (answer?.example !== undefined) {
+      const media = mediaOf(response.content);
+      if (!media) incomplete(where, `status ${status} has an example but no body`);
+      media.example = answer.example;
+    }
+  }
+  for (const status of Object.keys(answers)) if (!op.responses[status]) incomplete(where, `status ${status} is described but not declared`);
+  const examples = Object.values(op.responses).filter((response) => mediaOf(response.content)?.example !== undefined);
+  const bodies = Object.entries(op.responses).filter(([status, response]) => Number(status) < 300 && response.content);
+  if (bodies.length > 0 && examples.length === 0) incomplete(where, 'its answer has no example');
+
+  // A header the route schema declares itself (Idempotency-Key, for its pattern) is the shared one.
+  const inline = (op.parameters ?? []).filter((parameter) => parameter.in === 'header');
+  const read = new Set([...reads, ...inline.map((parameter) => shared(where, String(parameter.name)))]);
+  const parameters = [...(op.parameters ?? []).filter((parameter) => parameter.in !== 'header')];
+  for (const name of read) {
+    used.read.add(name);
+    parameters.push({ $ref: `#/components/parameters/${parameterName(name)}` });
+  }
+  if (parameters.length > 0) op.parameters = parameters;
+}
+
+/**
+ * The document @fastify/swagger built, completed: each operation's contract applied, the shared
+ * headers and parameters it used declared once under components, and each part's schemas,
+ * parameters and webhooks added.
+ */
+export function completeContract(document: ContractDocument, parts: readonly ContractPart[]): ContractDocument {
+  const used: Used = { written: new Set(), read: new Set() };
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(methods)) completeOperation(`${method.toUpperCase()} ${path}`, op, used);
+  }
+  const names = Object.keys(HEADERS) as HeaderName[];
+  const { components } = document;
+  components.headers = Object.fromEntries(names.filter((name) => used.written.has(name)).map((name) => [name, { ...HEADERS[name] }]));
+  components.parameters = Object.fromEntries(
+    names
+      .filter((name) => used.read.has(name))
+      .map((name) => [parameterName(name), { name, in: 'header', ...HEADERS[name] }]),
+  );
+  for (const part of parts) {
+    Object.assign((components.schemas ??= {}), part.schemas);
+    Object.assign(components.parameters, part.parameters);
+    if (part.webhooks) Object.assign(((document.webhooks as Json | undefined) ??= {}), part.webhooks);
+  }
+  return document;
+}
