@@ -13,6 +13,24 @@ export default tseslint.config(
     },
   },
   {
+    // A capability is one record behind its index.ts (src/capability.ts): another capability, and
+    // the composition root, import it only from there, never one of its inner files.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\./|(\\.\\./)+)(accounts|audit|auth|feed|human|mcpEndpoint|ops|purge|quotas|receipts|sessions|trials|webhooks)/(?!index\\.js$)',
+              message: "Import another capability only through its index.ts.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The client can be published on its own: it imports its own files and its dependencies, never the service's code.
     files: ['src/client/**'],
     rules: {

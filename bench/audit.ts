@@ -7,7 +7,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { linkHash, migrate, recordedAtText, type LinkFields } from '../eventstore/index.js';
-import { MIGRATION_FOLDERS } from '../src/migrations.js';
+import { MIGRATION_FOLDERS } from '../src/capabilities.js';
 
 /**
  * Export and offline audit of a large log, each as the command an operator or auditor runs, in a

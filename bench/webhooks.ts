@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeliveryDispatcher } from '../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../src/webhooks/deliveries/dispatcher.js';
 import { DELIVERIES_CHANNEL } from '../src/webhooks/sql.js';
 import { createTestAuthority } from '../test/support/https-receiver.js';
 import { serviceEnv, startServiceProcess, type ServiceProcess } from '../test/support/processes.js';

@@ -64,11 +64,11 @@ async function apply(step: Step, sessions: Tracked[]): Promise<void> {
 
 async function expectViewsAreFolds(app: TestApp, sessions: Tracked[]): Promise<void> {
   for (const { id } of sessions) {
-    const state = (await loadSession(app.ctx.pool, app.ctx.streamKeys, id))!;
-    const view = (await app.ctx.pool.query('SELECT etag, body, revision, event_count FROM session_views WHERE session_id = $1', [id])).rows[0];
+    const state = (await loadSession(app.ctx.store.pool, app.ctx.streamKeys, id))!;
+    const view = (await app.ctx.store.pool.query('SELECT etag, body, revision, event_count FROM session_views WHERE session_id = $1', [id])).rows[0];
     const bodies = sessionBodies(state, state.revisions.map((_, i) => i + 1));
     expect(view).toEqual({ etag: etagOf(state), body: bodies.session, revision: state.revisions.length, event_count: state.events.length });
-    const revisions = (await app.ctx.pool.query('SELECT revision, body FROM session_revisions WHERE session_id = $1 ORDER BY revision', [id])).rows;
+    const revisions = (await app.ctx.store.pool.query('SELECT revision, body FROM session_revisions WHERE session_id = $1 ORDER BY revision', [id])).rows;
     // The stored body lacks the link's expiry, which every answer adds from the view's column.
     expect(withLinkExpiry(bodies.session, state.linkExpiresAt)).toBe(sessionBody(state));
     expect(revisions).toEqual(bodies.revisions.map((body, i) => ({ revision: i + 1, body })));
@@ -85,6 +85,6 @@ it('the inline view, its ETag and its revisions equal a fresh fold of the log af
     { numRuns: 25 },
   );
   // The runs answered, published and completed for real, not only refused.
-  const { rows } = await t.ctx.pool.query<{ type: string }>('SELECT DISTINCT type FROM events');
+  const { rows } = await t.ctx.store.pool.query<{ type: string }>('SELECT DISTINCT type FROM events');
   expect(rows.map((r) => r.type).sort()).toEqual(['response.accepted', 'revision.published', 'session.completed', 'session.created']);
 });

@@ -1,29 +1,38 @@
-import { auditRoutes } from './audit/routes.js';
-import { accountRoutes } from './accounts/index.js';
-import { feedRoutes } from './feed/index.js';
-import { meRoutes } from './auth/routes.js';
-import type { Capability } from './http/app.js';
-import { humanRoutes } from './human/routes.js';
-import { mcpEndpointRoutes } from './mcpEndpoint/routes.js';
-import { metricsRoutes } from './ops/metricsRoutes.js';
-import { opsRoutes } from './ops/routes.js';
-import { receiptRoutes } from './receipts/routes.js';
-import { sessionRoutes } from './sessions/routes.js';
-import { trialRoutes } from './trials/index.js';
-import { webhookRoutes } from './webhooks/routes.js';
+import { EVENTSTORE_MIGRATIONS, type Projection, type StreamKeys } from '../eventstore/index.js';
+import { PROJECTIONS_MIGRATIONS } from '../projections/index.js';
+import { accounts } from './accounts/index.js';
+import { audit } from './audit/index.js';
+import { auth } from './auth/index.js';
+import type { Capability } from './capability.js';
+import { feed } from './feed/index.js';
+import { human } from './human/index.js';
+import { mcpEndpoint } from './mcpEndpoint/index.js';
+import { opsCapability, type ServiceParts } from './ops/index.js';
+import { purge } from './purge/index.js';
+import { quotas } from './quotas/index.js';
+import { receipts } from './receipts/index.js';
+import { sessions } from './sessions/index.js';
+import { trials } from './trials/index.js';
+import { webhooks } from './webhooks/index.js';
 
-/** Every capability's routes, in the order they are registered. */
-export const capabilities: readonly Capability[] = [
-  opsRoutes,
-  sessionRoutes,
-  feedRoutes,
-  meRoutes,
-  trialRoutes,
-  receiptRoutes,
-  webhookRoutes,
-  humanRoutes,
-  accountRoutes,
-  auditRoutes,
-  mcpEndpointRoutes,
-  metricsRoutes,
-];
+/**
+ * What the service is made of: every capability, each described by its own record (its index.ts).
+ * Routes are registered, and inline projections written, in this order. Everything the composition
+ * root needs of the capabilities is derived from this one list.
+ */
+/** Health, version, metrics and the contract: also all that a process without the API serves. */
+export const ops = opsCapability(() => serviceParts);
+
+export const capabilities: readonly Capability[] = [ops, sessions, feed, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
+
+/** Every folder of bundled SQL migrations: the event store's and the projection runner's first. */
+export const MIGRATION_FOLDERS: readonly string[] = [EVENTSTORE_MIGRATIONS, PROJECTIONS_MIGRATIONS, ...capabilities.flatMap((c) => c.migrations ?? [])];
+
+/** The read models written in the appending unit of work, registered with the event store at start (src/context.ts). */
+export const inlineProjections = (deps: { streamKeys: StreamKeys }): Projection[] => capabilities.flatMap((c) => c.inlineProjections?.(deps) ?? []);
+
+/** The read models that follow the log from a checkpoint. */
+export const asyncProjections = (): Projection[] => capabilities.flatMap((c) => c.asyncProjections ?? []);
+
+/** What the operator's checks and commands know of the whole service (src/ops/parts.ts). */
+export const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections() };

@@ -28,3 +28,6 @@ export class ManualClock implements Clock {
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
+
+/** A time as the API writes it (ISO 8601, UTC), or null for none. */
+export const isoOrNull = (value: Date | null): string | null => value?.toISOString() ?? null;

@@ -1,7 +1,15 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { INITIAL_KEY_ID, parseDataKey, type DataKey } from '../eventstore/index.js';
-import type { DatabasePooling } from './database/pooling.js';
+
+/**
+ * How DATABASE_URL reaches PostgreSQL. `transaction`: through a pooler in transaction mode
+ * (PgBouncer's `pool_mode = transaction`), which hands each transaction whichever server
+ * connection is free, so nothing may outlive a transaction on a connection: no session setting, no
+ * session lock, no LISTEN (those use the direct connection, SVC_LISTEN_DATABASE_URL), and no named
+ * prepared statement. `none`: a connection is the client's own for as long as it is open.
+ */
+export type DatabasePooling = 'none' | 'transaction';
 
 /**
  * Everything the service reads from its environment, read once. Explicit variables always win;
@@ -20,7 +28,7 @@ export interface Config {
   port: number;
   publicOrigin: string;
   ownerKey: string | undefined;
-  /** Raw JWK Set JSON; parsed and checked by receipts/keys.ts. */
+  /** Raw JWK Set JSON; parsed and checked by receiptKeys.ts. */
   receiptKeys: string | undefined;
   /**
    * The deployment data keys as SVC_DATA_KEYS writes them (`id:base64url` pairs, comma-separated,

@@ -1,16 +1,16 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
-import { developerKeyResolver } from './accounts/resolver.js';
-import { ownerKeyResolver } from './auth/owner.js';
+import { developerKeyResolver } from './accounts/index.js';
+import { ownerKeyResolver } from './auth/index.js';
+import { asyncProjections, inlineProjections } from './capabilities.js';
 import type { Clock } from './clock.js';
 import { dataKeysOf, type Config } from './config.js';
-import { ServiceMetrics } from './ops/metrics.js';
-import { SERVICE_VERSION, resolveBuildIdentity, versionAt } from './ops/version.js';
-import { asyncProjections, inlineProjections } from './projections.js';
-import { parseReceiptKeys, type ReceiptKeyRing } from './receipts/keys.js';
+import { PrometheusMetrics } from './ops/index.js';
+import { SERVICE_VERSION, resolveBuildIdentity, versionAt } from './version.js';
+import { parseReceiptKeys, type ReceiptKeyRing } from './receiptKeys.js';
 import type { ServiceContext } from './serviceContext.js';
-import { createEgress, policyOf } from './webhooks/egress.js';
+import { createEgress, policyOf } from './webhooks/index.js';
 
 /**
  * The composition root: builds the context every capability is handed (its shape is
@@ -31,16 +31,17 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
   const streamKeys = new StreamKeys(deploymentKey);
   const inline = inlineProjections({ streamKeys });
   const identity = resolveBuildIdentity(deps.config.build);
-  const metrics = new ServiceMetrics({
+  const metrics = new PrometheusMetrics({
     pool: deps.pool,
     clock: deps.clock,
     projections: () => ({ inline: inline.map((p) => p.name), async: asyncProjections().map((p) => p.name) }),
     warn: (obj, msg) => deps.log.warn(obj, msg),
     build: { version: SERVICE_VERSION, commit: versionAt(identity, deps.clock.now()).git_sha ?? 'unknown' },
   });
+  const { pool, ...shared } = deps;
   return {
-    ...deps,
-    store: new EventStore({ pool: deps.pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
+    ...shared,
+    store: new EventStore({ pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
     metrics,
     identity,
     receiptKeys,

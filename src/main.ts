@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import pino from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
 import { DataKeyUnavailable, MigrationChanged, TransactionIdsBehind, Wakeups, migrate, verify } from '../eventstore/index.js';
-import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/cli.js';
+import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/index.js';
+import { MIGRATION_FOLDERS, serviceParts } from './capabilities.js';
 import { systemClock } from './clock.js';
 import { CommandRefused, UsageError } from './commandLine.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -11,11 +12,8 @@ import type { ServiceContext } from './serviceContext.js';
 import { applyDevDefaults } from './devDefaults.js';
 import { isDatabaseUnreachable } from './http/database.js';
 import { createLogger } from './http/logging.js';
-import { MIGRATION_FOLDERS } from './migrations.js';
 import { contractDocument } from './openapi.js';
-import { rebuildCommand } from './ops/rebuild.js';
-import { rekeyCommand } from './ops/rekey.js';
-import { statusCommand } from './ops/status.js';
+import { rebuildCommand, rekeyCommand, statusCommand } from './ops/index.js';
 import { eraseCommand } from './purge/index.js';
 import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
 
@@ -44,8 +42,8 @@ ${AUDIT_USAGE}
 const OPERATOR_COMMANDS = new Map<string, (ctx: ServiceContext, args: string[]) => Promise<number>>([
   ['export', exportCommand],
   ['checkpoint', checkpointCommand],
-  ['status', statusCommand],
-  ['rebuild', rebuildCommand],
+  ['status', (ctx, args) => statusCommand(ctx, args, serviceParts)],
+  ['rebuild', (ctx, args) => rebuildCommand(ctx, args, serviceParts)],
   ['rekey', rekeyCommand],
   [
     'erase',

@@ -2,27 +2,21 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { Wakeups, assertMigrationsUnchanged, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
-import { Checkpointer } from './audit/checkpointer.js';
-import { capabilities } from './capabilities.js';
+import type { WorkerRole } from './capability.js';
+import { asyncProjections, capabilities, MIGRATION_FOLDERS, ops } from './capabilities.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Config } from './config.js';
+import type { Config, DatabasePooling } from './config.js';
 import { createContext } from './context.js';
 import type { ServiceContext } from './serviceContext.js';
 import { startEmbeddedPostgres } from './database/embedded.js';
-import { clientFor, type DatabasePooling } from './database/pooling.js';
+import { clientFor } from './database/pooling.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
-import { MIGRATION_FOLDERS } from './migrations.js';
 import { closeWithin } from './http/shutdown.js';
-import { dataKeyProblems } from './ops/dataKeys.js';
-import { metricsRoutes } from './ops/metricsRoutes.js';
-import { opsRoutes } from './ops/routes.js';
-import { asyncProjections } from './projections.js';
-import { PurgeWorker } from './purge/index.js';
-import { DeliveryDispatcher } from './webhooks/dispatcher.js';
+import { dataKeyProblems } from './ops/index.js';
 import { join } from 'node:path';
 
-export type Role = 'api' | 'projector' | 'dispatcher' | 'purger' | 'checkpointer';
+export type Role = 'api' | 'projector' | WorkerRole;
 /** Every role but the API: what the `worker` command runs. */
 export const BACKGROUND_ROLES: readonly Role[] = ['projector', 'dispatcher', 'purger', 'checkpointer'];
 export const ALL_ROLES: readonly Role[] = ['api', ...BACKGROUND_ROLES];
@@ -93,26 +87,20 @@ export async function startService(
     projector.start();
     stops.push(() => projector.stop());
   }
-  if (roles.includes('dispatcher')) {
-    const dispatcher = new DeliveryDispatcher(ctx);
-    dispatcher.start();
-    stops.push(() => dispatcher.stop());
-  }
-  if (roles.includes('purger')) {
-    const purger = new PurgeWorker(ctx);
-    purger.start();
-    stops.push(() => purger.stop());
-  }
-  if (roles.includes('checkpointer')) {
-    const checkpointer = new Checkpointer(ctx);
-    checkpointer.start();
-    stops.push(() => checkpointer.stop());
+  // Each background role is some capability's worker (its record's `workers`).
+  for (const capability of capabilities) {
+    for (const [role, worker] of Object.entries(capability.workers ?? {})) {
+      if (!roles.includes(role as WorkerRole)) continue;
+      const started = worker(ctx);
+      started.start();
+      stops.push(() => started.stop());
+    }
   }
   // A process without the API serves its own metrics and health checks, when given a port for them.
   const served = roles.includes('api')
     ? { routes: capabilities, port: config.port }
     : config.metricsPort !== undefined
-      ? { routes: [opsRoutes, metricsRoutes], port: config.metricsPort }
+      ? { routes: [ops], port: config.metricsPort }
       : undefined;
   if (served) {
     app = await buildApp(ctx, served.routes);

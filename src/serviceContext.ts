@@ -1,13 +1,12 @@
 import type { Agent } from 'undici';
-import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
-import type { OwnerPrincipal } from './auth/principal.js';
+import type { Registry } from 'prom-client';
+import type { DeploymentKey, EventStore, RecordedEvent, StreamKeys, Wakeups } from '../eventstore/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { ServiceMetrics } from './ops/metrics.js';
-import type { BuildIdentity } from './ops/version.js';
-import type { ReceiptKeyRing } from './receipts/keys.js';
+import type { OwnerPrincipal } from './principal.js';
+import type { ReceiptKeyRing } from './receiptKeys.js';
+import type { BuildIdentity } from './version.js';
 
 /**
  * What every capability is handed: the configuration, resolved once, and the shared resources.
@@ -16,8 +15,7 @@ import type { ReceiptKeyRing } from './receipts/keys.js';
  */
 export interface ServiceContext {
   config: Config;
-  pool: pg.Pool;
-  /** The event store over the pool, with every inline projection registered. */
+  /** The event store over the pool (store.pool), with every inline projection registered. */
   store: EventStore;
   clock: Clock;
   log: Logger;
@@ -39,6 +37,20 @@ export interface ServiceContext {
    * the token answers. A new kind of credential is one more resolver; the routes never change.
    */
   credentialResolvers: CredentialResolver[];
+}
+
+/**
+ * What the edge, the store and the workers report, and the operator scrapes. The figures that
+ * read the capabilities' backlogs are gathered by src/ops/metrics.ts, which implements it.
+ */
+export interface ServiceMetrics {
+  /** Where every figure is registered, the held requests' gauges included. */
+  readonly registry: Registry;
+  observeRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void;
+  eventsCommitted(events: readonly RecordedEvent[]): void;
+  webhookAttempted(outcome: string, deliveredAfterMs: number | undefined): void;
+  quotaRefused(quota: string): void;
+  scrape(): Promise<{ contentType: string; body: string }>;
 }
 
 export type CredentialResolver = (token: string, ctx: ServiceContext) => Promise<OwnerPrincipal | undefined>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ulid } from 'ulid';
 import { migrate } from '../../eventstore/index.js';
-import { MIGRATION_FOLDERS } from '../../src/migrations.js';
+import { MIGRATION_FOLDERS } from '../../src/capabilities.js';
 import { startEmbeddedPostgres } from '../../src/database/embedded.js';
 import { createPool } from '../../src/service.js';
 

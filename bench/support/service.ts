@@ -3,10 +3,10 @@ import type pg from 'pg';
 import { AsyncProjector } from '../../projections/index.js';
 import { systemClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import { asyncProjections } from '../../src/projections.js';
+import { asyncProjections } from '../../src/capabilities.js';
 import { PurgeWorker } from '../../src/purge/index.js';
 import type { ServiceContext } from '../../src/serviceContext.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
 import { startTestApp } from '../../test/support/app.js';
 
 export interface BenchService {

@@ -55,7 +55,7 @@ export interface LinkRequest {
 }
 
 /** The address's stream: a keyed digest, so the log never names an address in the clear. */
-const addressOf = (ctx: ServiceContext, email: string): string => ctx.deploymentKey.digest('sign-in-address', email);
+const addressOf = (ctx: Pick<ServiceContext, 'deploymentKey'>, email: string): string => ctx.deploymentKey.digest('sign-in-address', email);
 
 /** A new key: the secret, shown once, and what is recorded of it. */
 function drawKey(): { secret: string; key: NewKey } {
@@ -64,9 +64,9 @@ function drawKey(): { secret: string; key: NewKey } {
 }
 
 /** The streams' keys: their sealed fields are sealed and opened with them. */
-const keysOf = (ctx: ServiceContext) => ({ keys: ctx.streamKeys });
+const keysOf = (ctx: Pick<ServiceContext, 'streamKeys'>) => ({ keys: ctx.streamKeys });
 
-const loadAccount = (uow: UnitOfWork, ctx: ServiceContext, accountId: string): Promise<Folded<AccountState | undefined>> =>
+const loadAccount = (uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, accountId: string): Promise<Folded<AccountState | undefined>> =>
   aggregateStream(uow, accountDecider, accountStreamId(accountId), keysOf(ctx));
 
 /**
@@ -76,7 +76,7 @@ const loadAccount = (uow: UnitOfWork, ctx: ServiceContext, accountId: string): P
  * address's earlier links. Requests of one client take their turn, so its count is read one at a
  * time; requests for one address race on its stream.
  */
-export async function requestSignInLink(ctx: ServiceContext, mailer: Mailer, request: LinkRequest): Promise<{ accepted: true } | AccountRefusal> {
+export async function requestSignInLink(ctx: Pick<ServiceContext, 'clock' | 'config' | 'deploymentKey' | 'store' | 'streamKeys'>, mailer: Mailer, request: LinkRequest): Promise<{ accepted: true } | AccountRefusal> {
   const token = newToken();
   const linkId = newLinkId();
   const stream = addressStreamId(addressOf(ctx, request.email));
@@ -114,7 +114,7 @@ export interface SignedIn {
 }
 
 /** The address as the link's request typed it, opened from its sealed event. */
-async function linkEmail(uow: UnitOfWork, ctx: ServiceContext, stream: string, linkId: string): Promise<string> {
+async function linkEmail(uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, stream: string, linkId: string): Promise<string> {
   const issued = (await uow.readStream(stream)).find((r) => r.type === LINK_ISSUED && r.data.link_id === linkId)!;
   return eventOf<LinkIssued>(addressDecider, issued, await ctx.streamKeys.opener(uow, stream)).email;
 }
@@ -124,7 +124,7 @@ async function linkEmail(uow: UnitOfWork, ctx: ServiceContext, stream: string, l
  * browser session; with a key intent of this browser, creates the pending key in the same unit of
  * work, when the form's account and expiry date still hold.
  */
-export function signIn(ctx: ServiceContext, token: string, intent: KeyIntent | undefined): Promise<SignedIn | AccountRefusal> {
+export function signIn(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, token: string, intent: KeyIntent | undefined): Promise<SignedIn | AccountRefusal> {
   const sessionToken = newToken();
   const pendingKey = intent && drawKey();
   return ctx.store.command(async (uow): Promise<SignedIn | AccountRefusal> => {
@@ -179,7 +179,7 @@ export async function accountOfSession(db: Reader, sessionId: string): Promise<s
 
 /** Runs a decision on the session's account stream and appends what it decided. */
 function onAccount<T>(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
   session: AccountSession,
   decide: (account: AccountState, now: Date) => { events: AccountEvent[] } | AccountRefusal,
   answer: T,
@@ -191,16 +191,16 @@ function onAccount<T>(
 }
 
 /** A key from the keys form: the key itself is returned once and never stored. */
-export function createKey(ctx: ServiceContext, session: AccountSession, form: KeyForm): Promise<{ key: string; keyId: string } | AccountRefusal> {
+export function createKey(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, session: AccountSession, form: KeyForm): Promise<{ key: string; keyId: string } | AccountRefusal> {
   const { secret, key } = drawKey();
   return onAccount(ctx, session, (account, now) => decideCreateKey(account, { sessionId: session.sessionId, form, key, now }), { key: secret, keyId: key.keyId });
 }
 
-export function revokeKey(ctx: ServiceContext, session: AccountSession, keyId: string): Promise<{ revoked: true } | AccountRefusal> {
+export function revokeKey(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, session: AccountSession, keyId: string): Promise<{ revoked: true } | AccountRefusal> {
   return onAccount(ctx, session, (account, now) => decideRevoke(account, { keyId, now }), { revoked: true as const });
 }
 
-export function signOut(ctx: ServiceContext, session: AccountSession): Promise<{ signedOut: true } | AccountRefusal> {
+export function signOut(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, session: AccountSession): Promise<{ signedOut: true } | AccountRefusal> {
   return onAccount(ctx, session, (account, now) => ({ events: decideSignOut(account, { sessionId: session.sessionId, now }) }), { signedOut: true as const });
 }
 
@@ -208,7 +208,7 @@ export function signOut(ctx: ServiceContext, session: AccountSession): Promise<{
  * Claims the trial a management credential opens, once, on the trial's own claim stream: two
  * accounts claiming at once race on it, and the loser decides again on the winner's claim.
  */
-export function claimTrial(ctx: ServiceContext, session: AccountSession, credential: string): Promise<{ claimed: true } | AccountRefusal> {
+export function claimTrial(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, session: AccountSession, credential: string): Promise<{ claimed: true } | AccountRefusal> {
   if (!isManagementCredential(credential)) return Promise.resolve({ refused: 'not_a_management_credential' });
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();

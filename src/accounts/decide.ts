@@ -25,7 +25,7 @@ import { keyActive, type AccountState, type AddressState, type ClaimState } from
 
 /**
  * The decisions of developer accounts: state and command in, new events or a refusal out. Pure: the
- * command carries `now` and every random value (ids, token hashes); src/http/errors.ts maps each
+ * command carries `now` and every random value (ids, token hashes); refusals.ts maps each
  * refusal to its status and code.
  */
 

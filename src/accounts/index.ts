@@ -1,10 +1,20 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { accountsProjection } from './projection.js';
+import { ACCOUNT_REFUSALS } from './refusals.js';
+import { accountRoutes } from './routes.js';
 
 /**
  * Developer accounts: email-link sign-in, self-service API keys (a developer key is one more owner
  * credential resolver, resolver.ts), and claiming a trial into an account. docs/accounts.md.
  */
-export { accountRoutes } from './routes.js';
-export { accountsProjection } from './projection.js';
-/** The accounts capability's tables: sign-in links, accounts, their sessions and keys, trial claims. */
-export const ACCOUNTS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+export { developerKeyResolver } from './resolver.js';
+
+export const accounts: Capability = {
+  name: 'accounts',
+  routes: accountRoutes,
+  // Its tables: sign-in links, accounts, their sessions and keys, trial claims.
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: ({ streamKeys }) => [accountsProjection(streamKeys)],
+  refusals: ACCOUNT_REFUSALS,
+};

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientDigest } from '../clients.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { toApiError } from '../http/errors.js';
-import { refusalError, refusalStatus } from '../http/errors.js';
+import { toApiError } from '../http/faults.js';
+import { refusalError as tableRefusal, refusalStatus as tableStatus } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { HUMAN_PAGE_HEADERS } from '../human/headers.js';
+import { HUMAN_PAGE_HEADERS } from '../human/index.js';
 import {
   accountOfSession,
   claimTrial,
@@ -23,6 +23,7 @@ import { expiryDates, intentCookieValue, issueNonce, openIntent, openNonce } fro
 import { ACCOUNT_LIMITS } from './limits.js';
 import type { Mailer } from './mail.js';
 import { readKeysPage } from './reads.js';
+import { ACCOUNT_REFUSALS } from './refusals.js';
 import { accountErrorPage, confirmPage, keysPage, linkSentPage, signInPage, type KeysView, type Problem } from './render/pages.js';
 import { normalizeEmail } from './rules.js';
 import { csrfMatches, csrfToken } from './signed.js';
@@ -46,6 +47,9 @@ const NOTICES = {
   claimed: "The trial is claimed: your keys can read its Sessions while their results are available. Nothing of the trial changed, and its management credential keeps working.",
   expiryMoved: 'You are signed in, but your key was not created: the day changed since the form was shown, so its expiry date would differ. Check the form below and create it again.',
 };
+
+const refusalError = (refusal: AccountRefusal) => tableRefusal(ACCOUNT_REFUSALS, refusal);
+const refusalStatus = (refusal: AccountRefusal) => tableStatus(ACCOUNT_REFUSALS, refusal);
 
 const problemOf = (refusal: AccountRefusal): Problem => {
   const { code, message } = refusalStatus(refusal);
@@ -96,7 +100,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     void send(reply, 404, accountErrorPage({ code: 'NOT_FOUND', message: 'There is no such account page.' }, request.id));
   });
 
-  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.pool, readCookie(request, ACCOUNT_COOKIE), now());
+  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, readCookie(request, ACCOUNT_COOKIE), now());
   const sessionCsrf = (session: AccountSession): string => csrfToken(key, `session:${session.sessionId}`);
 
   /** Before sign-in, forms are bound to a random value this browser holds in a cookie. */
@@ -123,7 +127,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     cookies: readonly string[] = [],
   ): Promise<FastifyReply> {
     const { nonce, renderedAt } = issueNonce(key, session.sessionId, now());
-    const { keys: rows, claims } = await readKeysPage(ctx.pool, session.accountId, now());
+    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, session.accountId, now());
     const view: KeysView = {
       csrf: sessionCsrf(session),
       email: session.email,
@@ -194,7 +198,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
    * its values are valid, in the key-intent cookie for the sign-in that follows.
    */
   async function keptIntent(form: KeyForm): Promise<string[]> {
-    const accountId = form.nonce && (await accountOfSession(ctx.pool, form.nonce.sessionId));
+    const accountId = form.nonce && (await accountOfSession(ctx.store.pool, form.nonce.sessionId));
     const request = form.nonce && checkKeyValues(form, form.nonce);
     if (!accountId || !request || 'refused' in request) return [];
     return [setCookie(INTENT_COOKIE, intentCookieValue(key, { ...request, accountId }, now()), ACCOUNT_LIMITS.keyFormMs)];

@@ -1,5 +1,5 @@
 import { StreamVersionConflict, UNSEALED, appendEvents, type Reader } from '../../eventstore/index.js';
-import type { CredentialResolver, SessionOfWorkspace } from '../auth/owner.js';
+import type { CredentialResolver, SessionOfWorkspace } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isDeveloperKey, secretHash } from './credentials.js';
 import { keyUseDue } from './decide.js';
@@ -25,7 +25,7 @@ interface KeyRow {
  * Records that the key was used, on its own stream. Two requests recording the same use race on
  * the stream's version; the loser's use is the winner's, so its conflict is dropped.
  */
-async function recordUse(ctx: ServiceContext, keyId: string, now: Date): Promise<void> {
+async function recordUse(ctx: Pick<ServiceContext, 'store'>, keyId: string, now: Date): Promise<void> {
   const stream = keyUseStreamId(keyId);
   try {
     await ctx.store.withUnitOfWork(async (uow) =>
@@ -45,7 +45,7 @@ async function claimedSessionReadable(db: Reader, accountId: string, session: Se
 export const developerKeyResolver: CredentialResolver = async (token, ctx) => {
   if (!isDeveloperKey(token)) return undefined;
   const hash = secretHash(token);
-  const { rows } = await ctx.pool.query<KeyRow>(sql.KEY_BY_HASH, [hash]);
+  const { rows } = await ctx.store.pool.query<KeyRow>(sql.KEY_BY_HASH, [hash]);
   const key = rows[0];
   const now = ctx.clock.now();
   // Found by its hash, which needs no second comparison (credentials.ts says why).

@@ -2,11 +2,14 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { clientDigest } from '../clients.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses, refusalError } from '../http/errors.js';
+import { errorResponses } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import { requestSignInLink } from './commands.js';
+import type { AccountRefusal } from './decide.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import { mailerFor } from './mail.js';
 import { accountPages } from './pages.js';
+import { ACCOUNT_REFUSALS } from './refusals.js';
 import { ACCOUNT_STYLESHEET_PATH } from './render/pages.js';
 import { normalizeEmail } from './rules.js';
 import { emailLinkRequestSchema, emailLinkResponseSchema, requestSignInLinkOperation } from './schemas.js';
@@ -15,6 +18,8 @@ import { emailLinkRequestSchema, emailLinkResponseSchema, requestSignInLinkOpera
  * Developer accounts: POST /v1/auth/email-link (JSON, public) and the /app pages (HTML forms,
  * pages.ts). Sign-in proves a developer's identity only; it never touches a human link.
  */
+
+const refused = (refusal: AccountRefusal) => refusalError(ACCOUNT_REFUSALS, refusal);
 
 const rateLimited = {
   description:
@@ -47,11 +52,11 @@ export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: FastifyRequest<{ Body: { email: string } }>, reply) => {
       // Nothing of an account can be sealed or signed without it.
       ctx.deploymentKey.require();
-      if (!mailer) throw refusalError({ refused: 'sign_in_unavailable' });
+      if (!mailer) throw refused({ refused: 'sign_in_unavailable' });
       const email = normalizeEmail(request.body.email);
-      if (!email) throw refusalError({ refused: 'email_invalid' });
+      if (!email) throw refused({ refused: 'email_invalid' });
       const outcome = await requestSignInLink(ctx, mailer, { email, client: clientDigest(ctx.deploymentKey, 'sign-in-client', request.ip), continueKey: false });
-      if ('refused' in outcome) throw refusalError(outcome);
+      if ('refused' in outcome) throw refused(outcome);
       return reply.code(202).send({ status: 'accepted' });
     },
   );

@@ -93,7 +93,7 @@ export interface CheckpointTurn {
  * and a checkpoint committed after that snapshot makes this append conflict, so copies running
  * side by side never write two within the interval.
  */
-export async function writeCheckpoint(ctx: ServiceContext, turn: CheckpointTurn): Promise<string | undefined> {
+export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store'>, turn: CheckpointTurn): Promise<string | undefined> {
   const keys = ctx.receiptKeys;
   if (!keys) throw new ReceiptKeysMissing();
   const work = async (uow: UnitOfWork): Promise<string | undefined> => {

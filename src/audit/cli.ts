@@ -33,7 +33,7 @@ function parse<T>(args: string[], options: ParseArgsConfig['options']): Parsed<T
   }
 }
 
-export async function exportCommand(ctx: ServiceContext, args: string[]): Promise<number> {
+export async function exportCommand(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, args: string[]): Promise<number> {
   const parsed = parse<{ session?: string; decrypt?: boolean }>(args, { session: { type: 'string' }, decrypt: { type: 'boolean' } });
   if (!parsed.ok) return usage(parsed.problem);
   if (parsed.positionals.length > 0) return usage(`export takes no ${parsed.positionals[0]}`);
@@ -76,7 +76,7 @@ async function keptCheckpoint(path: string): Promise<string> {
   return checkpoint;
 }
 
-export async function checkpointCommand(ctx: ServiceContext, args: string[]): Promise<number> {
+export async function checkpointCommand(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store'>, args: string[]): Promise<number> {
   if (args.length > 0) return usage(`checkpoint takes no ${args[0]}`);
   const jws = await writeCheckpoint(ctx, { notWithinMs: 0, wait: true });
   if (jws === undefined) throw new CommandRefused('another checkpointer wrote a checkpoint at the same moment; run it again');

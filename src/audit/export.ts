@@ -19,29 +19,29 @@ export class ExportRefused extends CommandRefused {
 }
 
 /** A Session's streams: its own, and the delivery jobs of its events. */
-async function streamsOfSession(ctx: ServiceContext, sessionId: string): Promise<string[]> {
+async function streamsOfSession(ctx: Pick<ServiceContext, 'store'>, sessionId: string): Promise<string[]> {
   if (!isSessionId(sessionId)) throw new ExportRefused(`${sessionId} is not a Session id (ses_ followed by a ULID)`);
-  const { rows } = await ctx.pool.query<{ stream_id: string }>(sql.DELIVERY_STREAMS_OF_SESSION, [sessionId]);
-  const own = await ctx.pool.query('SELECT 1 FROM events WHERE stream_id = $1 LIMIT 1', [sessionId]);
+  const { rows } = await ctx.store.pool.query<{ stream_id: string }>(sql.DELIVERY_STREAMS_OF_SESSION, [sessionId]);
+  const own = await ctx.store.pool.query('SELECT 1 FROM events WHERE stream_id = $1 LIMIT 1', [sessionId]);
   if (own.rowCount === 0) throw new ExportRefused(`the log has no Session ${sessionId}`);
   return [sessionId, ...rows.map((r) => r.stream_id)];
 }
 
-async function linesOf(ctx: ServiceContext, events: readonly ExportedEvent[], decrypt: boolean): Promise<string> {
+async function linesOf(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, events: readonly ExportedEvent[], decrypt: boolean): Promise<string> {
   if (!decrypt) return events.map((e) => `${JSON.stringify(e)}\n`).join('');
   const sealed = events.map((e): [ExportedEvent, JsonObject, SealedField[]] => {
     const data = JSON.parse(e.data) as JsonObject;
     return [e, data, sealedFieldsOf(e.type, e.stream_id, data)];
   });
   const keyStreams = [...new Set(sealed.flatMap(([, , fields]) => fields.map((f) => f.keyStream)))];
-  const openers = keyStreams.length > 0 ? await ctx.streamKeys.openers(ctx.pool, keyStreams) : new Map();
+  const openers = keyStreams.length > 0 ? await ctx.streamKeys.openers(ctx.store.pool, keyStreams) : new Map();
   return sealed
     .map(([e, data, fields]) => `${JSON.stringify(fields.length > 0 ? { ...e, opened: openSealed(fields, data, openers) } : e)}\n`)
     .join('');
 }
 
 /** Writes the export to `out`, waiting on it when it is full; returns the number of events. */
-export async function exportTo(ctx: ServiceContext, options: { sessionId?: string; decrypt: boolean }, out: Writable): Promise<number> {
+export async function exportTo(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, options: { sessionId?: string; decrypt: boolean }, out: Writable): Promise<number> {
   const streamIds = options.sessionId === undefined ? undefined : await streamsOfSession(ctx, options.sessionId);
   return exportLog(ctx.store, { streamIds }, async (events) => {
     if (!out.write(await linesOf(ctx, events, options.decrypt))) await once(out, 'drain');

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex, type ExportedEvent, type JsonObject, type LinkProblem } from '../../eventstore/index.js';
-import type { ReceiptClaims } from '../receipts/claims.js';
+import type { ReceiptClaims } from '../receipts/index.js';
 import { RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_CREATED } from '../sessions/index.js';
 import type { Verified } from './keySet.js';
 

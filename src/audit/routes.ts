@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import { newestCheckpoint } from './checkpoint.js';
+import { AUDIT_REFUSALS } from './refusals.js';
 
 /**
  * GET /.well-known/svc-log-checkpoint.json: the newest signed log checkpoint, public and never
@@ -10,8 +11,8 @@ import { newestCheckpoint } from './checkpoint.js';
  */
 export async function auditRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   app.get('/.well-known/svc-log-checkpoint.json', { schema: { hide: true } }, async (_request, reply) => {
-    const newest = await newestCheckpoint(ctx.pool);
-    if (!newest) throw new ApiError(404, 'NOT_FOUND', 'No log checkpoint has been signed yet.');
+    const newest = await newestCheckpoint(ctx.store.pool);
+    if (!newest) throw refusalError(AUDIT_REFUSALS, { refused: 'no_checkpoint_yet' });
     return reply
       .header('cache-control', 'no-store, no-transform')
       .type('application/json; charset=utf-8')

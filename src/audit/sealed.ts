@@ -1,6 +1,6 @@
 import { ERASED, type JsonObject, type Opener } from '../../eventstore/index.js';
 import { SESSION_EVENT_TYPES } from '../sessions/index.js';
-import { DELIVERY_QUEUED } from '../webhooks/deliveryEvents.js';
+import { DELIVERY_QUEUED } from '../webhooks/index.js';
 
 /**
  * Where the log keeps content sealed with a Session's data key, for an export that opens it: the

@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Reader } from '../../eventstore/index.js';
-import type { OwnerPrincipal, SessionOfWorkspace } from './principal.js';
+import type { OwnerPrincipal, SessionOfWorkspace } from '../principal.js';
 import type { CredentialResolver, ServiceContext } from '../serviceContext.js';
-import { ApiError, internal } from '../http/errors.js';
+import { internal } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
+import { AUTH_REFUSALS } from './refusals.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,7 +16,7 @@ declare module 'fastify' {
 
 export const OPERATOR_WORKSPACE = 'wks_operator';
 
-export type { OwnerPrincipal, SessionOfWorkspace } from './principal.js';
+export type { OwnerPrincipal, SessionOfWorkspace } from '../principal.js';
 
 /** What a principal may do with a Session: change it (its workspace's), only read it, or nothing. */
 export type SessionAccess = 'change' | 'read' | 'none';
@@ -41,7 +43,7 @@ export const ownerKeyResolver: CredentialResolver = async (token, ctx) => {
   return { workspaceId: OPERATOR_WORKSPACE, credentialId: 'owner', kind: 'owner_key', linkLifetimeHours: 720, retentionHours: 720 };
 };
 
-const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'A valid owner credential is required (Authorization: Bearer <key>).');
+const unauthorized = () => refusalError(AUTH_REFUSALS, { refused: 'owner_credential_required' });
 
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;

@@ -183,60 +183,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/trial/sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a trial with its first Session, or add a Session to a trial
-         * @description Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.
-         */
-        post: operations["createTrialSession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/trial/sessions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read a trial's Session with the management credential */
-        get: operations["getTrialSession"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/svc-receipt-keys.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Public keys that verify decision receipts */
-        get: operations["getReceiptKeys"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/webhook": {
         parameters: {
             query?: never;
@@ -320,6 +266,60 @@ export interface paths {
         put?: never;
         /** Send an accepted response to the webhook endpoint again */
         post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trial/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a trial with its first Session, or add a Session to a trial
+         * @description Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.
+         */
+        post: operations["createTrialSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trial/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a trial's Session with the management credential */
+        get: operations["getTrialSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/svc-receipt-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public keys that verify decision receipts */
+        get: operations["getReceiptKeys"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -697,40 +697,6 @@ export interface components {
              */
             credential: "owner" | "developer";
         };
-        TrialCreateSessionResponse: {
-            id: string;
-            revision: number;
-            /** @description A capability: share it only with the person who answers. */
-            human_url: string;
-            workspace_id: string;
-            /** @description Present once, only when this request started the trial; send it as Authorization: Bearer on the trial routes. */
-            management_credential?: string;
-            /**
-             * Format: date-time
-             * @description After it the human link accepts no response.
-             */
-            action_expires_at: string;
-            /**
-             * Format: date-time
-             * @description Until then the result is readable with the management credential.
-             */
-            result_available_until: string;
-            /**
-             * Format: date-time
-             * @description After it the trial creates no further Session.
-             */
-            trial_expires_at: string;
-        };
-        /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
-        TrialSessionResponse: components["schemas"]["SessionResponse"] & {
-            trial: {
-                workspace_id: string;
-                /** Format: date-time */
-                action_expires_at: string;
-                /** Format: date-time */
-                result_available_until: string;
-            };
-        };
         WebhookEndpoint: {
             id: string;
             url: string;
@@ -811,6 +777,40 @@ export interface components {
                     http_status: number | null;
                 }[];
             }[];
+        };
+        TrialCreateSessionResponse: {
+            id: string;
+            revision: number;
+            /** @description A capability: share it only with the person who answers. */
+            human_url: string;
+            workspace_id: string;
+            /** @description Present once, only when this request started the trial; send it as Authorization: Bearer on the trial routes. */
+            management_credential?: string;
+            /**
+             * Format: date-time
+             * @description After it the human link accepts no response.
+             */
+            action_expires_at: string;
+            /**
+             * Format: date-time
+             * @description Until then the result is readable with the management credential.
+             */
+            result_available_until: string;
+            /**
+             * Format: date-time
+             * @description After it the trial creates no further Session.
+             */
+            trial_expires_at: string;
+        };
+        /** @description InteractiveSessionResponse with the trial it belongs to and its deadlines. */
+        TrialSessionResponse: components["schemas"]["SessionResponse"] & {
+            trial: {
+                workspace_id: string;
+                /** Format: date-time */
+                action_expires_at: string;
+                /** Format: date-time */
+                result_available_until: string;
+            };
         };
         EmailLinkAccepted: {
             /** @enum {string} */
@@ -2192,381 +2192,6 @@ export interface operations {
             };
         };
     };
-    createTrialSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "interaction": {
-                 *         "mode": "interactive",
-                 *         "title": "Approve the refund for order 1042?",
-                 *         "description": "The customer reports that the parcel arrived damaged.",
-                 *         "source": {
-                 *           "kind": "svc_surface",
-                 *           "components": [
-                 *             {
-                 *               "type": "record",
-                 *               "label": "Order",
-                 *               "fields": {
-                 *                 "order": 1042,
-                 *                 "amount": "19.99 EUR"
-                 *               }
-                 *             },
-                 *             {
-                 *               "type": "field",
-                 *               "name": "amount",
-                 *               "label": "Amount to refund (EUR)",
-                 *               "schema": {
-                 *                 "type": "number",
-                 *                 "minimum": 0,
-                 *                 "maximum": 19.99
-                 *               },
-                 *               "required": true,
-                 *               "value": 19.99
-                 *             },
-                 *             {
-                 *               "type": "field",
-                 *               "name": "reason",
-                 *               "label": "Reason",
-                 *               "schema": {
-                 *                 "type": "string",
-                 *                 "maxLength": 500
-                 *               },
-                 *               "multiline": true
-                 *             }
-                 *           ]
-                 *         },
-                 *         "actions": [
-                 *           {
-                 *             "id": "approve",
-                 *             "label": "Approve",
-                 *             "intent": "approve"
-                 *           },
-                 *           {
-                 *             "id": "reject",
-                 *             "label": "Reject",
-                 *             "intent": "reject"
-                 *           }
-                 *         ]
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    interaction: components["schemas"]["PublishedInteraction"];
-                };
-            };
-        };
-        responses: {
-            /** @description Created: the Session, its human link, the trial's deadlines and, when this request started the trial, its management credential (shown only now). */
-            201: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    Location: components["headers"]["Location"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
-                     *       "revision": 1,
-                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E",
-                     *       "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
-                     *       "management_credential": "svc_mg_xt9NtPir5GDY4TV_SGbHEVO0YJfJvY3u5s7d18Eppo4",
-                     *       "action_expires_at": "2026-03-14T10:20:00.000Z",
-                     *       "result_available_until": "2026-03-15T10:20:00.000Z",
-                     *       "trial_expires_at": "2026-03-15T09:20:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TrialCreateSessionResponse"];
-                };
-            };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description INTERNAL: the service failed to handle the request. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getTrialSession: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
-                Prefer?: components["parameters"]["Prefer"];
-            };
-            path: {
-                /** @description The ID (ses_…) of one of the trial's Sessions. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Session as it is now, with its trial's deadlines. */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "Preference-Applied": components["headers"]["Preference-Applied"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
-                     *       "status": "active",
-                     *       "revision": 1,
-                     *       "interaction": {
-                     *         "mode": "interactive",
-                     *         "title": "Approve the refund for order 1042?",
-                     *         "description": "The customer reports that the parcel arrived damaged.",
-                     *         "source": {
-                     *           "kind": "svc_surface",
-                     *           "components": [
-                     *             {
-                     *               "type": "record",
-                     *               "label": "Order",
-                     *               "fields": {
-                     *                 "order": 1042,
-                     *                 "amount": "19.99 EUR"
-                     *               }
-                     *             },
-                     *             {
-                     *               "type": "field",
-                     *               "name": "amount",
-                     *               "label": "Amount to refund (EUR)",
-                     *               "schema": {
-                     *                 "type": "number",
-                     *                 "minimum": 0,
-                     *                 "maximum": 19.99
-                     *               },
-                     *               "required": true,
-                     *               "value": 19.99
-                     *             },
-                     *             {
-                     *               "type": "field",
-                     *               "name": "reason",
-                     *               "label": "Reason",
-                     *               "schema": {
-                     *                 "type": "string",
-                     *                 "maxLength": 500
-                     *               },
-                     *               "multiline": true
-                     *             }
-                     *           ]
-                     *         },
-                     *         "actions": [
-                     *           {
-                     *             "id": "approve",
-                     *             "label": "Approve",
-                     *             "intent": "approve"
-                     *           },
-                     *           {
-                     *             "id": "reject",
-                     *             "label": "Reject",
-                     *             "intent": "reject"
-                     *           }
-                     *         ],
-                     *         "response_policy": "first"
-                     *       },
-                     *       "response_schema": {
-                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
-                     *         "type": "object",
-                     *         "properties": {
-                     *           "amount": {
-                     *             "type": "number",
-                     *             "minimum": 0,
-                     *             "maximum": 19.99
-                     *           },
-                     *           "reason": {
-                     *             "type": "string",
-                     *             "maxLength": 500
-                     *           }
-                     *         },
-                     *         "required": [
-                     *           "amount"
-                     *         ],
-                     *         "additionalProperties": false
-                     *       },
-                     *       "responses": [],
-                     *       "link_expires_at": "2026-03-14T10:20:00.000Z",
-                     *       "trial": {
-                     *         "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
-                     *         "action_expires_at": "2026-03-14T10:20:00.000Z",
-                     *         "result_available_until": "2026-03-15T10:20:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["TrialSessionResponse"];
-                };
-            };
-            /** @description Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "Preference-Applied": components["headers"]["Preference-Applied"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description INTERNAL: the service failed to handle the request. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getReceiptKeys: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The JWK Set: the active signing key and every retained one; a receipt names its key by kid. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "keys": [
-                     *         {
-                     *           "kty": "OKP",
-                     *           "crv": "Ed25519",
-                     *           "x": "j1_gtAJHrb1GUSCAy3jmxIq2Vy4h1muJdyMd2lScFyM",
-                     *           "kid": "rk-2026-03",
-                     *           "alg": "EdDSA",
-                     *           "use": "sig"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        keys: {
-                            /** @enum {unknown} */
-                            kty: "OKP";
-                            /** @enum {unknown} */
-                            crv: "Ed25519";
-                            x: string;
-                            kid: string;
-                            /** @enum {unknown} */
-                            alg: "EdDSA";
-                            /** @enum {unknown} */
-                            use: "sig";
-                        }[];
-                    };
-                };
-            };
-            /** @description SERVICE_UNAVAILABLE: this service has no receipt signing key configured. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     getWebhook: {
         parameters: {
             query?: never;
@@ -3039,6 +2664,381 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTrialSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "interaction": {
+                 *         "mode": "interactive",
+                 *         "title": "Approve the refund for order 1042?",
+                 *         "description": "The customer reports that the parcel arrived damaged.",
+                 *         "source": {
+                 *           "kind": "svc_surface",
+                 *           "components": [
+                 *             {
+                 *               "type": "record",
+                 *               "label": "Order",
+                 *               "fields": {
+                 *                 "order": 1042,
+                 *                 "amount": "19.99 EUR"
+                 *               }
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "amount",
+                 *               "label": "Amount to refund (EUR)",
+                 *               "schema": {
+                 *                 "type": "number",
+                 *                 "minimum": 0,
+                 *                 "maximum": 19.99
+                 *               },
+                 *               "required": true,
+                 *               "value": 19.99
+                 *             },
+                 *             {
+                 *               "type": "field",
+                 *               "name": "reason",
+                 *               "label": "Reason",
+                 *               "schema": {
+                 *                 "type": "string",
+                 *                 "maxLength": 500
+                 *               },
+                 *               "multiline": true
+                 *             }
+                 *           ]
+                 *         },
+                 *         "actions": [
+                 *           {
+                 *             "id": "approve",
+                 *             "label": "Approve",
+                 *             "intent": "approve"
+                 *           },
+                 *           {
+                 *             "id": "reject",
+                 *             "label": "Reject",
+                 *             "intent": "reject"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    interaction: components["schemas"]["PublishedInteraction"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the Session, its human link, the trial's deadlines and, when this request started the trial, its management credential (shown only now). */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "revision": 1,
+                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E",
+                     *       "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
+                     *       "management_credential": "svc_mg_xt9NtPir5GDY4TV_SGbHEVO0YJfJvY3u5s7d18Eppo4",
+                     *       "action_expires_at": "2026-03-14T10:20:00.000Z",
+                     *       "result_available_until": "2026-03-15T10:20:00.000Z",
+                     *       "trial_expires_at": "2026-03-15T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrialCreateSessionResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTrialSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the caller holds, comma-separated: while the Session still has one of them it answers 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /** @description The ID (ses_…) of one of the trial's Sessions. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Session as it is now, with its trial's deadlines. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "active",
+                     *       "revision": 1,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve the refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-14T10:20:00.000Z",
+                     *       "trial": {
+                     *         "workspace_id": "wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8",
+                     *         "action_expires_at": "2026-03-14T10:20:00.000Z",
+                     *         "result_available_until": "2026-03-15T10:20:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrialSessionResponse"];
+                };
+            };
+            /** @description Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReceiptKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK Set: the active signing key and every retained one; a receipt names its key by kid. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "j1_gtAJHrb1GUSCAy3jmxIq2Vy4h1muJdyMd2lScFyM",
+                     *           "kid": "rk-2026-03",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            /** @enum {unknown} */
+                            kty: "OKP";
+                            /** @enum {unknown} */
+                            crv: "Ed25519";
+                            x: string;
+                            kid: string;
+                            /** @enum {unknown} */
+                            alg: "EdDSA";
+                            /** @enum {unknown} */
+                            use: "sig";
+                        }[];
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: this service has no receipt signing key configured. */
+            503: {
+                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -1,13 +1,5 @@
 import pg from 'pg';
-
-/**
- * How DATABASE_URL reaches PostgreSQL. `transaction`: through a pooler in transaction mode
- * (PgBouncer's `pool_mode = transaction`), which hands each transaction whichever server
- * connection is free, so nothing may outlive a transaction on a connection: no session setting, no
- * session lock, no LISTEN (those use the direct connection, SVC_LISTEN_DATABASE_URL), and no named
- * prepared statement. `none`: a connection is the client's own for as long as it is open.
- */
-export type DatabasePooling = 'none' | 'transaction';
+import type { DatabasePooling } from '../config.js';
 
 /**
  * A connection that runs every statement unnamed. Hot statements are declared with a name

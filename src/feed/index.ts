@@ -1,7 +1,13 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { sessionFeedProjection } from './projection.js';
+import { feedRoutes } from './routes.js';
 
 /** The workspace event feed: GET /v1/events over a projection of the Sessions' events by workspace. */
-export { feedRoutes } from './routes.js';
-export { sessionFeedProjection } from './projection.js';
-/** The feed capability's table: each listed Session event by workspace, in log order. */
-export const FEED_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+export const feed: Capability = {
+  name: 'feed',
+  routes: feedRoutes,
+  // Its table: each listed Session event by workspace, in log order.
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: () => [sessionFeedProjection],
+};

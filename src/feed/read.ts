@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../serviceContext.js';
 import { isErased, readSession, type SessionState } from '../sessions/index.js';
-import { eventItem } from '../sessions/view.js';
+import { eventItem } from '../sessions/index.js';
 import { type FeedCursor } from './cursor.js';
 import * as sql from './sql.js';
 
@@ -29,8 +29,8 @@ interface Row {
  * nothing) and each event rendered as the Session's events list renders it. A Session purged
  * between the two reads lists nothing.
  */
-export async function readFeed(ctx: ServiceContext, workspaceId: string, after: FeedCursor, limit: number): Promise<FeedPage> {
-  const { rows } = await ctx.pool.query<Row>(sql.FEED_PAGE, [workspaceId, after.transactionId, after.sessionId, after.streamVersion, limit]);
+export async function readFeed(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, workspaceId: string, after: FeedCursor, limit: number): Promise<FeedPage> {
+  const { rows } = await ctx.store.pool.query<Row>(sql.FEED_PAGE, [workspaceId, after.transactionId, after.sessionId, after.streamVersion, limit]);
   // Ordered by transaction, so the rows below the horizon come first.
   const settled = rows.filter((row) => row.settled);
   const pending = settled.length < rows.length;

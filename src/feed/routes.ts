@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ownerOf, requireOwner } from '../auth/owner.js';
+import { ownerOf, requireOwner } from '../auth/index.js';
 import { errorResponses } from '../http/errors.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { FEED_CHANNEL, heldRead, holdingIn, preferenceApplied, preferredWait } from '../waits/index.js';

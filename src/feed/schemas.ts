@@ -1,6 +1,5 @@
 import { operation } from '../http/contract.js';
-import { EXAMPLE_RECEIPT, sessionEventSchema } from '../sessions/schemas.js';
-import { PATTERNS } from '../sessions/limits.js';
+import { EXAMPLE_RECEIPT, PATTERNS, sessionEventSchema } from '../sessions/index.js';
 
 export const FEED_LIMIT = { default: 100, max: 500 } as const;
 

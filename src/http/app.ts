@@ -1,20 +1,30 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ServiceContext } from '../serviceContext.js';
-import { webhookContract } from '../webhooks/schemas.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
-import { completeContract, type ContractDocument } from './contract.js';
+import { completeContract, type ContractDocument, type ContractPart } from './contract.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
-import { errorEnvelopeSchema, toApiError } from './errors.js';
+import { errorEnvelopeSchema } from './errors.js';
+import { toApiError } from './faults.js';
 import { edgeHeaders } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
-import { JSON_CACHE_CONTROL, notFound, sendRefusal } from './refusals.js';
+import { assertOneMeaning, type RefusalAnswer } from './refusal.js';
+import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
-export type Capability = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
+export type Routes = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
+
+/** What the edge takes of a capability (src/capability.ts): its routes, its refusals, its own error pages. */
+export interface EdgePart {
+  routes?: Routes;
+  refusals?: Readonly<Record<string, RefusalAnswer<never>>>;
+  errorPages?: ErrorPages;
+  /** What the contract document holds of it beyond its routes' schemas (the webhooks it sends). */
+  contract?: ContractPart;
+}
 
 export interface AppOptions {
   /** Tests shorten them to see a slow client cut off. */
@@ -37,7 +47,9 @@ function validatedPart(request: FastifyRequest, error: FastifyError): unknown {
   }
 }
 
-export async function buildApp(ctx: ServiceContext, capabilities: readonly Capability[], options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], options: AppOptions = {}): Promise<FastifyInstance> {
+  assertOneMeaning(parts.map((part) => part.refusals ?? {}));
+  const write = refusalWriter(parts.flatMap((part) => part.errorPages ?? []));
   const timeouts = options.timeouts ?? HTTP_LIMITS;
   const headers = edgeHeaders(ctx.config.publicOrigin);
   const { trustProxy } = ctx.config;
@@ -62,10 +74,10 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
       requireHostHeader: false,
     },
     // A URL fastify cannot route (a malformed % escape, a segment too long) is refused in the envelope.
-    frameworkErrors: (error, request, reply) => void sendRefusal(reply.headers(headers(request.id)), toApiError(error)),
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, headers),
+    frameworkErrors: (error, request, reply) => void sendRefusal(reply.headers(headers(request.id)), toApiError(error), write),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, headers, write),
   });
-  answerOutsideRoutes(app.server, headers);
+  answerOutsideRoutes(app.server, headers, write);
 
   app.addSchema(errorEnvelopeSchema);
 
@@ -87,7 +99,7 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     // Each route's operation() and the webhooks the service sends, applied once the document is built.
     transformObject: (documents) => {
       if (!('openapiObject' in documents)) throw new Error('The contract is an OpenAPI 3 document.');
-      return completeContract(documents.openapiObject as unknown as ContractDocument, [webhookContract]) as unknown as typeof documents.openapiObject;
+      return completeContract(documents.openapiObject as unknown as ContractDocument, parts.flatMap((part) => part.contract ?? [])) as unknown as typeof documents.openapiObject;
     },
   });
 
@@ -128,7 +140,7 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     done(null, payload);
   });
 
-  const outage = new OutageLog(ctx.pool, ctx.log);
+  const outage = new OutageLog(ctx.store.pool, ctx.log);
   app.addHook('onClose', (_instance, done) => {
     outage.close();
     done();
@@ -138,11 +150,11 @@ export async function buildApp(ctx: ServiceContext, capabilities: readonly Capab
     const refusal = toApiError(error, validatedPart(request, error));
     if (isDatabaseUnreachable(error)) outage.report(error);
     else if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
-    void sendRefusal(reply, refusal);
+    void sendRefusal(reply, refusal, write);
   });
 
-  app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound()));
+  app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound(), write));
 
-  for (const capability of capabilities) await app.register(async (scope) => capability(scope, ctx));
+  for (const { routes } of parts) if (routes) await app.register(async (scope) => routes(scope, ctx));
   return app;
 }

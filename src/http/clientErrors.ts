@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { ApiError } from './errors.js';
 import type { EdgeHeaders } from './headers.js';
-import { refusalResponse, type RawResponse } from './refusals.js';
+import { notFound, type RawResponse, type RefusalWriter } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
 
 /**
@@ -38,34 +38,34 @@ function rawHttp(response: RawResponse): string {
   return `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n${lines.join('\r\n')}\r\n\r\n${response.body}`;
 }
 
-function respond(socket: Duplex, target: string, refusal: ApiError, headers: EdgeHeaders): void {
+function respond(socket: Duplex, target: string, refusal: ApiError, headers: EdgeHeaders, write: RefusalWriter): void {
   const requestId = nextRequestId();
-  const response = refusalResponse(target, refusal, requestId);
+  const response = write(target, refusal, requestId);
   socket.end(rawHttp({ ...response, headers: { ...response.headers, ...headers(requestId) } }), () => socket.destroy());
 }
 
 /** fastify's clientErrorHandler: Node's 'clientError', answered unless a response already started. */
-export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, headers: EdgeHeaders): void {
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, headers: EdgeHeaders, write: RefusalWriter): void {
   // A reset connection, or one whose response is under way, can only be closed.
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  respond(socket, targetOf(error.rawPacket), clientRefusal(error.code), headers);
+  respond(socket, targetOf(error.rawPacket), clientRefusal(error.code), headers, write);
 }
 
 /** Answers what Node would otherwise answer itself (417) or drop without a word (CONNECT). */
-export function answerOutsideRoutes(server: Server, headers: EdgeHeaders): void {
+export function answerOutsideRoutes(server: Server, headers: EdgeHeaders, write: RefusalWriter): void {
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const requestId = nextRequestId();
     const refusal = new ApiError(417, 'INVALID_SCHEMA', 'The only expectation the service meets is 100-continue.', 'unsupported_expectation');
-    const answer = refusalResponse(request.url ?? '/', refusal, requestId);
+    const answer = write(request.url ?? '/', refusal, requestId);
     response
       .writeHead(answer.status, { ...answer.headers, ...headers(requestId), 'content-length': Buffer.byteLength(answer.body), connection: 'close' })
       .end(answer.body);
   });
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    respond(socket, request.url?.startsWith('/') ? request.url : '/', new ApiError(404, 'NOT_FOUND', 'No such route.'), headers);
+    respond(socket, request.url?.startsWith('/') ? request.url : '/', notFound(), headers, write);
   });
 }

@@ -1,17 +1,12 @@
 import type { FastifyReply } from 'fastify';
-import { HUMAN_PAGE_HEADERS } from '../human/headers.js';
-import { errorPage, NOT_FOUND_PAGE } from '../human/render/pages.js';
 import { ApiError, envelope } from './errors.js';
 
 /**
- * How a refusal is written: the JSON envelope, or on the human link (`/s/...`) the HTML error
- * page with its code in data-error-code. The human link is a capability, so nothing here echoes a
- * path.
+ * How a refusal is written: the JSON envelope, unless a capability writes the errors of its own
+ * paths itself (the human link's HTML error page, src/human/errorPages.ts). Whatever answers, the
+ * edge picks the writer by the request's path, so a refusal from before routing, from Node's
+ * parser or from a route answers alike.
  */
-
-const HUMAN_PATH = /^\/s(\/|\?|$)/;
-/** Trial routes answer every fault of their URL as an unknown trial path: never 400, never 401. */
-const TRIAL_PATH = /^\/v1\/trial(\/|\?|$)/;
 
 /** The JSON responses' cache policy: never stored, never transformed by an intermediary. */
 export const JSON_CACHE_CONTROL = 'no-store, no-transform';
@@ -23,19 +18,16 @@ export interface RawResponse {
   body: string;
 }
 
-/** A URL that cannot be a link (malformed, a segment too long) is, on the human page, a wrong link. */
-const NOT_A_LINK = new Set(['malformed_url', 'url_too_long']);
+/** A capability's own way of answering every refusal on its paths. */
+export interface ErrorPages {
+  paths: RegExp;
+  write(error: ApiError, requestId: string): RawResponse;
+}
 
-export function refusalResponse(url: string, error: ApiError, requestId: string): RawResponse {
-  if (TRIAL_PATH.test(url) && error.reason !== undefined && NOT_A_LINK.has(error.reason)) return refusalResponse(url, notFound(), requestId);
-  if (HUMAN_PATH.test(url)) {
-    const notFound = error.status === 404 || (error.reason !== undefined && NOT_A_LINK.has(error.reason));
-    return {
-      status: notFound ? 404 : error.status,
-      headers: { ...HUMAN_PAGE_HEADERS, ...error.headers },
-      body: notFound ? NOT_FOUND_PAGE : errorPage(error.code, error.status, requestId),
-    };
-  }
+/** Writes the refusal of a request to `url`. */
+export type RefusalWriter = (url: string, error: ApiError, requestId: string) => RawResponse;
+
+export function envelopeResponse(error: ApiError, requestId: string): RawResponse {
   return {
     status: error.status,
     headers: { 'content-type': JSON_TYPE, 'cache-control': JSON_CACHE_CONTROL, ...error.headers },
@@ -43,8 +35,16 @@ export function refusalResponse(url: string, error: ApiError, requestId: string)
   };
 }
 
-export function sendRefusal(reply: FastifyReply, error: ApiError): FastifyReply {
-  const response = refusalResponse(reply.request.url, error, reply.request.id);
+/** The writer of the capabilities' pages, by path, the envelope elsewhere. */
+export function refusalWriter(pages: readonly ErrorPages[]): RefusalWriter {
+  return (url, error, requestId) => (pages.find((page) => page.paths.test(url))?.write ?? envelopeResponse)(error, requestId);
+}
+
+/** A URL fastify could not route (malformed, a segment too long): on a path that is a capability, a wrong one. */
+export const isUrlFault = (error: ApiError): boolean => error.reason === 'malformed_url' || error.reason === 'url_too_long';
+
+export function sendRefusal(reply: FastifyReply, error: ApiError, write: RefusalWriter): FastifyReply {
+  const response = write(reply.request.url, error, reply.request.id);
   return reply.code(response.status).headers(response.headers).send(response.body);
 }
 

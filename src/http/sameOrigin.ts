@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { RefusalAnswer } from './refusal.js';
 
 /**
  * Whether a form post comes from one of this service's own pages: Fetch Metadata says so, or,
@@ -9,3 +10,6 @@ export function sameOrigin(request: FastifyRequest, publicOrigin: string): boole
   if (site !== undefined) return site === 'same-origin';
   return request.headers.origin === publicOrigin;
 }
+
+/** The refusal of a form post from elsewhere, the same on every page that takes one. */
+export const NOT_SAME_ORIGIN: RefusalAnswer = { status: 403, code: 'ACTION_NOT_ALLOWED', message: "This form can only be sent from the service's own pages." };

@@ -1,8 +1,8 @@
 import { canonicalJson, newEventId, sha256Hex } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { buildReceiptClaims } from '../receipts/claims.js';
-import { signReceipt } from '../receipts/sign.js';
+import { buildReceiptClaims } from '../receipts/index.js';
+import { signReceipt } from '../receipts/index.js';
 import {
   appendSession,
   currentRevision,
@@ -15,10 +15,10 @@ import {
   type AnswerRefusal,
   type SessionState,
 } from '../sessions/index.js';
-import type { InteractiveInteraction } from '../sessions/interaction.js';
-import type { Endpoint } from '../webhooks/endpoint.js';
-import { mayReceive, queueDelivery } from '../webhooks/queue.js';
-import { endpointOfRow } from '../webhooks/views.js';
+import type { InteractiveInteraction } from '../sessions/index.js';
+import type { Endpoint } from '../webhooks/index.js';
+import { mayReceive, queueDelivery } from '../webhooks/index.js';
+import { endpointOfRow } from '../webhooks/index.js';
 import { convertSubmission, safeDraft, type FieldErrors, type Submission, type TypedData } from './form.js';
 import type { AcceptedView } from './render/accepted.js';
 import { SUBMISSION_READ } from './sql.js';
@@ -68,7 +68,7 @@ const endpointOf = (row: SubmissionRow): Endpoint | undefined =>
     : endpointOfRow({ ...row, endpoint_id: row.endpoint_id, url: row.url!, created_at: row.endpoint_created_at! });
 
 /** A person's submission on the link whose token is given. */
-export async function submitAnswer(ctx: ServiceContext, token: string, submission: Submission): Promise<SubmitOutcome> {
+export async function submitAnswer(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store' | 'streamKeys'>, token: string, submission: Submission): Promise<SubmitOutcome> {
   const linkHash = humanLinkHash(token);
   return ctx.store.command(async (uow): Promise<SubmitOutcome> => {
     // The Session the link opens, its stream and its workspace's endpoint, share-locked: one round trip.

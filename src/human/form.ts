@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { formEntries } from '../http/bodies.js';
-import { ApiError } from '../http/errors.js';
+import type { ApiError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import { own } from './own.js';
-import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../sessions/interaction.js';
+import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../sessions/index.js';
 import { charCount } from '../http/text.js';
-import { PATTERNS } from '../sessions/limits.js';
+import { PATTERNS } from '../sessions/index.js';
+import { FORM_REFUSALS } from './refusals.js';
 
 /**
  * The human page's form: parsing the urlencoded body, turning the person's strings into
@@ -32,7 +34,7 @@ const DATA_FIELD = new RegExp(`^data\\.(${PATTERNS.fieldName.slice(1, -1)})$`);
 /** A fresh client_event_id for each rendered form: 24 random bytes, 32 base64url characters. */
 export const newClientEventId = (): string => randomBytes(24).toString('base64url');
 
-const malformed = (message: string): ApiError => new ApiError(400, 'INVALID_SCHEMA', message);
+const malformed = (problem: string): ApiError => refusalError(FORM_REFUSALS, { refused: 'form_malformed', problem });
 
 /** Parses an application/x-www-form-urlencoded body; anything but the four kinds of field is refused. */
 export function parseSubmission(body: string): Submission {

@@ -2,12 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
 import { acceptFormBodies } from '../http/bodies.js';
-import { ApiError, refusalError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { currentInteraction, currentRevision, findSessionByLink, loadSession, type SessionState } from '../sessions/index.js';
+import { currentInteraction, currentRevision, findSessionByLink, loadSession, SESSION_REFUSALS, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type Submission } from './form.js';
 import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { FORM_REFUSALS } from './refusals.js';
 import { STYLESHEET_PATH } from './render/layout.js';
 import { completedPage, confirmationPage, displayPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
 
@@ -26,9 +27,9 @@ type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 const sendPage = (reply: FastifyReply, status: number, page: string): FastifyReply => reply.code(status).headers(HUMAN_PAGE_HEADERS).send(page);
 
 /** The Session a live link opens, or undefined: unknown, malformed, expired and purged look alike. */
-async function linkedSessionId(ctx: ServiceContext, token: string): Promise<string | undefined> {
+async function linkedSessionId(ctx: Pick<ServiceContext, 'clock' | 'store'>, token: string): Promise<string | undefined> {
   if (!TOKEN.test(token)) return undefined;
-  const linked = await findSessionByLink(ctx.pool, token);
+  const linked = await findSessionByLink(ctx.store.pool, token);
   return linked && linkLive(linked.linkExpiresAt, ctx.clock.now()) ? linked.sessionId : undefined;
 }
 
@@ -46,14 +47,17 @@ function currentPage(state: SessionState): string {
   return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction) });
 }
 
-/** The status and page answering a submission; a 422 shows the person's own values back. */
+/**
+ * The status and page answering a submission: a refusal's status is the Sessions table's, and the
+ * form comes back with the person's own values (answer_invalid) or the safe draft (revision_stale).
+ */
 function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, string] {
   switch (outcome.kind) {
     case 'accepted':
       return [200, confirmationPage(outcome.view)];
     case 'invalid':
       return [
-        422,
+        SESSION_REFUSALS.answer_invalid.status,
         formPage({
           interaction: outcome.interaction,
           revision: outcome.revision,
@@ -65,7 +69,7 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, strin
       ];
     case 'stale':
       return [
-        409,
+        SESSION_REFUSALS.revision_stale.status,
         formPage({
           interaction: outcome.interaction,
           revision: outcome.revision,
@@ -75,8 +79,8 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, strin
         }),
       ];
     case 'refused':
-      // The root error handler renders a refusal on /s/ as the error page (or the not-found page).
-      throw refusalError(outcome.refusal);
+      // Every refusal on /s/ is written as the error page (or the not-found page): errorPages.ts.
+      throw refusalError(SESSION_REFUSALS, outcome.refusal);
   }
 }
 
@@ -84,7 +88,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
   const stylesheet = await readFile(new URL('./assets/human.css', import.meta.url), 'utf8');
 
   // Inside this scope the only body is the page's form, in UTF-8; any other content type is 415.
-  // Refusals are the error page: the root error handler answers HTML on every path of the link.
+  // Refusals are the error page on every path of the link (errorPages.ts).
   acceptFormBodies(app);
 
   app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) => {
@@ -97,19 +101,19 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
 
   app.get('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     const sessionId = await linkedSessionId(ctx, request.params.token);
-    const state = sessionId && (await loadSession(ctx.pool, ctx.streamKeys, sessionId));
+    const state = sessionId && (await loadSession(ctx.store.pool, ctx.streamKeys, sessionId));
     return state ? sendPage(reply, 200, currentPage(state)) : sendPage(reply, 404, NOT_FOUND_PAGE);
   });
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     if (!sameOrigin(request, ctx.config.publicOrigin)) {
-      throw refusalError({ refused: 'not_same_origin' });
+      throw refusalError(FORM_REFUSALS, { refused: 'not_same_origin' });
     }
     const { token } = request.params;
     if (!TOKEN.test(token)) return sendPage(reply, 404, NOT_FOUND_PAGE);
     let submission: Submission;
     try {
-      if (typeof request.body !== 'string') throw new ApiError(415, 'INVALID_SCHEMA', 'The form must be sent as application/x-www-form-urlencoded.');
+      if (typeof request.body !== 'string') throw refusalError(FORM_REFUSALS, { refused: 'form_not_urlencoded' });
       submission = parseSubmission(request.body);
     } catch (error) {
       // A link that opens nothing is the not-found page, whatever came with it. A live one is

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { bearerToken, ownerOf, requireOwner } from '../auth/owner.js';
+import { bearerToken, ownerOf, requireOwner } from '../auth/index.js';
 import { createClient } from '../client/index.js';
 import { operation } from '../http/contract.js';
-import { ApiError, errorResponses } from '../http/errors.js';
+import { errorResponses } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import { mcpServer } from '../mcp/server.js';
-import { SERVICE_VERSION } from '../ops/version.js';
+import { SERVICE_VERSION } from '../version.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { injectedFetch } from './inject.js';
+import { MCP_ENDPOINT_REFUSALS } from './refusals.js';
 
 /**
  * The MCP server the service hosts: POST /mcp speaks MCP's Streamable HTTP transport, with the
@@ -51,7 +53,7 @@ const mcpOperation = operation({
 
 const notAllowed = (_request: FastifyRequest, reply: FastifyReply) => {
   reply.header('allow', 'POST');
-  throw new ApiError(405, 'ACTION_NOT_ALLOWED', 'The MCP endpoint is stateless: send each message with POST /mcp.', 'method_not_allowed');
+  throw refusalError(MCP_ENDPOINT_REFUSALS, { refused: 'mcp_method_not_allowed' });
 };
 
 export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {

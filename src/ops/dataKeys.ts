@@ -1,13 +1,13 @@
 import { INITIAL_KEY_ID, keysInUse, keysWrappedBy } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/reads.js';
+import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/index.js';
 
 /**
  * What the stored keys need of SVC_DATA_KEYS: every data key that still wraps a stream key (or, for
  * `initial`, still seals a webhook signing secret of before), against the keys this process has.
  */
 
-type Ctx = Pick<ServiceContext, 'pool' | 'deploymentKey'>;
+type Ctx = Pick<ServiceContext, 'store' | 'deploymentKey'>;
 
 const lacking = (id: string, what: string): string => `data key ${id}: ${what}, and SVC_DATA_KEYS has no key ${id}`;
 
@@ -21,17 +21,17 @@ const lacking = (id: string, what: string): string => `data key ${id}: ${what}, 
 export async function dataKeyProblems(ctx: Ctx): Promise<string[]> {
   const keys = ctx.deploymentKey;
   const configured = new Set(keys.keyIds);
-  const problems = (await keysInUse(ctx.pool)).flatMap(({ keyId, first }) =>
+  const problems = (await keysInUse(ctx.store.pool)).flatMap(({ keyId, first }) =>
     !configured.has(keyId)
       ? [lacking(keyId, 'stream keys are wrapped by it')]
       : keys.opens(first.wrapped, first.streamId)
         ? []
         : [`data key ${keyId}: it does not open the stream keys wrapped under its id (SVC_DATA_KEYS gives that id another key)`],
   );
-  if (!configured.has(INITIAL_KEY_ID) && (await secretsSealedByInitial(ctx.pool, '', 1)).length > 0) {
+  if (!configured.has(INITIAL_KEY_ID) && (await secretsSealedByInitial(ctx.store.pool, '', 1)).length > 0) {
     problems.push(lacking(INITIAL_KEY_ID, 'webhook signing secrets of before key rotation are sealed with it (until rekey)'));
   }
-  if (keys.digestsUnavailable) await keys.loadDigestKey(ctx.pool);
+  if (keys.digestsUnavailable) await keys.loadDigestKey(ctx.store.pool);
   if (keys.digestsUnavailable) problems.push(keys.digestsUnavailable);
   return problems;
 }
@@ -58,10 +58,10 @@ export interface DataKeyStatus {
  */
 export async function dataKeyStatus(ctx: Ctx): Promise<DataKeyStatus> {
   const configured = ctx.deploymentKey.keyIds;
-  const ids = [...new Set([...configured, ...(await keysInUse(ctx.pool)).map((k) => k.keyId)])];
+  const ids = [...new Set([...configured, ...(await keysInUse(ctx.store.pool)).map((k) => k.keyId)])];
   const keys: DataKeyUse[] = [];
   for (const id of ids) {
-    keys.push({ id, stream_keys: await keysWrappedBy(ctx.pool, id), configured: configured.includes(id), wraps_new_keys: id === ctx.deploymentKey.wrappingKeyId });
+    keys.push({ id, stream_keys: await keysWrappedBy(ctx.store.pool, id), configured: configured.includes(id), wraps_new_keys: id === ctx.deploymentKey.wrappingKeyId });
   }
-  return { keys, webhook_secrets_sealed_by_initial: await countSecretsSealedByInitial(ctx.pool) };
+  return { keys, webhook_secrets_sealed_by_initial: await countSecretsSealedByInitial(ctx.store.pool) };
 }

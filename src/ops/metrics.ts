@@ -2,8 +2,9 @@ import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RecordedEvent } from '../../eventstore/index.js';
 import type { Clock } from '../clock.js';
-import { purgeBacklog } from '../purge/backlog.js';
-import { QUOTAS, type QuotaName } from '../quotas/limits.js';
+import type { ServiceMetrics } from '../serviceContext.js';
+import { purgeBacklog } from '../purge/index.js';
+import { QUOTAS, type QuotaName } from '../quotas/index.js';
 import { deliveryQueue, projectionLag } from './backlog.js';
 
 /**
@@ -28,7 +29,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** From a tenth of a second to a day: the whole retry budget of a delivery. */
 const DELIVERY_BUCKETS_S = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600];
 
-export class ServiceMetrics {
+export class PrometheusMetrics implements ServiceMetrics {
   readonly registry = new Registry();
   private readonly requestDuration: Histogram;
   private readonly eventsAppended: Counter;

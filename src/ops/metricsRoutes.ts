@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { bearerToken, isSecret } from '../auth/owner.js';
+import { bearerToken, isSecret } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
+import { OPS_REFUSALS } from './refusals.js';
 
 /**
  * GET /metrics: the Prometheus text format, for the operator's scraper only, with a credential of
@@ -13,7 +14,7 @@ export async function metricsRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     const token = bearerToken(request);
     if (token === undefined || !isSecret(token, ctx.config.metricsToken)) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'The metrics token is required (Authorization: Bearer <SVC_METRICS_TOKEN>).');
+      throw refusalError(OPS_REFUSALS, { refused: 'metrics_token_required' });
     }
     const { contentType, body } = await ctx.metrics.scrape();
     return reply.header('cache-control', 'no-store').type(contentType).send(body);

@@ -1,15 +1,15 @@
 import { sign, verify } from 'node:crypto';
 import type { ServiceContext } from '../serviceContext.js';
 import { pendingMigrations } from '../../eventstore/index.js';
-import { MIGRATION_FOLDERS } from '../migrations.js';
 import { dataKeyProblems } from './dataKeys.js';
-import { versionAt } from './version.js';
+import type { ServiceParts } from './parts.js';
+import { versionAt } from '../version.js';
 
 const DATABASE_TIMEOUT_MS = 2_000;
 const MIN_OWNER_KEY_LENGTH = 32;
 
 /** Why the service is not ready, or an empty list. Each failed readiness condition on its own line. */
-export async function readinessProblems(ctx: ServiceContext): Promise<string[]> {
+export async function readinessProblems(ctx: Pick<ServiceContext, 'clock' | 'config' | 'deploymentKey' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store'>, parts: ServiceParts): Promise<string[]> {
   const problems: string[] = [];
   if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');
   // The reason is logged for the operator (never key material); the 503 body says nothing.
@@ -18,7 +18,7 @@ export async function readinessProblems(ctx: ServiceContext): Promise<string[]> 
   const version = versionAt(ctx.identity, ctx.clock.now());
   if (version.git_sha === null || version.build_id === null || version.build_time === null) problems.push('build identity');
   try {
-    const pending = await withTimeout(pendingMigrations(ctx.pool, MIGRATION_FOLDERS), DATABASE_TIMEOUT_MS);
+    const pending = await withTimeout(pendingMigrations(ctx.store.pool, parts.migrationFolders), DATABASE_TIMEOUT_MS);
     if (pending.length > 0) problems.push('migrations');
     // What the data keys must open is read from tables the migrations make.
     else if (ctx.deploymentKey.configured) problems.push(...(await withTimeout(dataKeyProblems(ctx), DATABASE_TIMEOUT_MS)));
@@ -29,7 +29,7 @@ export async function readinessProblems(ctx: ServiceContext): Promise<string[]> 
 }
 
 /** Usable means the active key signs and every served key verifies what it signs. */
-function receiptKeysUsable(ctx: ServiceContext): boolean {
+function receiptKeysUsable(ctx: Pick<ServiceContext, 'receiptKeys'>): boolean {
   if (!ctx.receiptKeys) return false;
   const probe = Buffer.from('svc readiness probe');
   try {
@@ -48,10 +48,10 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Concurrent readiness checks share the one in flight; the next call after it settles runs anew. */
-export function sharedReadiness(ctx: ServiceContext): () => Promise<string[]> {
+export function sharedReadiness(ctx: Pick<ServiceContext, 'clock' | 'config' | 'deploymentKey' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store'>, parts: ServiceParts): () => Promise<string[]> {
   let inFlight: Promise<string[]> | undefined;
   return () => {
-    inFlight ??= readinessProblems(ctx).finally(() => {
+    inFlight ??= readinessProblems(ctx, parts).finally(() => {
       inFlight = undefined;
     });
     return inFlight;

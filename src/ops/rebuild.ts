@@ -1,19 +1,24 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { RebuildInProgress, rebuildAll, type PartReplayer, type Projection } from '../../projections/index.js';
+import { RebuildInProgress, rebuildAll, type PartReplayer, type Projection, type StreamPart } from '../../projections/index.js';
 import { CommandRefused, UsageError } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { asyncProjections } from '../projections.js';
 import { ProgressReporter } from './progress.js';
-import type { RebuildWorkerData } from './rebuildWorker.js';
+import type { DatabasePooling } from '../config.js';
+import type { ServiceParts } from './parts.js';
 
-/** A worker thread's entry: tsx registered in the thread (the process's loader flags do not reach it), then the worker module. */
-const WORKER = new URL(
-  `data:text/javascript,${encodeURIComponent(
-    `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); ` +
-      `await import(${JSON.stringify(new URL('./rebuildWorker.ts', import.meta.url).href)});`,
-  )}`,
-);
+/**
+ * A worker thread's entry: tsx registered in the thread (the process's loader flags do not reach
+ * it), then the worker module. Made when a rebuild starts one: resolving tsx is the command's
+ * business, not that of every process that loads ops.
+ */
+const workerEntry = (): URL =>
+  new URL(
+    `data:text/javascript,${encodeURIComponent(
+      `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); ` +
+        `await import(${JSON.stringify(new URL('../rebuildWorker.ts', import.meta.url).href)});`,
+    )}`,
+  );
 
 /**
  * A worker's young generation: larger than the default, so that fewer collections copy the pages
@@ -21,12 +26,22 @@ const WORKER = new URL(
  */
 const YOUNG_GENERATION_MB = 192;
 
-/** Replays a part of the first pass in a worker thread (src/ops/rebuildWorker.ts), so the fold runs on another core. */
-function workerReplayer(ctx: ServiceContext): PartReplayer {
+/** What a worker thread is handed (src/rebuildWorker.ts, started by path: it knows every projection). */
+export interface RebuildWorkerData {
+  databaseUrl: string;
+  /** Its connections go through the same pooler, so they speak to it the same way. */
+  pooling: DatabasePooling;
+  /** SVC_DATA_KEYS as the command read it. */
+  dataKeys: string | undefined;
+  part: StreamPart;
+}
+
+/** Replays a part of the first pass in a worker thread (src/rebuildWorker.ts), so the fold runs on another core. */
+function workerReplayer(ctx: Pick<ServiceContext, 'config' | 'store'>): PartReplayer {
   return (part, onEvents) =>
     new Promise((resolve, reject) => {
-      const data: RebuildWorkerData = { databaseUrl: ctx.pool.options.connectionString!, pooling: ctx.config.databasePooling, dataKeys: ctx.config.dataKeys, part };
-      const worker = new Worker(WORKER, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      const data: RebuildWorkerData = { databaseUrl: ctx.store.pool.options.connectionString!, pooling: ctx.config.databasePooling, dataKeys: ctx.config.dataKeys, part };
+      const worker = new Worker(workerEntry(), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       let replayed: number | undefined;
       worker.on('message', (message: { events?: number; replayed?: number }) => {
         if (message.events !== undefined) onEvents(message.events);
@@ -37,9 +52,9 @@ function workerReplayer(ctx: ServiceContext): PartReplayer {
     });
 }
 
-function chosen(ctx: ServiceContext, target: string): { inline: readonly Projection[]; async: readonly Projection[] } {
+function chosen(ctx: Pick<ServiceContext, 'store'>, parts: ServiceParts, target: string): { inline: readonly Projection[]; async: readonly Projection[] } {
   const inline = ctx.store.inline;
-  const async = asyncProjections();
+  const async = parts.asyncProjections;
   if (target === '--all') return { inline, async };
   const named = { inline: inline.filter((p) => p.name === target), async: async.filter((p) => p.name === target) };
   if (named.inline.length + named.async.length === 0) {
@@ -55,11 +70,11 @@ function chosen(ctx: ServiceContext, target: string): { inline: readonly Project
  * same point of the replay; async ones follow, their checkpoints moved with them. Progress goes to
  * stderr (src/ops/progress.ts); the outcome, a line or one JSON object, to stdout.
  */
-export async function rebuildCommand(ctx: ServiceContext, args: string[]): Promise<number> {
+export async function rebuildCommand(ctx: Pick<ServiceContext, 'config' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
   const json = args.includes('--json');
   const targets = args.filter((a) => a !== '--json');
   if (targets.length !== 1 || (targets[0]!.startsWith('-') && targets[0] !== '--all')) throw new UsageError('rebuild needs one projection NAME or --all');
-  const set = chosen(ctx, targets[0]!);
+  const set = chosen(ctx, parts, targets[0]!);
   const names = [...set.inline, ...set.async].map((p) => p.name);
 
   const progress = new ProgressReporter(ProgressReporter.modeFor(json), 'events');

@@ -1,8 +1,8 @@
 import { INITIAL_KEY_ID, keysInUse, keysWrappedBy, rewrapBatch } from '../../eventstore/index.js';
 import { CommandRefused, UsageError } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { resealSecrets } from '../webhooks/commands.js';
-import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/reads.js';
+import { resealSecrets } from '../webhooks/index.js';
+import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/index.js';
 import { ProgressReporter } from './progress.js';
 
 /**
@@ -20,37 +20,37 @@ const BATCH = 1_000;
 const SECRET_PAGE = 100;
 
 /** Every key the run needs must be configured, and be the key its id wrapped with: refused before it changes anything. */
-async function assertOpensEverything(ctx: ServiceContext): Promise<void> {
+async function assertOpensEverything(ctx: Pick<ServiceContext, 'deploymentKey' | 'store'>): Promise<void> {
   const keys = ctx.deploymentKey;
-  for (const { keyId, first } of await keysInUse(ctx.pool)) {
+  for (const { keyId, first } of await keysInUse(ctx.store.pool)) {
     if (!keys.keyIds.includes(keyId)) throw new CommandRefused(`stream keys are wrapped by data key ${keyId}, and SVC_DATA_KEYS has no key ${keyId}`);
     if (!keys.opens(first.wrapped, first.streamId)) throw new CommandRefused(`data key ${keyId} of SVC_DATA_KEYS does not open the stream keys wrapped under its id`);
   }
-  if (!keys.keyIds.includes(INITIAL_KEY_ID) && (await countSecretsSealedByInitial(ctx.pool)) > 0) {
+  if (!keys.keyIds.includes(INITIAL_KEY_ID) && (await countSecretsSealedByInitial(ctx.store.pool)) > 0) {
     throw new CommandRefused(`webhook signing secrets are sealed with data key ${INITIAL_KEY_ID}, and SVC_DATA_KEYS has no key ${INITIAL_KEY_ID}`);
   }
 }
 
 /** Seals every webhook secret still sealed with `initial` again, workspace by workspace; how many. */
-async function resealAllSecrets(ctx: ServiceContext): Promise<number> {
+async function resealAllSecrets(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>): Promise<number> {
   let resealed = 0;
-  let page = await secretsSealedByInitial(ctx.pool, '', SECRET_PAGE);
+  let page = await secretsSealedByInitial(ctx.store.pool, '', SECRET_PAGE);
   while (page.length > 0) {
     for (const workspaceId of new Set(page.map((s) => s.workspaceId))) resealed += await resealSecrets(ctx, workspaceId);
-    page = await secretsSealedByInitial(ctx.pool, page.at(-1)!.kid, SECRET_PAGE);
+    page = await secretsSealedByInitial(ctx.store.pool, page.at(-1)!.kid, SECRET_PAGE);
   }
   return resealed;
 }
 
 /** How many live stream keys each data key but the wrapping one still wraps. */
-async function oldKeyCounts(ctx: ServiceContext): Promise<Record<string, number>> {
-  const old = (await keysInUse(ctx.pool)).map((k) => k.keyId).filter((id) => id !== ctx.deploymentKey.wrappingKeyId);
+async function oldKeyCounts(ctx: Pick<ServiceContext, 'deploymentKey' | 'store'>): Promise<Record<string, number>> {
+  const old = (await keysInUse(ctx.store.pool)).map((k) => k.keyId).filter((id) => id !== ctx.deploymentKey.wrappingKeyId);
   const counts: Record<string, number> = {};
-  for (const id of old) counts[id] = await keysWrappedBy(ctx.pool, id);
+  for (const id of old) counts[id] = await keysWrappedBy(ctx.store.pool, id);
   return counts;
 }
 
-export async function rekeyCommand(ctx: ServiceContext, args: string[]): Promise<number> {
+export async function rekeyCommand(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>, args: string[]): Promise<number> {
   const json = args[0] === '--json';
   if (args.length > (json ? 1 : 0)) throw new UsageError('rekey takes --json only');
   const keys = ctx.deploymentKey;
@@ -70,7 +70,7 @@ export async function rekeyCommand(ctx: ServiceContext, args: string[]): Promise
       progress.say(`data key ${from}: ${count} stream keys to wrap again under ${keys.wrappingKeyId}`);
       let after = '';
       for (;;) {
-        const batch = await rewrapBatch(ctx.pool, keys, from, after, BATCH);
+        const batch = await rewrapBatch(ctx.store.pool, keys, from, after, BATCH);
         if (batch.last === undefined) break;
         after = batch.last;
         rewrapped += batch.rewrapped;

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { operation } from '../http/contract.js';
 import type { ServiceContext } from '../serviceContext.js';
+import type { ServiceParts } from './parts.js';
 import { sharedReadiness } from './readiness.js';
-import { versionAt } from './version.js';
+import { versionAt } from '../version.js';
 
 const ok = { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } } as const;
 const OK_BODY = JSON.stringify({ status: 'ok' });
@@ -47,8 +48,8 @@ const operations = {
   }),
 };
 
-export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
-  const ready = sharedReadiness(ctx);
+export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts: ServiceParts): Promise<void> {
+  const ready = sharedReadiness(ctx, parts);
 
   app.get('/health/live', { schema: { ...operations.getLiveness, tags: ['operations'], security: [], response: { 200: ok } } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(OK_BODY);

@@ -1,12 +1,11 @@
-import { MIGRATION_FOLDERS } from '../migrations.js';
 import { bundledMigrations, pendingMigrations } from '../../eventstore/index.js';
-import { newestCheckpoint, payloadOf } from '../audit/checkpoint.js';
+import { newestCheckpoint, payloadOf } from '../audit/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { asyncProjections } from '../projections.js';
 import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
 import { deliveryQueue, projectionLag, secondsBetween, type DeliveryQueue, type ProjectionLag } from './backlog.js';
 import { UsageError } from '../commandLine.js';
 import { dataKeyStatus, type DataKeyStatus } from './dataKeys.js';
+import type { ServiceParts } from './parts.js';
 
 /** `status`: what an operator checks first, read from the database the environment names. */
 export interface Status {
@@ -18,16 +17,16 @@ export interface Status {
   data_keys: DataKeyStatus;
 }
 
-export async function readStatus(ctx: ServiceContext): Promise<Status> {
+export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store'>, parts: ServiceParts): Promise<Status> {
   const now = ctx.clock.now();
-  const newest = await newestCheckpoint(ctx.pool);
-  const pending = (await pendingMigrations(ctx.pool, MIGRATION_FOLDERS)).length;
+  const newest = await newestCheckpoint(ctx.store.pool);
+  const pending = (await pendingMigrations(ctx.store.pool, parts.migrationFolders)).length;
   return {
-    projections: await projectionLag(ctx.pool, asyncProjections().map((p) => p.name)),
-    deliveries: await deliveryQueue(ctx.pool, now),
-    purge: await purgeBacklog(ctx.pool, now),
+    projections: await projectionLag(ctx.store.pool, parts.asyncProjections.map((p) => p.name)),
+    deliveries: await deliveryQueue(ctx.store.pool, now),
+    purge: await purgeBacklog(ctx.store.pool, now),
     checkpoint: newest ? { age_s: secondsBetween(new Date(payloadOf(newest.jws).iat * 1000), now) } : null,
-    migrations: { applied: (await bundledMigrations(MIGRATION_FOLDERS)).length - pending, pending },
+    migrations: { applied: (await bundledMigrations(parts.migrationFolders)).length - pending, pending },
     data_keys: await dataKeyStatus(ctx),
   };
 }
@@ -52,12 +51,12 @@ export function formatStatus(s: Status): string {
   return lines.join('\n');
 }
 
-export async function statusCommand(ctx: ServiceContext, args: string[]): Promise<number> {
+export async function statusCommand(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
   const json = args[0] === '--json';
   if (args.length > (json ? 1 : 0)) {
     throw new UsageError('status takes --json only');
   }
-  const status = await readStatus(ctx);
+  const status = await readStatus(ctx, parts);
   console.log(json ? JSON.stringify(status) : formatStatus(status));
   return 0;
 }

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { appendPurged, type SessionPurged } from '../sessions/index.js';
-import { endSessionDeliveries } from '../webhooks/queue.js';
+import { endSessionDeliveries } from '../webhooks/index.js';
 import { decidePurge, type PurgeCommand, type PurgeRefusal } from './decide.js';
 import { foldLifetime } from './lifetime.js';
 import * as sql from './sql.js';
@@ -25,7 +25,7 @@ export type PurgeOutcome = Purged | PurgeRefusal;
 /** Who purged, recorded in the event's metadata: a purger's id, or `erase` from the command line. */
 export type Purger = string;
 
-async function purgeIn(uow: UnitOfWork, ctx: ServiceContext, sessionId: string, command: PurgeCommand, by: Purger): Promise<PurgeOutcome> {
+async function purgeIn(uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, sessionId: string, command: PurgeCommand, by: Purger): Promise<PurgeOutcome> {
   // The Session's turn: a redelivery of it waits for the purge, and then finds no Session.
   await uow.lockStream(sessionId);
   const life = foldLifetime(await uow.readStream(sessionId));
@@ -40,7 +40,7 @@ async function purgeIn(uow: UnitOfWork, ctx: ServiceContext, sessionId: string, 
 }
 
 /** An operator's erasure: the Session purged now, whatever its deadline. */
-export function eraseSession(ctx: ServiceContext, sessionId: string, by: Purger = 'erase'): Promise<PurgeOutcome> {
+export function eraseSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, sessionId: string, by: Purger = 'erase'): Promise<PurgeOutcome> {
   return ctx.store.command((uow) => purgeIn(uow, ctx, sessionId, { kind: 'erasure', now: ctx.clock.now() }, by));
 }
 
@@ -49,7 +49,7 @@ export function eraseSession(ctx: ServiceContext, sessionId: string, by: Purger 
  * it in the same unit of work; undefined when none is due. Another purger's claim is skipped, and
  * the Session's stream version guards the purge itself, so no Session is purged twice.
  */
-export function purgeNextDue(ctx: ServiceContext, skip: readonly string[], by: Purger): Promise<{ sessionId: string; outcome: PurgeOutcome } | undefined> {
+export function purgeNextDue(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, skip: readonly string[], by: Purger): Promise<{ sessionId: string; outcome: PurgeOutcome } | undefined> {
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
     const { rows } = await uow.query<{ session_id: string }>(sql.CLAIM_DUE, [now, skip]);

@@ -21,7 +21,7 @@ function done(purged: Purged): string {
  * Purges one Session now, for a data-subject request, through the same purge as the deadline's.
  * Running it again is harmless: it says the Session was already purged and succeeds.
  */
-export async function eraseCommand(ctx: ServiceContext, sessionId: string): Promise<EraseResult> {
+export async function eraseCommand(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, sessionId: string): Promise<EraseResult> {
   if (!isSessionId(sessionId)) {
     return { exitCode: 1, message: `${JSON.stringify(sessionId)} is not a Session id (ses_ followed by 26 characters); nothing erased` };
   }

@@ -1,4 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { purgeScheduleProjection } from './projection.js';
+import { PurgeWorker } from './worker.js';
 
 /**
  * Retention and purge: each Session's deadline folded from the log (the purge schedule), the
@@ -9,8 +12,12 @@ export { eraseSession, type PurgeOutcome, type Purged } from './commands.js';
 export { decidePurge, purgeDeadline, type Deadline, type PurgeCommand, type PurgeRefusal } from './decide.js';
 export { eraseCommand } from './erase.js';
 export { foldLifetime, type SessionLifetime } from './lifetime.js';
-export { purgeScheduleProjection } from './projection.js';
 export { PurgeWorker, type PurgeWorkerOptions } from './worker.js';
 export { purgeBacklog, type PurgeBacklog } from './backlog.js';
-/** The purge capability's table: the schedule. */
-export const PURGE_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+export const purge: Capability = {
+  name: 'purge',
+  // Its table: the schedule.
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  asyncProjections: [purgeScheduleProjection],
+  workers: { purger: (ctx) => new PurgeWorker(ctx) },
+};

@@ -124,7 +124,7 @@ export class PurgeWorker {
    * then less often.
    */
   private async untilNext(): Promise<number> {
-    const { rows } = await this.ctx.pool.query<{ next_due: Date | null; behind: boolean }>(sql.NEXT_DUE);
+    const { rows } = await this.ctx.store.pool.query<{ next_due: Date | null; behind: boolean }>(sql.NEXT_DUE);
     const untilDue = rows[0]?.next_due ? rows[0].next_due.getTime() - this.ctx.clock.now().getTime() : Infinity;
     if (untilDue > 0 && !rows[0]?.behind) {
       this.recheckMs = FIRST_RECHECK_MS;

@@ -1,5 +1,5 @@
 import { UNSEALED, appendEvents, type UnitOfWork } from '../../eventstore/index.js';
-import type { OwnerPrincipal } from '../auth/principal.js';
+import type { OwnerPrincipal } from '../principal.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { decideQuotaUse, quotaOf, type QuotaRefusal } from './decide.js';
 import { quotaStreamId } from './events.js';
@@ -16,7 +16,7 @@ import * as sql from './sql.js';
  * Only developer workspaces have quotas; the operator's owner key spends nothing. Undefined: the
  * use is admitted (and recorded); otherwise the refusal, counted in svc_quota_refusals_total.
  */
-export async function spendQuota(uow: UnitOfWork, ctx: ServiceContext, principal: OwnerPrincipal, use: QuotaUse): Promise<QuotaRefusal | undefined> {
+export async function spendQuota(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock' | 'metrics'>, principal: OwnerPrincipal, use: QuotaUse): Promise<QuotaRefusal | undefined> {
   if (principal.kind !== 'developer_key') return undefined;
   const { workspaceId } = principal;
   const stream = quotaStreamId(workspaceId, use);

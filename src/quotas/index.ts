@@ -1,9 +1,18 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { quotaUsesProjection } from './projection.js';
+import { QUOTA_REFUSALS } from './refusals.js';
 
 /** Quotas on what developer workspaces do: how many uses of each kind a rolling window admits. */
 export { spendQuota } from './commands.js';
 export type { QuotaRefusal } from './decide.js';
 export { QUOTAS, type QuotaName } from './limits.js';
-export { quotaUsesProjection } from './projection.js';
-/** The quotas capability's table: every use under quota. */
-export const QUOTAS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+export { QUOTA_REFUSALS, quotaExceeded } from './refusals.js';
+
+export const quotas: Capability = {
+  name: 'quotas',
+  // Its table: every use under quota.
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: () => [quotaUsesProjection],
+  refusals: QUOTA_REFUSALS,
+};

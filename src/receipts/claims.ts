@@ -1,6 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
 import { HOUR } from '../clock.js';
-import type { FieldValue, InteractiveInteraction } from '../sessions/interaction.js';
 import type { ReceiptClaims } from '../client/types.js';
 import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
 
@@ -10,6 +9,15 @@ const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
 // The claim set is part of what a customer verifies, so the published client defines it and the
 // service signs exactly that type (docs/receipts.md explains each claim).
 export type { ReceiptClaims, ReturnBinding } from '../client/types.js';
+
+/**
+ * What a receipt needs of the answered revision: its title and actions by name; the whole, exactly
+ * as stored, is hashed. Sessions' interactions are this shape; receipts know nothing else of them.
+ */
+export interface AnsweredRevision {
+  title: string;
+  actions: ReadonlyArray<{ id: string; label: string }>;
+}
 
 /** What the accepting transaction knows when it issues the receipt. */
 export interface AcceptedDecision {
@@ -21,10 +29,10 @@ export interface AcceptedDecision {
   eventId: string;
   revision: number;
   /** The answered revision exactly as stored. */
-  interaction: InteractiveInteraction;
+  interaction: AnsweredRevision;
   actionId: string;
   /** The validated, typed input. */
-  data: { [field: string]: FieldValue };
+  data: Readonly<Record<string, unknown>>;
   /** The stored hash of the human link; only the subject derivation sees it. */
   linkHash: string;
   acceptedAt: Date;

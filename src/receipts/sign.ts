@@ -1,15 +1,17 @@
 import { sign } from 'node:crypto';
-import { ApiError } from '../http/errors.js';
 import { canonicalJson } from '../../eventstore/index.js';
+import type { ApiError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import type { ReceiptClaims } from './claims.js';
-import type { ReceiptKeyRing } from './keys.js';
+import type { ReceiptKeyRing } from '../receiptKeys.js';
+import { RECEIPT_REFUSALS } from './refusals.js';
 
 const RECEIPT_TYP = 'svc-receipt+jwt';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
 export function receiptKeysUnavailable(): ApiError {
-  return new ApiError(503, 'SERVICE_UNAVAILABLE', 'Receipt signing keys are not configured.');
+  return refusalError(RECEIPT_REFUSALS, { refused: 'receipt_keys_unavailable' });
 }
 
 /**

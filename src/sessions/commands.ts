@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex, type Decision, type Reader, type UnitOfWork } from '../../eventstore/index.js';
-import { sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
+import { sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import {
@@ -67,7 +67,7 @@ export async function ownedViewRow<T extends { workspace_id: string }>(
  */
 export async function loadChangeableSession(
   db: Reader,
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'streamKeys'>,
   principal: OwnerPrincipal,
   sessionId: string,
 ): Promise<SessionState | OwnerRefusal> {
@@ -85,7 +85,7 @@ export type NewSession = Omit<CreateSession, 'linkHash'>;
  * first event appended at version 0, its state and its human link returned. The id is the caller's,
  * for when another event must name the Session first.
  */
-export async function openSession(uow: UnitOfWork, ctx: ServiceContext, id: string, session: NewSession): Promise<CreatedSession> {
+export async function openSession(uow: UnitOfWork, ctx: Pick<ServiceContext, 'config' | 'streamKeys'>, id: string, session: NewSession): Promise<CreatedSession> {
   const token = newHumanLinkToken();
   const events = decideCreate({ ...session, linkHash: humanLinkHash(token) });
   // The answer comes from the same evolve as every later read.
@@ -94,7 +94,7 @@ export async function openSession(uow: UnitOfWork, ctx: ServiceContext, id: stri
 }
 
 /** A new Session in the principal's workspace, within its quotas (a developer workspace's). */
-export function createSession(ctx: ServiceContext, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession | QuotaRefusal> {
+export function createSession(ctx: Pick<ServiceContext, 'clock' | 'config' | 'metrics' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession | QuotaRefusal> {
   return ctx.store.command(async (uow) => {
     const refused = await spendQuota(uow, ctx, principal, 'session');
     if (refused) return refused;
@@ -119,7 +119,7 @@ export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, id
 type Decide = (state: SessionState, command: OwnerCommand) => Decision<SessionEvent, OwnerRefusal>;
 
 async function runOwnerCommand(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   sessionId: string,
   { ifMatch, idempotency }: OwnerChange,
@@ -141,7 +141,7 @@ async function runOwnerCommand(
 }
 
 export function publishRevision(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   sessionId: string,
   change: OwnerChange,
@@ -150,6 +150,6 @@ export function publishRevision(
   return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decidePublish(state, { ...owner, interaction }));
 }
 
-export function completeSession(ctx: ServiceContext, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
+export function completeSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
 }

@@ -22,7 +22,7 @@ import {
 
 /**
  * The decisions of a Session's life: state and command in, new events or a refusal out. Pure: no
- * clock (the command carries `now`), no I/O, no HTTP status; src/http/errors.ts maps each refusal
+ * clock (the command carries `now`), no I/O, no HTTP status; refusals.ts maps each refusal
  * to its status and error code (docs/architecture.md, "Commands").
  */
 

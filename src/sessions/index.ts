@@ -1,4 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { sessionViewProjection } from './projection.js';
+import { SESSION_REFUSALS } from './refusals.js';
+import { sessionRoutes } from './routes.js';
 
 /**
  * What other capabilities (the human page, webhooks, trials) may use of Sessions. Accepting a
@@ -53,9 +57,33 @@ export {
   type SessionPurged,
 } from './events.js';
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
-export { sessionViewProjection } from './projection.js';
-export { withLinkExpiry } from './view.js';
+/** What a revision holds, for the pages that render it and the trial that publishes one. */
+export {
+  fieldsOf,
+  type Component,
+  type DisplayInteraction,
+  type DisplayValue,
+  type FieldComponent,
+  type FieldSchema,
+  type FieldValue,
+  type InteractiveInteraction,
+  type Scalar,
+  type ScalarRecord,
+} from './interaction.js';
+export { PATTERNS } from './limits.js';
+export { checkInteraction } from './rules.js';
+export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
+/** The event feed lists a Session's events as its own GET does. */
+export { eventItem, withLinkExpiry } from './view.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
-export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
-/** The Sessions capability's tables: views, revisions (and through the view, the link lookup). */
-export const SESSIONS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
+export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
+
+export const sessions: Capability = {
+  name: 'sessions',
+  routes: sessionRoutes,
+  // Its tables: views, revisions (and through the view, the link lookup).
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: ({ streamKeys }) => [sessionViewProjection(streamKeys)],
+  refusals: SESSION_REFUSALS,
+};

@@ -1,7 +1,8 @@
 import { fieldsOf, type FieldSchema, type InteractiveInteraction, type ResponseSchema } from './interaction.js';
 import { pointerSegments } from '../http/jsonPath.js';
 import { unstorable } from '../http/text.js';
-import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
+import { phrase } from '../http/ajvWords.js';
+import { repeatsItem, validatorOf } from './validation/jsonSchema.js';
 
 /**
  * The response schema of a revision and the check of a person's answer against it.

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/owner.js';
+import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError, errorResponses, invalid, quotaExceeded, refusalError } from '../http/errors.js';
+import { errorResponses } from '../http/errors.js';
+import { refusalError, type RefusalTable } from '../http/refusal.js';
+import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/index.js';
 import {
   completeSession,
   createSession,
@@ -26,6 +28,7 @@ import {
   sessionResponseSchema,
   wellFormedSessionIdParams,
 } from './schemas.js';
+import { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
 import { loadSession } from './store.js';
@@ -41,12 +44,15 @@ type WithId = FastifyRequest<{ Params: { id: string } }>;
 /** A body that passed its route's schema; rules.ts checks the rest. */
 type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T } }>;
 
-const sessionNotFound = () => refusalError({ refused: 'session_not_found' });
+/** Sessions' refusals, with the quotas' (a full quota of a developer workspace). */
+const REFUSALS: RefusalTable<SessionRefusal | QuotaRefusal> = { ...SESSION_REFUSALS, ...QUOTA_REFUSALS };
+const refused = (refusal: SessionRefusal | QuotaRefusal) => refusalError(REFUSALS, refusal);
+const sessionNotFound = () => refused({ refused: 'session_not_found' });
 
 /** If-Match is required on every change, and `*` names no particular ETag. */
 function requireIfMatch(ifMatch: string | undefined): string {
   if (ifMatch === undefined || ifMatch.trim() === '' || ifMatch.trim() === '*') {
-    throw new ApiError(428, 'PRECONDITION_REQUIRED', "If-Match with the Session's current ETag is required.");
+    throw refused({ refused: 'if_match_required' });
   }
   return ifMatch.trim();
 }
@@ -79,7 +85,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     const key = header(request, 'idempotency-key');
     const idempotency = key === undefined ? undefined : { key, operation, request: { body: request.body ?? null, if_match: ifMatch } };
     const outcome = await run(ownerOf(request), { ifMatch, idempotency });
-    if ('refused' in outcome) throw refusalError(outcome);
+    if ('refused' in outcome) throw refused(outcome);
     return reply.header('etag', etagOf(outcome.state)).type(JSON_TYPE).send(sessionBody(outcome.state));
   };
 
@@ -96,10 +102,10 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request: WithInteraction<Interaction>, reply) => {
       if (header(request, 'idempotency-key') !== undefined) {
-        throw invalid('POST /v1/sessions refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.');
+        throw refused({ refused: 'create_not_replayable', route: 'POST /v1/sessions' });
       }
       const created = await createSession(ctx, ownerOf(request), checkInteraction(request.body.interaction));
-      if ('refused' in created) throw refusalError(created);
+      if ('refused' in created) throw refused(created);
       const { state, humanUrl } = created;
       return reply
         .code(201)
@@ -127,12 +133,12 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = ownerOf(request);
       const read = () =>
         cache.get(id, async () => {
-          const { rows } = await ctx.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
+          const { rows } = await ctx.store.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
           const row = rows[0];
           return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
         });
       let view = await read();
-      if (!view || (await sessionAccess(ctx.pool, principal, { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
+      if (!view || (await sessionAccess(ctx.store.pool, principal, { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
       // A poller that sends the ETag back gets 304 while nothing changed; with Prefer: wait it is
       // held until the Session changes (docs/waiting.md).
       const unchanged = namesEtag(request.headers['if-none-match'], view.etag);
@@ -189,7 +195,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     (request: WithId, reply) =>
       change(request, reply, 'complete', (principal, owner) => {
-        if (request.body !== undefined && request.body !== null) throw invalid('POST /v1/sessions/{id}/complete takes no body.');
+        if (request.body !== undefined && request.body !== null) throw refused({ refused: 'complete_takes_no_body' });
         return completeSession(ctx, principal, request.params.id, owner);
       }),
   );
@@ -208,7 +214,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: WithId, reply) => {
       const { id } = request.params;
       // The view row says whether the Session is the caller's; the list is rendered from the stream.
-      const state = (await ownedViewRow(ctx.pool, ownerOf(request), id)) && (await loadSession(ctx.pool, ctx.streamKeys, id));
+      const state = (await ownedViewRow(ctx.store.pool, ownerOf(request), id)) && (await loadSession(ctx.store.pool, ctx.streamKeys, id));
       if (!state) throw sessionNotFound();
       return reply.type(JSON_TYPE).send(eventsBody(state));
     },
@@ -227,9 +233,9 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request: FastifyRequest<{ Params: { id: string; revision: string } }>, reply) => {
       const { id, revision } = request.params;
-      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
+      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.store.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
       if (!row) throw sessionNotFound();
-      if (row.body === null) throw new ApiError(404, 'NOT_FOUND', `The Session has no revision ${request.params.revision}.`);
+      if (row.body === null) throw refused({ refused: 'revision_not_found', revision: request.params.revision });
       return reply.type(JSON_TYPE).send(row.body);
     },
   );

@@ -1,10 +1,11 @@
-import { ApiError, invalid } from '../http/errors.js';
 import { child, pointerSegments } from '../http/jsonPath.js';
 import { charCount } from '../http/text.js';
 import type { DisplayInteraction, FieldComponent, FieldSchema, Interaction, InteractiveInteraction, ScalarRecord } from './interaction.js';
 import { LIMITS } from './limits.js';
+import { invalidInteraction as invalid, sessionRefused } from './refusals.js';
 import { surfaceMeasure } from './surfaceMeasure.js';
-import { phrase, repeatsItem, validatorOf } from './validation/jsonSchema.js';
+import { phrase } from '../http/ajvWords.js';
+import { repeatsItem, validatorOf } from './validation/jsonSchema.js';
 
 /**
  * The rules of an interaction that its schema (schemas.ts) cannot state, checked after it, in
@@ -24,11 +25,7 @@ export function checkInteraction(interaction: Interaction): Interaction {
   const stored = interaction.mode === 'display' ? checkDisplay(interaction) : checkInteractive(interaction);
   const measure = surfaceMeasure(stored);
   if (measure > LIMITS.surfaceBytes) {
-    throw new ApiError(
-      413,
-      'PAYLOAD_TOO_LARGE',
-      `${PATH} measures ${measure} bytes (UTF-8 bytes of its canonical JSON); a Surface may measure at most ${LIMITS.surfaceBytes}.`,
-    );
+    throw sessionRefused({ refused: 'surface_too_large', measure });
   }
   return stored;
 }

@@ -2,7 +2,7 @@ import { UNSEALED, aggregateStream, appendEvents, foldEvents, type Folded, type 
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { newSessionId, openSession, withLinkExpiry, type CreatedSession, type SessionStatus } from '../sessions/index.js';
-import type { InteractiveInteraction } from '../sessions/interaction.js';
+import type { InteractiveInteraction } from '../sessions/index.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
 import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
 import { ADMISSIONS_STREAM, trialStreamId, type TrialEvent } from './events.js';
@@ -55,7 +55,7 @@ async function sessionStatuses(db: Reader, trial: TrialState): Promise<Map<strin
  */
 async function appendTrialSession(
   uow: UnitOfWork,
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'config' | 'streamKeys'>,
   before: Folded<TrialState | undefined>,
   workspaceId: string,
   events: readonly TrialEvent[],
@@ -75,7 +75,7 @@ async function appendTrialSession(
 }
 
 /** A new trial and its first Session; the management credential is returned once. */
-export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<TrialOutcome> {
+export function startTrial(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, request: TrialRequest): Promise<TrialOutcome> {
   return ctx.store.command(async (uow): Promise<TrialOutcome> => {
     const now = ctx.clock.now();
     await uow.lockStream(ADMISSIONS_STREAM);
@@ -95,7 +95,7 @@ export function startTrial(ctx: ServiceContext, request: TrialRequest): Promise<
 }
 
 /** One more Session in the caller's trial, within its limits. */
-export function addTrialSession(ctx: ServiceContext, workspaceId: string, request: TrialRequest): Promise<TrialOutcome> {
+export function addTrialSession(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, workspaceId: string, request: TrialRequest): Promise<TrialOutcome> {
   return ctx.store.command(async (uow): Promise<TrialOutcome> => {
     const now = ctx.clock.now();
     await uow.lockStream(trialStreamId(workspaceId));

@@ -1,6 +1,6 @@
 import type { Decision } from '../../eventstore/index.js';
 // Only the status names: a pure decider imports no command of the Sessions capability.
-import type { SessionStatus } from '../sessions/state.js';
+import type { SessionStatus } from '../sessions/index.js';
 import {
   TRIAL_ADMITTED,
   TRIAL_SESSION_CREATED,

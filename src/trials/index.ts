@@ -1,13 +1,25 @@
 import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { isUrlFault, notFound, envelopeResponse } from '../http/refusals.js';
+import { trialsProjection } from './projection.js';
+import { TRIAL_REFUSALS } from './refusals.js';
+import { trialRoutes } from './routes.js';
 
 /**
  * The no-signup trial: a trial is a workspace of its own, opened by a management credential,
  * whose Sessions are the Sessions capability's, with a one-hour link and deadlines of their own.
  */
-export { trialRoutes } from './routes.js';
-export { trialsProjection } from './projection.js';
 /** What developer accounts need to claim a trial. */
 export { trialForClaim } from './commands.js';
 export { isManagementCredential } from './credential.js';
-/** The trials capability's tables: trials, their Sessions' deadlines, the admissions ledger. */
-export const TRIALS_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+export const trials: Capability = {
+  name: 'trials',
+  routes: trialRoutes,
+  // Its tables: trials, their Sessions' deadlines, the admissions ledger.
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: () => [trialsProjection],
+  refusals: TRIAL_REFUSALS,
+  // Trial routes answer every fault of their URL as an unknown trial path: never 400, never 401.
+  errorPages: { paths: /^\/v1\/trial(\/|\?|$)/, write: (error, requestId) => envelopeResponse(isUrlFault(error) ? notFound() : error, requestId) },
+};

@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerToken } from '../auth/owner.js';
+import { bearerToken } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError, errorResponses, invalid, refusalError, toApiError } from '../http/errors.js';
-import { etagOf, isSessionId } from '../sessions/index.js';
-import type { InteractiveInteraction } from '../sessions/interaction.js';
-import { checkInteraction } from '../sessions/rules.js';
-import { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from '../sessions/schemas.js';
+import { errorResponses, type ApiError } from '../http/errors.js';
+import { toApiError } from '../http/faults.js';
+import { refusalError } from '../http/refusal.js';
+import { etagOf, isSessionId, SESSION_REFUSALS } from '../sessions/index.js';
+import type { InteractiveInteraction } from '../sessions/index.js';
+import { checkInteraction } from '../sessions/index.js';
+import { publishRequestSchema, REQUEST_SCHEMAS, sessionResponseSchema } from '../sessions/index.js';
 import { clientDigest } from '../clients.js';
 import { addTrialSession, readTrialSession, startTrial, trialOfCredential, type TrialCreated } from './commands.js';
+import type { TrialRefusal } from './decide.js';
+import { TRIAL_REFUSALS, type TrialRequestRefusal } from './refusals.js';
 import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
 import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
@@ -25,12 +29,13 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** The request decoration holding the workspace of the caller's trial (null: no Authorization). */
 const TRIAL = 'trialWorkspace';
 
-const notFound = (): ApiError => refusalError({ refused: 'trial_not_found' });
+const refused = (refusal: TrialRefusal | TrialRequestRefusal): ApiError => refusalError(TRIAL_REFUSALS, refusal);
+const notFound = (): ApiError => refused({ refused: 'trial_not_found' });
 
 /** The trial the request's credential opens: undefined for no, a wrong or any other credential. */
-async function trialOfRequest(ctx: ServiceContext, request: FastifyRequest): Promise<string | undefined> {
+async function trialOfRequest(ctx: Pick<ServiceContext, 'store'>, request: FastifyRequest): Promise<string | undefined> {
   const token = bearerToken(request);
-  return token === undefined ? undefined : trialOfCredential(ctx.pool, token);
+  return token === undefined ? undefined : trialOfCredential(ctx.store.pool, token);
 }
 
 function createdBody(created: TrialCreated): string {
@@ -62,7 +67,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
       trial.decorateRequest(TRIAL, null);
 
       trial.addHook('onRequest', (_request, _reply, done) => {
-        done(ctx.config.trial ? undefined : new ApiError(503, 'TRIAL_UNAVAILABLE', 'The trial is not available on this service.'));
+        done(ctx.config.trial ? undefined : refused({ refused: 'trial_unavailable' }));
       });
       trial.setNotFoundHandler(() => {
         throw notFound();
@@ -70,7 +75,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
       // Refusals keep the envelope of the root handler; only what the trial routes answer
       // differently is changed: a body that is not JSON is a malformed body (there is no 415).
       trial.setErrorHandler((error) => {
-        throw toApiError(error).status === 415 ? invalid('The request body must be JSON (Content-Type: application/json).') : error;
+        throw toApiError(error).status === 415 ? refused({ refused: 'trial_body_not_json' }) : error;
       });
 
       trial.post<{ Body: { interaction: InteractiveInteraction } }>(
@@ -94,12 +99,12 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         },
         async (request, reply) => {
           if (request.headers['idempotency-key'] !== undefined) {
-            throw invalid('POST /v1/trial/sessions refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.');
+            throw refusalError(SESSION_REFUSALS, { refused: 'create_not_replayable', route: 'POST /v1/trial/sessions' });
           }
           const trialRequest = { interaction: checkInteraction(request.body.interaction) as InteractiveInteraction, client: clientDigest(ctx.deploymentKey, 'trial-client', request.ip) };
           const workspaceId = request.getDecorator<string | null>(TRIAL);
           const outcome = workspaceId === null ? await startTrial(ctx, trialRequest) : await addTrialSession(ctx, workspaceId, trialRequest);
-          if ('refused' in outcome) throw refusalError(outcome);
+          if ('refused' in outcome) throw refused(outcome);
           return reply
             .code(201)
             .header('etag', etagOf(outcome.session.state))
@@ -128,7 +133,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
           const workspaceId = await trialOfRequest(ctx, request);
           const { id } = request.params;
-          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.pool, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
+          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
           const view = await read();
           if (!workspaceId || !view) throw notFound();
           // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.

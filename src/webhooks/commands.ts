@@ -1,17 +1,32 @@
 import { ulid } from 'ulid';
 import { appendEvents, foldEvents, handleCommand } from '../../eventstore/index.js';
-import type { OwnerPrincipal } from '../auth/principal.js';
+import type { OwnerPrincipal } from '../principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { recordVerification, register, reseal, rotate, webhookDecider, type WebhookState } from './endpoint.js';
-import { SECRET_CREATED, webhookStreamId } from './endpointEvents.js';
-import { endPendingDeliveries } from './queue.js';
-import { currentEndpoint, storedSecrets } from './reads.js';
-import { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
+import {
+  currentEndpoint,
+  endpointBody,
+  type EndpointBody,
+  loadWebhook,
+  newSigningSecret,
+  openSecrets,
+  recordVerification,
+  register,
+  reseal,
+  rotate,
+  sealSecret,
+  SECRET_CREATED,
+  secretsInForce,
+  sendChallenge,
+  type SigningSecret,
+  storedSecrets,
+  type VerificationFailure,
+  webhookDecider,
+  type WebhookState,
+  webhookStreamId,
+} from './endpoints/index.js';
+import { endPendingDeliveries } from './deliveries/index.js';
 import * as sql from './sql.js';
-import { loadWebhook } from './streams.js';
-import { sendChallenge, type VerificationFailure } from './verification.js';
-import { endpointBody, type EndpointBody } from './views.js';
 
 /** The owner's webhook operations on a workspace, each deciding on the stream it appends to. */
 
@@ -23,7 +38,7 @@ const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => en
  * nothing); the first registration returns the workspace's signing secret, once.
  */
 export async function registerEndpoint(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   url: string,
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null } | QuotaRefusal> {
@@ -45,7 +60,7 @@ export async function registerEndpoint(
 
 /** POST /v1/webhook/secrets/rotate, within the quota of webhook changes; undefined when the workspace has no webhook. */
 export async function rotateSecret(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
 ): Promise<{ signing_secret: SigningSecret; previous: { kid: string; retire_at: string } | null } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
@@ -70,16 +85,16 @@ export async function rotateSecret(
  * committed before it is sent.
  */
 export async function verifyEndpoint(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'egress' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
 ): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
-  const { state } = await loadWebhook(ctx.pool, workspaceId);
+  const { state } = await loadWebhook(ctx.store.pool, workspaceId);
   if (!state.endpoint) return undefined;
   const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
   if (refused) return refused;
   const endpointId = state.endpoint.id;
-  const secrets = await openSecrets(ctx, ctx.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
+  const secrets = await openSecrets(ctx, ctx.store.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
   const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
@@ -97,7 +112,7 @@ export async function verifyEndpoint(
  * with the workspace's webhook stream's key, for `rekey`: afterwards a rotation covers them, and
  * `initial` can go. Returns how many it sealed again.
  */
-export async function resealSecrets(ctx: ServiceContext, workspaceId: string): Promise<number> {
+export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
     const { state, version } = await loadWebhook(uow, workspaceId);
     const initial = state.secrets.filter((s) => s.sealedBy === 'initial');
@@ -113,12 +128,12 @@ export async function resealSecrets(ctx: ServiceContext, workspaceId: string): P
 }
 
 /** GET /v1/webhook, from the read models: endpoint, secrets (never values) and job counts. */
-export async function webhookOverview(ctx: ServiceContext, workspaceId: string): Promise<object> {
+export async function webhookOverview(ctx: Pick<ServiceContext, 'clock' | 'store'>, workspaceId: string): Promise<object> {
   const now = ctx.clock.now();
   const [endpoint, secrets, counts] = await Promise.all([
-    currentEndpoint(ctx.pool, workspaceId),
-    storedSecrets(ctx.pool, workspaceId),
-    ctx.pool.query<{ pending: number; failed: number; delivered: number; oldest_pending: Date | null }>(sql.DELIVERY_COUNTS, [workspaceId]),
+    currentEndpoint(ctx.store.pool, workspaceId),
+    storedSecrets(ctx.store.pool, workspaceId),
+    ctx.store.pool.query<{ pending: number; failed: number; delivered: number; oldest_pending: Date | null }>(sql.DELIVERY_COUNTS, [workspaceId]),
   ]);
   const count = counts.rows[0]!;
   const signing = new Set(secretsInForce(secrets, now).map((s) => s.kid));

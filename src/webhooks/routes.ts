@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ownerOf, requireOwner } from '../auth/owner.js';
+import { ownerOf, requireOwner } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { ApiError, errorResponses, quotaExceeded, refusalError } from '../http/errors.js';
+import { errorResponses } from '../http/errors.js';
+import { refusalError, type RefusalTable } from '../http/refusal.js';
+import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/index.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
-import { redeliver } from './queue.js';
+import { deliveryItem, type DeliveryRow, redeliver } from './deliveries/index.js';
 import {
   deliveriesResponseSchema,
   registerRequestSchema,
@@ -17,23 +19,15 @@ import {
   webhookOperations,
   webhookResponseSchema,
 } from './schemas.js';
-import { ownedViewRow } from '../sessions/index.js';
+import { ownedViewRow, SESSION_REFUSALS, type SessionRefusal } from '../sessions/index.js';
 import { ownedAcceptedResponses } from './sessionAccess.js';
 import * as sql from './sql.js';
-import { checkWebhookUrl, MAX_URL_LENGTH } from './url.js';
-import { deliveryItem, type DeliveryRow } from './views.js';
+import { WEBHOOK_REFUSALS, type WebhookRefusal } from './refusals.js';
+import { checkWebhookUrl } from './url.js';
 
-const URL_MESSAGES = {
-  not_https: 'The webhook URL must use https.',
-  port: 'The webhook URL must use port 443.',
-  credentials: 'The webhook URL must not carry user information.',
-  fragment: 'The webhook URL must not have a fragment.',
-  non_public_address: 'The webhook URL must not point at a non-public address.',
-  malformed: 'The webhook URL is not an absolute URL.',
-  too_long: `The webhook URL is longer than ${MAX_URL_LENGTH} characters.`,
-} as const;
-
-const notConfigured = (message: string) => new ApiError(409, 'WEBHOOK_NOT_CONFIGURED', message);
+/** The webhook routes' refusals, with the quotas' (a full quota) and the Sessions' (an unknown Session). */
+const REFUSALS: RefusalTable<WebhookRefusal | QuotaRefusal | SessionRefusal> = { ...WEBHOOK_REFUSALS, ...QUOTA_REFUSALS, ...SESSION_REFUSALS };
+const refused = (refusal: WebhookRefusal | QuotaRefusal | SessionRefusal) => refusalError(REFUSALS, refusal);
 
 
 type SessionRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -56,11 +50,11 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
       const principal = ownerOf(request);
       const checked = checkWebhookUrl(request.body.url, policyOf(ctx.config));
-      if ('refusal' in checked) throw new ApiError(400, 'WEBHOOK_INVALID_URL', URL_MESSAGES[checked.refusal], checked.refusal);
+      if ('refusal' in checked) throw refused({ refused: 'webhook_url_invalid', rule: checked.refusal });
       // Signing secrets are sealed with the data key: without it nothing can be signed or stored.
       ctx.deploymentKey.require();
       const registered = await registerEndpoint(ctx, principal, checked.url);
-      if ('refused' in registered) throw refusalError(registered);
+      if ('refused' in registered) throw refused(registered);
       return reply.code(201).send(registered);
     },
   );
@@ -87,11 +81,9 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = ownerOf(request);
       ctx.deploymentKey.require();
       const verified = await verifyEndpoint(ctx, principal);
-      if (!verified) throw notConfigured('There is no webhook endpoint to verify (PUT /v1/webhook first).');
-      if ('refused' in verified) throw refusalError(verified);
-      if ('failure' in verified) {
-        throw new ApiError(422, 'WEBHOOK_VERIFICATION_FAILED', 'The endpoint did not answer the challenge.', verified.failure);
-      }
+      if (!verified) throw refused({ refused: 'no_endpoint_to_verify' });
+      if ('refused' in verified) throw refused(verified);
+      if ('failure' in verified) throw refused({ refused: 'webhook_verification_failed', failure: verified.failure });
       return verified;
     },
   );
@@ -103,8 +95,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = ownerOf(request);
       ctx.deploymentKey.require();
       const rotated = await rotateSecret(ctx, principal);
-      if (!rotated) throw notConfigured('There is no webhook to rotate the secret of (PUT /v1/webhook first).');
-      if ('refused' in rotated) throw refusalError(rotated);
+      if (!rotated) throw refused({ refused: 'no_endpoint_to_rotate' });
+      if ('refused' in rotated) throw refused(rotated);
       return reply.code(201).send(rotated);
     },
   );
@@ -115,8 +107,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: SessionRequest) => {
       const principal = ownerOf(request);
       const { id } = request.params;
-      if (!(await ownedViewRow(ctx.pool, principal, id))) throw refusalError({ refused: 'session_not_found' });
-      const { rows } = await ctx.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
+      if (!(await ownedViewRow(ctx.store.pool, principal, id))) throw refused({ refused: 'session_not_found' });
+      const { rows } = await ctx.store.pool.query<DeliveryRow>(sql.SESSION_DELIVERIES, [id]);
       return { id, deliveries: rows.map(deliveryItem) };
     },
   );
@@ -139,12 +131,12 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
         // The Session's turn, which its purge takes too: a job is never queued for a purged Session.
         await uow.lockStream(id);
         const responses = await ownedAcceptedResponses(uow, ctx, principal, id);
-        if ('refused' in responses) throw refusalError(responses);
+        if ('refused' in responses) throw refused(responses);
         const accepted = responses.find((a) => a.eventId === eventId);
-        if (!accepted) throw new ApiError(404, 'NOT_FOUND', 'The Session has no accepted response with this event_id.');
+        if (!accepted) throw refused({ refused: 'accepted_response_not_found' });
         return redeliver(uow, ctx, accepted);
       });
-      if (result === 'not_configured') throw notConfigured('The workspace has no verified webhook endpoint.');
+      if (result === 'not_configured') throw refused({ refused: 'no_verified_endpoint' });
       return reply.code(202).send();
     },
   );

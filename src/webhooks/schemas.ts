@@ -2,7 +2,7 @@ import { operation, type ContractPart } from '../http/contract.js';
 import { sessionIdParams } from '../sessions/index.js';
 import { OUTCOMES, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, RETRY_AFTER_CAP_MS, TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 import { MAX_URL_LENGTH } from './url.js';
-import { MAX_VERIFICATION_ANSWER_BYTES } from './verification.js';
+import { MAX_VERIFICATION_ANSWER_BYTES } from './endpoints/index.js';
 
 /** The webhook routes' schemas: checked by fastify's Ajv (request bodies) and the contract document. */
 

@@ -1,13 +1,13 @@
 import type { Reader } from '../../eventstore/index.js';
-import type { OwnerPrincipal } from '../auth/owner.js';
+import type { OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { loadChangeableSession, type OwnerRefusal } from '../sessions/index.js';
-import type { AcceptedDelivery } from './queue.js';
+import type { AcceptedDelivery } from './deliveries/index.js';
 
 /**
  * What the delivery routes need of a Session, and nothing more: that the caller's workspace owns
  * it, and its accepted responses as the queue takes them. (A dispatcher reads the Session too, to
- * render a delivery's body: body.ts.)
+ * render a delivery's body: deliveries/body.ts.)
  */
 
 /**
@@ -16,7 +16,7 @@ import type { AcceptedDelivery } from './queue.js';
  */
 export async function ownedAcceptedResponses(
   db: Reader,
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'streamKeys'>,
   principal: OwnerPrincipal,
   sessionId: string,
 ): Promise<AcceptedDelivery[] | OwnerRefusal> {

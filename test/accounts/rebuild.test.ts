@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { rebuild } from '../../projections/index.js';
-import { accountsProjection } from '../../src/accounts/index.js';
+import { accountsProjection } from '../../src/accounts/projection.js';
 import { ManualClock } from '../../src/clock.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { startTrial } from '../trials/support.js';

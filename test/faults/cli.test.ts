@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bundledMigrations } from '../../eventstore/index.js';
 import { freePort } from '../../src/database/embedded.js';
-import { MIGRATION_FOLDERS } from '../../src/migrations.js';
+import { MIGRATION_FOLDERS } from '../../src/capabilities.js';
 import { createTestDatabase } from '../support/database.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { runCommand } from '../support/processes.js';

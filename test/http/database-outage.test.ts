@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await app?.ctx.pool.end();
+  await app?.ctx.store.pool.end();
   await proxy?.close();
 });
 

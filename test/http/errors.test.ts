@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Capability } from '../../src/http/app.js';
+import type { Routes } from '../../src/http/app.js';
 import { HTTP_LIMITS } from '../../src/http/limits.js';
 import { ApiError } from '../../src/http/errors.js';
 import { expectEnvelope } from '../support/envelope.js';
 import { useHarness } from './harness.js';
 
 /** Routes that exist only in this test, to reach each branch of the error handler. */
-const probe: Capability = (app) => {
+const probe: Routes = (app) => {
   app.post(
     '/probe/echo',
     { schema: { body: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } },

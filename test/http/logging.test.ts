@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Capability } from '../../src/http/app.js';
+import type { Routes } from '../../src/http/app.js';
 import { loggablePath } from '../../src/http/logging.js';
 import { useHarness } from './harness.js';
 
@@ -8,7 +8,7 @@ const signInToken = 'signInToken_0123456789abcdefghijklmnopqrstuvw';
 const developerKey = 'svc_sk_developerKey0123456789abcdefghijklmn';
 
 /** A careless handler: logs the whole request and the configuration, then fails. */
-const careless: Capability = (app, ctx) => {
+const careless: Routes = (app, ctx) => {
   app.get('/probe/careless', async (request) => {
     request.log.info({ headers: request.headers }, 'careless headers');
     request.log.info({ req: request }, 'careless request');

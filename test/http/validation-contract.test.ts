@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AJV_OPTIONS } from '../../src/http/ajv.js';
-import { fromAjv } from '../../src/http/errors.js';
+import { fromAjv } from '../../src/http/ajvWords.js';
 import { expectEnvelope } from '../support/envelope.js';
 import { made, useTestApp } from '../support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';

@@ -65,7 +65,7 @@ describe('a malformed SVC_DATA_KEY is a configuration error', () => {
     expect(() => loadConfig({ SVC_DATA_KEY: value })).toThrow(/^SVC_DATA_KEY must be exactly 32 random bytes in base64url/);
     expect(() => loadConfig({ SVC_DATA_KEYS: `k1:${value}` })).toThrow(/^SVC_DATA_KEYS must be id:key pairs .*; entry 1 is not$/);
     // The composition root refuses it too, whoever built the configuration.
-    expect(() => createContext({ ...keyed.ctx, config: testConfig({ dataKeys: `k1:${value}` }) })).toThrow(/^SVC_DATA_KEYS/);
+    expect(() => createContext({ ...keyed.ctx, pool: keyed.ctx.store.pool, config: testConfig({ dataKeys: `k1:${value}` }) })).toThrow(/^SVC_DATA_KEYS/);
   });
 
   it('accepts 32 bytes in base64url, with or without padding: the list of one key, initial', () => {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, type Config } from '../../src/config.js';
-import { resolveBuildIdentity, versionAt } from '../../src/ops/version.js';
+import { resolveBuildIdentity, versionAt } from '../../src/version.js';
 import { withTestApp } from '../support/app.js';
 import { receiptKeySet } from '../support/config.js';
 import { useTestDatabase } from '../support/lifecycle.js';

@@ -138,7 +138,7 @@ describe('a serve process whose DATABASE_URL is the pooler', () => {
       id = (await createSession(early)).id;
     } finally {
       await early.close();
-      await early.ctx.pool.end();
+      await early.ctx.store.pool.end();
     }
     for (let round = 0; (await api.call('GET', `/v1/sessions/${id}`)).status !== 404; round++) {
       if (round >= 300) throw new Error(`not purged:\n${serve.output()}`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type BuildSources } from '../../src/config.js';
-import { resolveBuildIdentity, versionAt } from '../../src/ops/version.js';
+import { resolveBuildIdentity, versionAt } from '../../src/version.js';
 import { withTestApp } from '../support/app.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 

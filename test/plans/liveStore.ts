@@ -4,10 +4,10 @@ import { catchUpAll } from '../../projections/index.js';
 import { requestSignInLink } from '../../src/accounts/commands.js';
 import type { SignInMail } from '../../src/accounts/mail.js';
 import { clientDigest } from '../../src/clients.js';
-import { asyncProjections } from '../../src/projections.js';
+import { asyncProjections } from '../../src/capabilities.js';
 import { eraseSession } from '../../src/purge/index.js';
 import { ADMISSIONS_STREAM } from '../../src/trials/events.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
 import { Browser, bearer, inputValue } from '../accounts/support.js';
 import { answerOn } from '../audit/support.js';
 import type { TestApp } from '../support/app.js';
@@ -111,7 +111,7 @@ async function makeTemplate(t: TestApp, receiver: Receiver): Promise<void> {
 
 /** One row the query must find. */
 async function one<R>(t: TestApp, query: string, params: unknown[] = []): Promise<R> {
-  const { rows } = await t.ctx.pool.query(query, params);
+  const { rows } = await t.ctx.store.pool.query(query, params);
   expect(rows, query).toHaveLength(1);
   return rows[0] as R;
 }
@@ -190,7 +190,7 @@ function cloneSample(template: Awaited<ReturnType<typeof templateSample>>, n: nu
  */
 export async function growLiveStore(t: TestApp, receiver: Receiver, options: Pick<CloneOptions, 'unlogged'> = {}): Promise<LiveStore> {
   await makeTemplate(t, receiver);
-  const { rows } = await t.ctx.pool.query<{ sessions: number; events: number }>(
+  const { rows } = await t.ctx.store.pool.query<{ sessions: number; events: number }>(
     `SELECT (SELECT count(*) FROM stream_keys WHERE stream_id LIKE 'ses\\_%')::integer AS sessions,
             (SELECT count(*) FROM events WHERE stream_id <> $1)::integer AS events`,
     [ADMISSIONS_STREAM],
@@ -198,7 +198,7 @@ export async function growLiveStore(t: TestApp, receiver: Receiver, options: Pic
   const { sessions, events } = rows[0]!;
   const clones = Math.ceil(Math.max(SESSIONS / sessions, EVENTS / events));
   const template = await templateSample(t);
-  const grown = await cloneStore(t.ctx.pool, { clones, full: 0, shared: [ADMISSIONS_STREAM], spacingMs: SPACING_MS, statistics: 'none', ...options });
+  const grown = await cloneStore(t.ctx.store.pool, { clones, full: 0, shared: [ADMISSIONS_STREAM], spacingMs: SPACING_MS, statistics: 'none', ...options });
   const log = await one<StoreSample['log']>(
     t,
     `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition", pg_snapshot_xmin(pg_current_snapshot())::text AS horizon

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { verify, type Projection } from '../../eventstore/index.js';
 import { catchUpAll, rebuild } from '../../projections/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
-import { asyncProjections } from '../../src/projections.js';
+import { asyncProjections } from '../../src/capabilities.js';
 import { PurgeWorker, eraseSession } from '../../src/purge/index.js';
 import { readSession } from '../../src/sessions/index.js';
 import { expectError } from '../support/envelope.js';

@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { catchUpAll } from '../../projections/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { OVERDUE_AFTER_MS } from '../../src/purge/backlog.js';
-import { purgeBacklog, purgeScheduleProjection } from '../../src/purge/index.js';
+import { purgeBacklog } from '../../src/purge/index.js';
+import { purgeScheduleProjection } from '../../src/purge/projection.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession } from '../support/sessions.js';
 

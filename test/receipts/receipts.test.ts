@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/clock.js';
 import { ApiError } from '../../src/http/errors.js';
 import { buildReceiptClaims, responderSubject, type AcceptedDecision } from '../../src/receipts/claims.js';
-import { parseReceiptKeys } from '../../src/receipts/keys.js';
+import { parseReceiptKeys } from '../../src/receiptKeys.js';
 import { signReceipt } from '../../src/receipts/sign.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { startTestApp, type TestApp } from '../support/app.js';

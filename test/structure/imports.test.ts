@@ -11,8 +11,8 @@ it('has no import cycle among the service, the event store and the projection ru
   expect(options.detectiveOptions).toEqual({ ts: { skipTypeImports: false }, es6: { skipTypeImports: false } });
   const graph = await madge(['src', 'eventstore', 'projections'], options);
   expect(graph.circular()).toEqual([]);
-  // The graph is real: the composition root reaches the store through the projections list, and
+  // The graph is real: the composition root reaches the store through the capabilities list, and
   // type-only imports are in it.
-  expect(graph.obj()['src/context.ts']).toContain('src/projections.ts');
+  expect(graph.obj()['src/context.ts']).toContain('src/capabilities.ts');
   expect(graph.obj()['src/auth/owner.ts']).toContain('src/serviceContext.ts');
 });

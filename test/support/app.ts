@@ -6,7 +6,7 @@ import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import type { ServiceContext } from '../../src/serviceContext.js';
-import { buildApp, type AppOptions, type Capability } from '../../src/http/app.js';
+import { buildApp, type AppOptions, type Routes } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logging.js';
 import type { TestDatabase } from './database.js';
 import { testConfig } from './config.js';
@@ -25,7 +25,7 @@ export interface TestAppOptions {
   /** Where the service logs; silent unless TEST_LOG_LEVEL asks. */
   log?: Logger;
   /** Routes that exist only in a test, beside every capability. */
-  extraCapabilities?: Capability[];
+  extraCapabilities?: Routes[];
   /** Options of the HTTP edge (shorter timeouts). */
   http?: AppOptions;
 }
@@ -44,7 +44,7 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
   // As the service does at start (src/service.ts): digests need their key. A database not
   // migrated, or not there, has none to load: readiness tries again.
   await ctx.deploymentKey.loadDigestKey(db.pool).catch(() => undefined);
-  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? [])], options.http);
+  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? []).map((routes) => ({ routes }))], options.http);
   if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();
   return {

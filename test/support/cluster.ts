@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { migrate } from '../../eventstore/index.js';
-import { MIGRATION_FOLDERS } from '../../src/migrations.js';
+import { MIGRATION_FOLDERS } from '../../src/capabilities.js';
 import { startEmbeddedPostgres } from '../../src/database/embedded.js';
 import { createPool } from '../../src/service.js';
 import type { TestDatabase } from './database.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { ulid } from 'ulid';
 import { inject } from 'vitest';
 import { migrate } from '../../eventstore/index.js';
-import { MIGRATION_FOLDERS } from '../../src/migrations.js';
+import { MIGRATION_FOLDERS } from '../../src/capabilities.js';
 import { createPool } from '../../src/service.js';
 
 export interface TestDatabase {

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { expect, it } from 'vitest';
 import { NOT_FOUND_PAGE } from '../../src/human/render/pages.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
 import type { TestApp } from '../support/app.js';
 import { createSession } from '../support/sessions.js';
 import { postForm } from '../human/form-post.js';
@@ -62,7 +62,7 @@ it('answers through the link: readable by the trial, receipt for its workspace w
   // The operator's verified endpoint receives the operator's own answers, and nothing of the trial's.
   const operatorSession = await createSession(t);
   expect((await answer(t, operatorSession.token)).statusCode).toBe(200);
-  const { rows } = await t.ctx.pool.query<{ session_id: string }>(`SELECT session_id FROM webhook_deliveries`);
+  const { rows } = await t.ctx.store.pool.query<{ session_id: string }>(`SELECT session_id FROM webhook_deliveries`);
   expect(rows.map((r) => r.session_id)).toEqual([operatorSession.id]);
   await new DeliveryDispatcher(t.ctx).drain();
   const delivered = deliveriesTo(receiver).map((r) => JSON.parse(r.body) as { session_id: string });

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { rebuild } from '../../projections/index.js';
 import { ManualClock } from '../../src/clock.js';
-import { trialsProjection } from '../../src/trials/index.js';
+import { trialsProjection } from '../../src/trials/projection.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { addSession, newClient, postTrial, startTrial } from './support.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
-import { decideAttempt, decideStart, recordLostAttempt } from '../../src/webhooks/delivery.js';
-import { ATTEMPT_FINISHED, ATTEMPT_STARTED, DELIVERY_ATTEMPTED, DELIVERY_ENDED, type DeliveryEvent } from '../../src/webhooks/deliveryEvents.js';
+import { decideAttempt, decideStart, recordLostAttempt } from '../../src/webhooks/deliveries/delivery.js';
+import { ATTEMPT_FINISHED, ATTEMPT_STARTED, DELIVERY_ATTEMPTED, DELIVERY_ENDED, type DeliveryEvent } from '../../src/webhooks/deliveries/events.js';
 import { MAX_ATTEMPTS } from '../../src/webhooks/retryPolicy.js';
-import { attemptsBody } from '../../src/webhooks/views.js';
+import { attemptsBody } from '../../src/webhooks/deliveries/views.js';
 import { at, given, queued, response } from './decider.js';
 
 /** One event per attempt: given a job's events, when an attempt's result comes back, then its one event. */

@@ -1,6 +1,6 @@
 import { DAY } from '../../src/clock.js';
-import { afterEvents, evolve, type DeliveryState } from '../../src/webhooks/delivery.js';
-import { DELIVERY_QUEUED, type DeliveryEvent, type DeliveryQueued } from '../../src/webhooks/deliveryEvents.js';
+import { afterEvents, evolve, type DeliveryState } from '../../src/webhooks/deliveries/delivery.js';
+import { DELIVERY_QUEUED, type DeliveryEvent, type DeliveryQueued } from '../../src/webhooks/deliveries/events.js';
 import type { TransportResult } from '../../src/webhooks/retryPolicy.js';
 
 /** The delivery decider as given events, a decision, then events: pure, no database. */

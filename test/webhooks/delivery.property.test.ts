@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../../src/clock.js';
-import { afterEvents, decideAttempt, decideStart, recordLostAttempt } from '../../src/webhooks/delivery.js';
-import { DELIVERY_ATTEMPTED } from '../../src/webhooks/deliveryEvents.js';
+import { afterEvents, decideAttempt, decideStart, recordLostAttempt } from '../../src/webhooks/deliveries/delivery.js';
+import { DELIVERY_ATTEMPTED } from '../../src/webhooks/deliveries/events.js';
 import { ATTEMPT_LEASE_MS, MAX_ATTEMPTS, type TransportResult } from '../../src/webhooks/retryPolicy.js';
 import { QUEUED_AT, fold, queued } from './decider.js';
 

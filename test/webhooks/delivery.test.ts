@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DeploymentKey, StreamKeys } from '../../eventstore/index.js';
 import { DAY, HOUR } from '../../src/clock.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
 import { webhookFaults } from '../support/contract.js';
 import { answer, verifyWebhook } from '../support/https-receiver.js';
 import { interactive, owner } from '../support/sessions.js';

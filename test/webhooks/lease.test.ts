@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { rebuild } from '../../projections/index.js';
-import { deliveriesProjection } from '../../src/webhooks/deliveryProjection.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
-import { claimDue } from '../../src/webhooks/lease.js';
+import { deliveriesProjection } from '../../src/webhooks/deliveries/projection.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { claimDue } from '../../src/webhooks/deliveries/lease.js';
 import { ATTEMPT_LEASE_MS } from '../../src/webhooks/retryPolicy.js';
 import { answeredSession, deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from './support.js';
 
@@ -20,7 +20,7 @@ beforeEach(async () => {
   await registerVerified(t, receiver);
 });
 
-const claim = (leasedBy: string) => claimDue(t.ctx.pool, { now: clock.now(), limit: 10, leasedBy, leaseMs: ATTEMPT_LEASE_MS });
+const claim = (leasedBy: string) => claimDue(t.ctx.store.pool, { now: clock.now(), limit: 10, leasedBy, leaseMs: ATTEMPT_LEASE_MS });
 
 /** The job's stream as the log holds it: each event's type, outcome and the dispatcher that appended it. */
 async function streamOf(deliveryId: string) {

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY } from '../../src/clock.js';
 import { rebuild } from '../../projections/index.js';
-import { DeliveryDispatcher } from '../../src/webhooks/dispatcher.js';
-import { deliveriesProjection } from '../../src/webhooks/deliveryProjection.js';
+import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { deliveriesProjection } from '../../src/webhooks/deliveries/projection.js';
 import { createEgress } from '../../src/webhooks/egress.js';
-import { webhookEndpointsProjection } from '../../src/webhooks/endpointProjection.js';
+import { webhookEndpointsProjection } from '../../src/webhooks/endpoints/projection.js';
 import { RECEIVER_HOSTNAME, answer, verifyWebhook } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
 import {

@@ -3,7 +3,7 @@ import { newEventId } from '../../eventstore/index.js';
 import { appendSession, decideAcceptance, fold, loadSession } from '../../src/sessions/index.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import { queueDelivery, receivingEndpoint } from '../../src/webhooks/queue.js';
+import { queueDelivery, receivingEndpoint } from '../../src/webhooks/deliveries/queue.js';
 import type { TestApp } from '../support/app.js';
 import type { TestDatabase } from '../support/database.js';
 import { openTestApp, useTestApp, type OpenedTestApp } from '../support/lifecycle.js';

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../http/errors.js';
-import { html, type SafeHtml } from '../../human/render/html.js';
-import { pageDocument } from '../../human/render/layout.js';
+import { html, type SafeHtml } from '../../human/index.js';
+import { pageDocument } from '../../human/index.js';
 import { EXPIRY_CHOICES, type ExpiryChoice } from '../limits.js';
 
 /**

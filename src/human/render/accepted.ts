@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../../eventstore/index.js';
-import { fieldsOf, type FieldComponent, type FieldValue, type InteractiveInteraction } from '../../sessions/interaction.js';
+import { fieldsOf, type FieldComponent, type FieldValue, type InteractiveInteraction } from '../../sessions/index.js';
 import { own } from '../own.js';
 import { optionLabel } from './fields.js';
 import { html, type SafeHtml } from './html.js';

@@ -1,4 +1,4 @@
-import type { DisplayInteraction, DisplayValue } from '../../sessions/interaction.js';
+import type { DisplayInteraction, DisplayValue } from '../../sessions/index.js';
 import { html, type SafeHtml } from './html.js';
 import { keyValueList, scalarText, table } from './values.js';
 

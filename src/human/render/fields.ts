@@ -1,4 +1,4 @@
-import type { FieldComponent, FieldSchema } from '../../sessions/interaction.js';
+import type { FieldComponent, FieldSchema } from '../../sessions/index.js';
 import { own } from '../own.js';
 import { html, type SafeHtml } from './html.js';
 

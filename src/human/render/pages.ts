@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../http/errors.js';
-import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/interaction.js';
+import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/index.js';
 import { acceptedDetails, type AcceptedView } from './accepted.js';
 import { displayDataList } from './display.js';
 import { errorText } from './errors.js';

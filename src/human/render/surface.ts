@@ -1,4 +1,4 @@
-import { type Component, type InteractiveInteraction } from '../../sessions/interaction.js';
+import { type Component, type InteractiveInteraction } from '../../sessions/index.js';
 import type { FieldErrors, FormValues } from '../form.js';
 import { own } from '../own.js';
 import { fieldControl } from './fields.js';

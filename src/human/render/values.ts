@@ -1,4 +1,4 @@
-import type { Scalar, ScalarRecord } from '../../sessions/interaction.js';
+import type { Scalar, ScalarRecord } from '../../sessions/index.js';
 import { html, type SafeHtml } from './html.js';
 
 /** Read-only data, shown verbatim as text: the display Session's data and record components. */

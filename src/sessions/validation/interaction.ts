@@ -1,8 +1,9 @@
 import type { ValidateFunction } from 'ajv';
 import { compileValidator } from '../../http/ajv.js';
-import { fromAjv, invalid } from '../../http/errors.js';
+import { fromAjv } from '../../http/ajvWords.js';
 import { child } from '../../http/jsonPath.js';
 import type { Interaction, InteractiveInteraction } from '../interaction.js';
+import { invalidInteraction } from '../refusals.js';
 import { checkInteraction } from '../rules.js';
 import { createRequestSchema, publishRequestSchema, REQUEST_SCHEMAS } from '../schemas.js';
 
@@ -44,7 +45,7 @@ function refuseNonJson(value: unknown, path: string): void {
   if (typeof value !== 'object' || value === null) return;
   const prototype = Object.getPrototypeOf(value);
   if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) {
-    throw invalid(`${path === '' ? 'The request body' : path} must be an object or a value JSON can carry.`);
+    throw invalidInteraction(`${path === '' ? 'The request body' : path} must be an object or a value JSON can carry.`);
   }
   for (const key of Object.keys(value)) refuseNonJson((value as Record<string, unknown>)[key], child(path, Array.isArray(value) ? Number(key) : key));
 }

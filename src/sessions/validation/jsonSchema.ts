@@ -1,9 +1,10 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
 
 /**
- * One Ajv (JSON Schema 2020-12) for field values and responses, and the words its refusals are
- * shown in. Lengths count code points (Ajv's default), as every limit of the service does.
+ * One Ajv (JSON Schema 2020-12) for field values and responses; the words its refusals are shown
+ * in are src/http/ajvWords.ts's. Lengths count code points (Ajv's default), as every limit of the
+ * service does.
  */
 
 // ownProperties: without it Ajv reads `data.constructor` of an answer that lacks a field named
@@ -40,50 +41,4 @@ function compile(schema: object): ValidateFunction {
  */
 export function repeatsItem(value: unknown): boolean {
   return Array.isArray(value) && new Set(value).size !== value.length;
-}
-
-const TYPE_WORDS: Record<string, string> = {
-  string: 'must be text',
-  number: 'must be a number',
-  integer: 'must be a whole number',
-  boolean: 'must be true or false',
-  array: 'must be a list of options',
-  object: 'must be an object',
-};
-
-const plural = (count: unknown, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
-
-/** What is wrong with a value, in words a person can read beside the field ("must be at most 10 characters"). */
-export function phrase(error: ErrorObject): string {
-  const params = error.params as { type?: string; limit?: unknown; missingProperty?: string; additionalProperty?: string };
-  switch (error.keyword) {
-    case 'type':
-      return TYPE_WORDS[params.type ?? ''] ?? `must be of type ${params.type}`;
-    case 'required':
-      return 'is required';
-    case 'additionalProperties':
-      return `has the unexpected property ${JSON.stringify(params.additionalProperty)}`;
-    case 'minLength':
-      return `must be at least ${plural(params.limit, 'character')} long`;
-    case 'maxLength':
-      return `must be at most ${plural(params.limit, 'character')} long`;
-    case 'enum':
-      return 'must be one of the listed options';
-    case 'minimum':
-      return `must be at least ${params.limit}`;
-    case 'maximum':
-      return `must be at most ${params.limit}`;
-    case 'exclusiveMinimum':
-      return `must be greater than ${params.limit}`;
-    case 'exclusiveMaximum':
-      return `must be less than ${params.limit}`;
-    case 'minItems':
-      return `must have at least ${plural(params.limit, 'option')} chosen`;
-    case 'maxItems':
-      return `must have at most ${plural(params.limit, 'option')} chosen`;
-    case 'uniqueItems':
-      return 'must not choose the same option twice';
-    default:
-      return error.message ?? 'is not valid';
-  }
 }

@@ -1,0 +1,23 @@
+import type { Capability } from '../capability.js';
+import { AUTH_REFUSALS } from './refusals.js';
+import { meRoutes } from './routes.js';
+
+/**
+ * Owner credentials: every owner route's check (requireOwner, sessionAccess), the deployment owner
+ * key as the first credential resolver, and GET /v1/me.
+ */
+export {
+  bearerToken,
+  isSecret,
+  OPERATOR_WORKSPACE,
+  ownerKeyResolver,
+  ownerOf,
+  requireOwner,
+  sessionAccess,
+  type CredentialResolver,
+  type OwnerPrincipal,
+  type SessionAccess,
+  type SessionOfWorkspace,
+} from './owner.js';
+
+export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS };

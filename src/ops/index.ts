@@ -1,0 +1,26 @@
+import type { Capability } from '../capability.js';
+import type { ServiceParts } from './parts.js';
+import { metricsRoutes } from './metricsRoutes.js';
+import { OPS_REFUSALS } from './refusals.js';
+import { opsRoutes } from './routes.js';
+
+/**
+ * What the operator runs and watches: health, version and the contract document, metrics, the
+ * status and rebuild and rekey commands. A process without the API serves these routes alone.
+ */
+export { dataKeyProblems } from './dataKeys.js';
+export { PrometheusMetrics } from './metrics.js';
+export { rebuildCommand, type RebuildWorkerData } from './rebuild.js';
+export type { ServiceParts } from './parts.js';
+export { rekeyCommand } from './rekey.js';
+export { statusCommand } from './status.js';
+
+/** The ops capability, handed what it checks of the whole service when its routes are registered. */
+export const opsCapability = (parts: () => ServiceParts): Capability => ({
+  name: 'ops',
+  routes: async (app, ctx) => {
+    await opsRoutes(app, ctx, parts());
+    await metricsRoutes(app, ctx);
+  },
+  refusals: OPS_REFUSALS,
+});

@@ -1,0 +1,56 @@
+import type { ApiError } from '../http/errors.js';
+import { refusalError, type RefusalTable } from '../http/refusal.js';
+import type { AnswerRefusal, OwnerRefusal } from './decide.js';
+import { LIMITS } from './limits.js';
+
+/** What the Sessions routes refuse before a decision is asked: the request's own shape. */
+export type SessionRequestRefusal =
+  /** PATCH and complete change nothing without If-Match naming the current ETag. */
+  | { refused: 'if_match_required' }
+  /** A create carries the human link, stored only as a hash: it cannot be replayed. */
+  | { refused: 'create_not_replayable'; route: string }
+  | { refused: 'complete_takes_no_body' }
+  | { refused: 'revision_not_found'; revision: string }
+  /** An interaction breaks a rule its schema cannot state (rules.ts); `problem` opens with the path. */
+  | { refused: 'interaction_invalid'; problem: string }
+  /** The canonical JSON of an interaction measures more UTF-8 bytes than a Surface may. */
+  | { refused: 'surface_too_large'; measure: number };
+
+export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusal;
+
+/** Each refusal of Sessions, to an owner's request or a person's answer, as it answers over HTTP. */
+export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
+  session_not_found: { status: 404, code: 'SESSION_NOT_FOUND', message: 'No such Session in this workspace.' },
+  session_read_only: { status: 403, code: 'ACTION_NOT_ALLOWED', message: "This Session is a claimed trial's: its account's keys may read it, never change it." },
+  display_session: { status: 409, code: 'ACTION_NOT_ALLOWED', message: 'A display Session takes no revision and is never completed.' },
+  session_completed: { status: 409, code: 'SESSION_COMPLETED', message: 'The Session is completed and takes no further change or answer.' },
+  if_match_stale: { status: 412, code: 'SESSION_REVISION_CONFLICT', message: "If-Match does not match the Session's current ETag; read it again and retry." },
+  idempotency_conflict: { status: 409, code: 'IDEMPOTENCY_CONFLICT', message: 'This Idempotency-Key was used with a different request.' },
+  link_not_found: { status: 404, code: 'NOT_FOUND', message: 'This link is not valid.' },
+  display_session_answer: { status: 405, code: 'ACTION_NOT_ALLOWED', message: 'This page shows information only and takes no answer.' },
+  answer_conflict: { status: 409, code: 'IDEMPOTENCY_CONFLICT', message: 'This answer was already sent with different values.' },
+  revision_stale: { status: 409, code: 'SESSION_REVISION_CONFLICT', message: 'The request changed while you were answering; please review the current version.' },
+  action_not_found: { status: 400, code: 'ACTION_NOT_FOUND', message: 'That button is not part of this request.' },
+  revision_answered: { status: 409, code: 'RESPONSE_LIMIT_REACHED', message: 'This request has already been answered.' },
+  answer_invalid: { status: 422, code: 'VALIDATION_FAILED', message: 'Some answers need another look.' },
+  if_match_required: { status: 428, code: 'PRECONDITION_REQUIRED', message: "If-Match with the Session's current ETag is required." },
+  create_not_replayable: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: ({ route }) => `${route} refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.`,
+  },
+  complete_takes_no_body: { status: 400, code: 'INVALID_SCHEMA', message: 'POST /v1/sessions/{id}/complete takes no body.' },
+  revision_not_found: { status: 404, code: 'NOT_FOUND', message: ({ revision }) => `The Session has no revision ${revision}.` },
+  interaction_invalid: { status: 400, code: 'INVALID_SCHEMA', message: ({ problem }) => problem },
+  surface_too_large: {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: ({ measure }) => `interaction measures ${measure} bytes (UTF-8 bytes of its canonical JSON); a Surface may measure at most ${LIMITS.surfaceBytes}.`,
+  },
+};
+
+/** A refusal of Sessions as the envelope's error, for a route or a rule to throw. */
+export const sessionRefused = (refusal: SessionRefusal): ApiError => refusalError(SESSION_REFUSALS, refusal);
+
+/** An interaction refused by a rule: the path of what breaks it, then why. */
+export const invalidInteraction = (problem: string): ApiError => sessionRefused({ refused: 'interaction_invalid', problem });

@@ -1,0 +1,51 @@
+import type { Projection, RecordedEvent, UnitOfWork } from '../../../eventstore/index.js';
+import { SESSION_PURGED } from '../../sessions/index.js';
+import { DELIVERY_EVENT_TYPES } from './events.js';
+import * as sql from '../sql.js';
+import { foldDelivery } from './streams.js';
+import { attemptsBody, shownOutcome } from './views.js';
+
+/**
+ * The delivery jobs: after a batch of events, each job's state folded from its stream up to its
+ * last event in the batch, so the row is what evolve says and a rebuild writes exactly what the
+ * live fold wrote. The lease columns are the dispatchers' own (lease.ts): never
+ * written here, and carried over from the live rows by a rebuild. A purged Session's jobs are
+ * forgotten with it; the purge ends its pending ones first, and no job of it is written after
+ * (every later writer needs the job's row, or the Session, and finds neither).
+ */
+export const deliveriesProjection: Projection = {
+  name: 'webhook_deliveries',
+  tables: ['webhook_deliveries'],
+  eventTypes: [...DELIVERY_EVENT_TYPES, SESSION_PURGED],
+  foldsAcrossStreams: true,
+  keep: [{ table: 'webhook_deliveries', key: 'delivery_id', columns: ['leased_by', 'leased_at', 'lease_until'] }],
+  async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+    const lastVersion = new Map<string, number>();
+    const purged: string[] = [];
+    for (const event of events) {
+      if (event.type === SESSION_PURGED) purged.push(event.streamId);
+      else lastVersion.set(event.streamId, event.streamVersion);
+    }
+    const streams = await uow.readStreams([...lastVersion.keys()]);
+    for (const [streamId, version] of lastVersion) {
+      const job = foldDelivery(streams.get(streamId)!.filter((r) => r.streamVersion <= version));
+      if (!job) continue;
+      await uow.query(sql.DELIVERY_UPSERT, [
+        job.id,
+        job.workspaceId,
+        job.sessionId,
+        job.eventId,
+        job.endpointId,
+        job.kind,
+        job.status,
+        job.createdAt,
+        job.deadlineAt,
+        job.nextAttemptAt,
+        job.finishedAt,
+        job.lastOutcome && shownOutcome(job.lastOutcome),
+        JSON.stringify(attemptsBody(job.attempts)),
+      ]);
+    }
+    if (purged.length > 0) await uow.query(sql.FORGET_SESSION_DELIVERIES, [purged]);
+  },
+};

@@ -1,0 +1,107 @@
+import { ulid } from 'ulid';
+import { appendEvents, type UnitOfWork } from '../../../eventstore/index.js';
+import type { ServiceContext } from '../../serviceContext.js';
+import { deliveryDecider, endUnavailable } from './delivery.js';
+import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './events.js';
+import { currentEndpoint, type Endpoint, isVerified } from '../endpoints/index.js';
+import { DELIVERY_BUDGET_MS } from '../retryPolicy.js';
+import * as sql from '../sql.js';
+import { loadDelivery } from './streams.js';
+
+/**
+ * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
+ * names the accepted response it delivers; the body is rendered from it when sent (body.ts). At
+ * most one job per Event and endpoint is pending at a time (a unique index holds every path to it).
+ */
+
+/** Whose accepted response a job delivers. */
+export interface AcceptedDelivery {
+  workspaceId: string;
+  sessionId: string;
+  eventId: string;
+}
+
+/** A workspace's current endpoint if it may receive now: verified, not lapsed. */
+export const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint | undefined =>
+  endpoint && isVerified(endpoint, now) ? endpoint : undefined;
+
+/**
+ * The workspace's endpoint if it may receive now: current, verified, not lapsed. Its row is
+ * share-locked, so the answer holds until the caller's unit of work commits: the accepting one
+ * asks once (for the receipt's channel) and hands the endpoint to queueDelivery.
+ */
+export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
+  return mayReceive(await currentEndpoint(uow, workspaceId, 'share'), now);
+}
+
+async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
+  const deliveryId = `obx_${ulid()}`;
+  await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), 0, [
+    {
+      type: DELIVERY_QUEUED,
+      at: job.now.toISOString(),
+      delivery_id: deliveryId,
+      workspace_id: job.workspaceId,
+      session_id: job.sessionId,
+      event_id: job.eventId,
+      endpoint_id: job.endpointId,
+      kind: job.kind,
+      deadline_at: new Date(job.now.getTime() + DELIVERY_BUDGET_MS).toISOString(),
+    },
+  ]);
+  uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
+  return deliveryId;
+}
+
+/**
+ * Called inside the unit of work that accepts a person's response, with the endpoint that
+ * receivingEndpoint found: the delivery job is queued (its row readable at once, dispatchers woken
+ * after commit).
+ */
+export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
+  return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
+}
+
+/** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
+async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
+  const { state: job, version } = await loadDelivery(uow, deliveryId);
+  if (job) await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), version, endUnavailable(job, now));
+}
+
+/** A replaced endpoint's pending jobs end as endpoint_unavailable; they are never redirected. */
+export async function endPendingDeliveries(uow: UnitOfWork, endpointId: string, now: Date): Promise<void> {
+  const { rows } = await uow.query<{ delivery_id: string }>(sql.LOCK_PENDING_OF_ENDPOINT, [endpointId]);
+  for (const row of rows) await endDelivery(uow, row.delivery_id, now);
+}
+
+/**
+ * A purged Session's pending jobs end as endpoint_unavailable, in the purging unit of work: its
+ * content is erased, so nothing is left to send (a delivered webhook is not recalled). Returns
+ * how many ended.
+ */
+export async function endSessionDeliveries(uow: UnitOfWork, sessionId: string, now: Date): Promise<number> {
+  const { rows } = await uow.query<{ delivery_id: string }>(sql.LOCK_PENDING_OF_SESSION, [sessionId]);
+  for (const row of rows) await endDelivery(uow, row.delivery_id, now);
+  return rows.length;
+}
+
+/**
+ * The accepted Event again, to the current verified endpoint, with a fresh budget (and the same
+ * bytes: the body is rendered from the Event). A job already pending to that endpoint stands and
+ * is the answer; one pending to a replaced endpoint ends and a new one is queued. Concurrent
+ * callers for one Event take turns, so the second finds the first one's job.
+ */
+export async function redeliver(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, accepted: AcceptedDelivery): Promise<'queued' | 'already_pending' | 'not_configured'> {
+  const now = ctx.clock.now();
+  const endpoint = await receivingEndpoint(uow, accepted.workspaceId, now);
+  if (!endpoint) return 'not_configured';
+  await uow.query(sql.LOCK_EVENT_QUEUE, [accepted.eventId]);
+  const { rows: pending } = await uow.query<{ delivery_id: string; endpoint_id: string }>(sql.LOCK_PENDING_OF_EVENT, [
+    accepted.sessionId,
+    accepted.eventId,
+  ]);
+  if (pending.some((d) => d.endpoint_id === endpoint.id)) return 'already_pending';
+  for (const d of pending) await endDelivery(uow, d.delivery_id, now);
+  await enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'redelivery', now });
+  return 'queued';
+}

@@ -1,0 +1,107 @@
+import type { Decider } from '../../../eventstore/index.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type WebhookEvent } from './events.js';
+import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
+
+/** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
+
+export const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  createdAt: string;
+  verifiedAt: string | null;
+  verificationExpiresAt: string | null;
+}
+
+export interface WebhookState {
+  endpoint: Endpoint | null;
+  /** Oldest first. */
+  secrets: StoredSecret[];
+}
+
+export const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
+
+/** Verified reads as pending again once its 30 days are over. */
+export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
+  endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
+
+export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
+  switch (event.type) {
+    case ENDPOINT_REGISTERED:
+      return {
+        ...state,
+        endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null },
+      };
+    case ENDPOINT_VERIFIED:
+      if (state.endpoint?.id !== event.endpoint_id) return state;
+      return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
+    case SECRET_CREATED: {
+      const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
+      const sealed = event.sealed === undefined ? { sealed: event.sealed_secret!, sealedBy: 'initial' as const } : { sealed: event.sealed, sealedBy: 'stream' as const };
+      return { ...state, secrets: [...retired, { kid: event.kid, ...sealed, createdAt: event.at, retireAt: null }] };
+    }
+    case SECRET_RESEALED:
+      return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
+  }
+}
+
+/** A workspace's webhook stream (`webhook-<workspace id>`): its secrets are sealed by the caller, and stay sealed in its projection until one signs. */
+export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve };
+
+/**
+ * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
+ * changes nothing, so a retried PUT never drops a verification. The first registration also
+ * creates the workspace's signing secret, prepared (and sealed) by the caller.
+ */
+export function register(
+  state: WebhookState,
+  command: { workspaceId: string; endpointId: string; url: string; at: Date; secret: { kid: string; sealed: string } },
+): WebhookEvent[] {
+  if (state.endpoint?.url === command.url) return [];
+  const at = command.at.toISOString();
+  const events: WebhookEvent[] = [
+    {
+      type: ENDPOINT_REGISTERED,
+      at,
+      workspace_id: command.workspaceId,
+      endpoint_id: command.endpointId,
+      url: command.url,
+      replaces: state.endpoint?.id ?? null,
+    },
+  ];
+  if (state.secrets.length === 0) {
+    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires: null });
+  }
+  return events;
+}
+
+/** A successful challenge counts only for the endpoint it was sent to, if that is still the current one. */
+export function recordVerification(state: WebhookState, command: { endpointId: string; at: Date }): WebhookEvent[] {
+  if (state.endpoint?.id !== command.endpointId) return [];
+  const expiresAt = new Date(command.at.getTime() + VERIFICATION_VALIDITY_MS).toISOString();
+  return [{ type: ENDPOINT_VERIFIED, at: command.at.toISOString(), endpoint_id: command.endpointId, expires_at: expiresAt }];
+}
+
+/**
+ * A rotation adds a secret; the one that was newest keeps signing for the 24-hour overlap. Older
+ * secrets still in their overlap keep their own retire time.
+ */
+export function rotate(
+  state: WebhookState,
+  command: { workspaceId: string; at: Date; secret: { kid: string; sealed: string } },
+): WebhookEvent[] {
+  const current = state.secrets.filter((s) => s.retireAt === null).at(-1);
+  const retires = current ? { kid: current.kid, retire_at: new Date(command.at.getTime() + ROTATION_OVERLAP_MS).toISOString() } : null;
+  return [
+    { type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires },
+  ];
+}
+
+/** Each given secret that is still sealed with data key `initial` is sealed again, as given, with the stream's key. */
+export function reseal(state: WebhookState, command: { workspaceId: string; at: Date; secrets: ReadonlyArray<{ kid: string; sealed: string }> }): WebhookEvent[] {
+  const initial = new Set(state.secrets.filter((s) => s.sealedBy === 'initial').map((s) => s.kid));
+  return command.secrets
+    .filter((s) => initial.has(s.kid))
+    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, sealed: s.sealed }));
+}

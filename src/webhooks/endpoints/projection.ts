@@ -1,0 +1,33 @@
+import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
+import { webhookDecider } from './endpoint.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './events.js';
+import * as sql from '../sql.js';
+
+/** Each workspace's endpoints and signing secrets (sealed), folded from the webhook streams. */
+export const webhookEndpointsProjection: Projection = {
+  name: 'webhook_endpoints',
+  tables: ['webhook_endpoints', 'webhook_secrets'],
+  eventTypes: WEBHOOK_EVENT_TYPES,
+  async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
+    for (const recorded of events) await applyOne(uow, eventOf<WebhookEvent>(webhookDecider, recorded));
+  },
+};
+
+async function applyOne(uow: UnitOfWork, event: WebhookEvent): Promise<void> {
+  switch (event.type) {
+    case ENDPOINT_REGISTERED:
+      await uow.query(sql.ENDPOINT_MARK_REPLACED, [event.workspace_id, event.at]);
+      await uow.query(sql.ENDPOINT_INSERT, [event.endpoint_id, event.workspace_id, event.url, event.at]);
+      return;
+    case ENDPOINT_VERIFIED:
+      await uow.query(sql.ENDPOINT_VERIFIED, [event.endpoint_id, event.at, event.expires_at]);
+      return;
+    case SECRET_CREATED:
+      if (event.retires) await uow.query(sql.SECRET_RETIRE, [event.retires.kid, event.retires.retire_at]);
+      await uow.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed ?? event.sealed_secret, event.sealed === undefined ? 'initial' : 'stream', event.at]);
+      return;
+    case SECRET_RESEALED:
+      await uow.query(sql.SECRET_RESEAL, [event.kid, event.sealed]);
+      return;
+  }
+}

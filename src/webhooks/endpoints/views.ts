@@ -1,0 +1,42 @@
+import { isoOrNull } from '../../clock.js';
+import { isVerified, type Endpoint } from './endpoint.js';
+
+/** The endpoint as the webhook routes show it, from folded state and read-model rows. */
+
+export interface EndpointBody {
+  id: string;
+  url: string;
+  status: 'pending' | 'verified';
+  created_at: string;
+  verified_at: string | null;
+  verification_expires_at: string | null;
+}
+
+/** The endpoint object; a lapsed verification reads as pending. */
+export function endpointBody(endpoint: Endpoint, now: Date): EndpointBody {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    status: isVerified(endpoint, now) ? 'verified' : 'pending',
+    created_at: endpoint.createdAt,
+    verified_at: endpoint.verifiedAt,
+    verification_expires_at: endpoint.verificationExpiresAt,
+  };
+}
+
+/** Endpoint rows hold timestamptz columns; the view takes them as they come. */
+export interface EndpointRow {
+  endpoint_id: string;
+  url: string;
+  created_at: Date;
+  verified_at: Date | null;
+  verification_expires_at: Date | null;
+}
+
+export const endpointOfRow = (row: EndpointRow): Endpoint => ({
+  id: row.endpoint_id,
+  url: row.url,
+  createdAt: row.created_at.toISOString(),
+  verifiedAt: isoOrNull(row.verified_at),
+  verificationExpiresAt: isoOrNull(row.verification_expires_at),
+});

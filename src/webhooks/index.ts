@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import type { Capability } from '../capability.js';
+import { DeliveryDispatcher, deliveriesProjection } from './deliveries/index.js';
+import { webhookEndpointsProjection } from './endpoints/index.js';
+import { WEBHOOK_REFUSALS } from './refusals.js';
+import { webhookRoutes } from './routes.js';
+import { webhookContract } from './schemas.js';
+
+/**
+ * Webhooks: a workspace's endpoint and signing secrets (endpoints/), and the deliveries of accepted
+ * answers to it (deliveries/: queued in the accepting unit of work, sent by the dispatcher role).
+ * Beside them: what both use (the egress, a request's attempt, the retry policy, the SQL) and the
+ * owner's routes and commands over both. docs/webhooks.md.
+ */
+export { resealSecrets } from './commands.js';
+export { DELIVERY_QUEUED, endSessionDeliveries, mayReceive, queueDelivery } from './deliveries/index.js';
+export { createEgress, policyOf } from './egress.js';
+export { countSecretsSealedByInitial, endpointOfRow, secretsSealedByInitial, type Endpoint } from './endpoints/index.js';
+
+export const webhooks: Capability = {
+  name: 'webhooks',
+  routes: webhookRoutes,
+  // Its tables: endpoints, signing secrets and delivery jobs.
+  migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  inlineProjections: () => [webhookEndpointsProjection, deliveriesProjection],
+  refusals: WEBHOOK_REFUSALS,
+  contract: webhookContract,
+  workers: { dispatcher: (ctx) => new DeliveryDispatcher(ctx) },
+};
