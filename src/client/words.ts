@@ -182,13 +182,10 @@ export function phrase(error: SchemaError): string {
     case 'enum':
       return 'must be one of the listed options';
     case 'minimum':
-      return `must be at least ${params.limit}`;
     case 'maximum':
-      return `must be at most ${params.limit}`;
     case 'exclusiveMinimum':
-      return `must be greater than ${params.limit}`;
     case 'exclusiveMaximum':
-      return `must be less than ${params.limit}`;
+      return `must be ${COMPARISONS[error.keyword]} ${params.limit}`;
     case 'minItems':
       return `must have at least ${plural(params.limit, 'option')} chosen`;
     case 'maxItems':
