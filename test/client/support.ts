@@ -30,6 +30,21 @@ export function clientOf(t: TestApp, options: Partial<ClientOptions> = {}): Hand
 export type FormAnswer = Record<string, string | string[]>;
 
 /**
+ * A tool call's progress handler that answers through the link the first message naming one
+ * carries; `answered` is that answer, once sent.
+ */
+export function answerOnProgress(actionId: string): { onprogress: (progress: { message?: string }) => void; answered: () => Promise<unknown> | undefined } {
+  let answered: Promise<unknown> | undefined;
+  return {
+    onprogress: ({ message }) => {
+      const url = /https?:\/\/\S+/.exec(message ?? '')?.[0];
+      if (url && !answered) answered = answerThroughLink(url, actionId);
+    },
+    answered: () => answered,
+  };
+}
+
+/**
  * The person's answer, the way the page sends it: open the link, take the form's hidden inputs,
  * post them with the field strings and the pressed button's action, with the Fetch Metadata
  * Chromium sends for a form the page itself posts. Resolves with the page the service answers.

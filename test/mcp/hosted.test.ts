@@ -7,7 +7,7 @@ import { HOUR, ManualClock } from '../../src/clock.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
 import { bearer, developer, useMailbox } from '../accounts/support.js';
-import { answerThroughLink, listeningApp } from '../client/support.js';
+import { answerOnProgress, answerThroughLink, listeningApp } from '../client/support.js';
 import { withTestApp } from '../support/app.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { interactive } from '../support/sessions.js';
@@ -93,19 +93,9 @@ it('asks through a link, and get_answer returns the answer with a receipt that v
 });
 
 it('streams a wait: the link as progress at once, then the answer in the same response', async () => {
-  let answered: Promise<unknown> | undefined;
-  const result = await call(
-    owner,
-    'ask_human',
-    { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: WAIT_SECONDS_MAX },
-    {
-      onprogress: ({ message }) => {
-        const url = /https?:\/\/\S+/.exec(message ?? '')?.[0];
-        if (url && !answered) answered = answerThroughLink(url, 'hold');
-      },
-    },
-  );
-  await answered;
+  const person = answerOnProgress('hold');
+  const result = await call(owner, 'ask_human', { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: WAIT_SECONDS_MAX }, { onprogress: person.onprogress });
+  await person.answered();
   expect(result.structuredContent).toMatchObject({ status: 'answered', action: 'hold', receipt: expect.any(String) });
 });
 

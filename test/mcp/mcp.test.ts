@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
 import { PROGRESS_EVERY_MS, WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
 import { developer, useMailbox } from '../accounts/support.js';
-import { answerThroughLink, listeningApp } from '../client/support.js';
+import { answerOnProgress, answerThroughLink, listeningApp } from '../client/support.js';
 import { useTestApp } from '../support/lifecycle.js';
 
 /**
@@ -114,18 +114,9 @@ describe('asking a person', () => {
   });
 
   it('with wait_seconds, sends the link as progress and returns the answer once given', async () => {
-    let answered: Promise<unknown> | undefined;
-    const result = await call(
-      'ask_human',
-      { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: WAIT_SECONDS_MAX },
-      {
-        onprogress: ({ message }) => {
-          const url = /https?:\/\/\S+/.exec(message ?? '')?.[0];
-          if (url && !answered) answered = answerThroughLink(url, 'hold');
-        },
-      },
-    );
-    await answered;
+    const person = answerOnProgress('hold');
+    const result = await call('ask_human', { title: 'Deploy to production?', fields: [], actions: ['Deploy', 'Hold'], wait_seconds: WAIT_SECONDS_MAX }, { onprogress: person.onprogress });
+    await person.answered();
     expect(result.structuredContent).toMatchObject({ session_id: expect.stringMatching(/^ses_/), status: 'answered', action: 'hold', data: {}, receipt: expect.any(String) });
     expect(result.structuredContent).not.toHaveProperty('next_step');
   });

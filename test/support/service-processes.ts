@@ -16,8 +16,8 @@ export interface ServiceProcesses {
   dispatcher(): Promise<ServiceProcess>;
   /** Every background role in one process (`worker`). */
   worker(): Promise<ServiceProcess>;
-  /** An API process on a port of its own, or on `port` (where one that died listened). */
-  api(port?: number): Promise<ServiceProcess>;
+  /** An API process on a port of its own. */
+  api(): Promise<ServiceProcess>;
   /** The backend pids of the dispatchers' listening connections (one per live dispatcher). */
   listeners(): Promise<number[]>;
   /**
@@ -46,7 +46,7 @@ export function useServiceProcesses(db: TestDatabase, config: Config): ServicePr
   return {
     dispatcher: async () => started(await startServiceProcess('dispatcher', env(0, { PGAPPNAME: DISPATCHER_APP }), { waitForHttp: false })),
     worker: async () => started(await startServiceProcess('worker', env(0), { waitForHttp: false })),
-    api: async (port) => started(await startServiceProcess('api', env(port ?? (await freePort())))),
+    api: async () => started(await startServiceProcess('api', env(await freePort()))),
     async listeners() {
       const { rows } = await db.pool.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query ILIKE $2 ORDER BY pid`,

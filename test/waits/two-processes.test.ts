@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { testConfig } from '../support/config.js';
 import { useTestDatabase } from '../support/lifecycle.js';
-import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { useApiPair } from '../support/apiPair.js';
+import type { ServiceProcess } from '../support/processes.js';
 import { interactive } from '../support/sessions.js';
 import { answer, heldGet, json } from './support.js';
 
@@ -12,29 +13,19 @@ import { answer, heldGet, json } from './support.js';
  */
 
 const db = useTestDatabase();
-let a: ServiceProcess;
-let b: ServiceProcess;
 const config = testConfig();
 const auth = { authorization: `Bearer ${config.ownerKey}` };
 
-beforeAll(async () => {
-  [a, b] = await Promise.all([
-    freePort().then((port) => startServiceProcess('api', serviceEnv(config, db.url, port))),
-    freePort().then((port) => startServiceProcess('api', serviceEnv(config, db.url, port))),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+const api = useApiPair(db, config);
 
 async function ownerSession(): Promise<{ id: string; human_url: string; etag: string }> {
-  const created = await fetch(`${a.baseUrl}/v1/sessions`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ interaction: interactive() }) });
+  const created = await fetch(`${api.a.baseUrl}/v1/sessions`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ interaction: interactive() }) });
   expect(created.status).toBe(201);
   return { ...((await created.json()) as { id: string; human_url: string }), etag: created.headers.get('etag')! };
 }
 
 async function trialSession(): Promise<{ id: string; human_url: string; etag: string; credential: string }> {
-  const created = await fetch(`${a.baseUrl}/v1/trial/sessions`, { method: 'POST', headers: json, body: JSON.stringify({ interaction: interactive() }) });
+  const created = await fetch(`${api.a.baseUrl}/v1/trial/sessions`, { method: 'POST', headers: json, body: JSON.stringify({ interaction: interactive() }) });
   expect(created.status).toBe(201);
   const body = (await created.json()) as { id: string; human_url: string; management_credential: string };
   return { ...body, credential: body.management_credential, etag: created.headers.get('etag')! };
@@ -42,10 +33,10 @@ async function trialSession(): Promise<{ id: string; human_url: string; etag: st
 
 it('GET /v1/sessions/{id} held by one process answers 200 with the new ETag when the other changes the Session', async () => {
   const { id, etag } = await ownerSession();
-  const held = heldGet(`${b.baseUrl}/v1/sessions/${id}`, auth, etag, 55);
+  const held = heldGet(`${api.b.baseUrl}/v1/sessions/${id}`, auth, etag, 55);
   // The PATCH goes out once B holds the request: B's gauge says so.
-  await until(async () => (await heldCount(b)) === 1);
-  const patched = await fetch(`${a.baseUrl}/v1/sessions/${id}`, {
+  await until(async () => (await heldCount(api.b)) === 1);
+  const patched = await fetch(`${api.a.baseUrl}/v1/sessions/${id}`, {
     method: 'PATCH',
     headers: { ...auth, ...json, 'if-match': etag },
     body: JSON.stringify({ interaction: interactive({ title: 'Second revision' }) }),
@@ -56,12 +47,12 @@ it('GET /v1/sessions/{id} held by one process answers 200 with the new ETag when
   expect(answered.headers.get('etag')).toBe('"2.1"');
   expect(answered.headers.get('preference-applied')).toBe('wait=55');
   expect(((await answered.json()) as { interaction: { title: string } }).interaction.title).toBe('Second revision');
-  expect(await heldCount(b)).toBe(0);
+  expect(await heldCount(api.b)).toBe(0);
 });
 
 it('GET /v1/sessions/{id} held answers 304 with Preference-Applied at the end of its wait when nothing changed', async () => {
   const { id, etag } = await ownerSession();
-  const answered = await heldGet(`${b.baseUrl}/v1/sessions/${id}`, auth, etag, 1);
+  const answered = await heldGet(`${api.b.baseUrl}/v1/sessions/${id}`, auth, etag, 1);
   expect(answered.status).toBe(304);
   expect(answered.headers.get('etag')).toBe(etag);
   expect(answered.headers.get('preference-applied')).toBe('wait=1');
@@ -70,20 +61,20 @@ it('GET /v1/sessions/{id} held answers 304 with Preference-Applied at the end of
 it('a wait past the cap is clamped to 55 s, and a wait the service does not apply is answered at once, as without Prefer', async () => {
   const { id, etag } = await ownerSession();
   for (const wait of ['-1', 'abc', '1.5', '0', '']) {
-    const answered = await heldGet(`${b.baseUrl}/v1/sessions/${id}`, auth, etag, wait);
+    const answered = await heldGet(`${api.b.baseUrl}/v1/sessions/${id}`, auth, etag, wait);
     expect(answered.status).toBe(304);
     expect(answered.headers.get('preference-applied')).toBeNull();
   }
   // Without If-None-Match, or naming another ETag, it answers the body at once.
-  const fresh = await fetch(`${b.baseUrl}/v1/sessions/${id}`, { headers: { ...auth, prefer: 'wait=55' } });
+  const fresh = await fetch(`${api.b.baseUrl}/v1/sessions/${id}`, { headers: { ...auth, prefer: 'wait=55' } });
   expect(fresh.status).toBe(200);
   expect(fresh.headers.get('preference-applied')).toBeNull();
-  const other = await heldGet(`${b.baseUrl}/v1/sessions/${id}`, auth, '"9.9"', 55);
+  const other = await heldGet(`${api.b.baseUrl}/v1/sessions/${id}`, auth, '"9.9"', 55);
   expect(other.status).toBe(200);
   // A change answers a wait clamped from 3600 s: Preference-Applied says what was applied.
-  const held = heldGet(`${b.baseUrl}/v1/sessions/${id}`, auth, etag, 3600);
-  await until(async () => (await heldCount(b)) === 1);
-  await fetch(`${a.baseUrl}/v1/sessions/${id}/complete`, { method: 'POST', headers: { ...auth, 'if-match': etag } });
+  const held = heldGet(`${api.b.baseUrl}/v1/sessions/${id}`, auth, etag, 3600);
+  await until(async () => (await heldCount(api.b)) === 1);
+  await fetch(`${api.a.baseUrl}/v1/sessions/${id}/complete`, { method: 'POST', headers: { ...auth, 'if-match': etag } });
   const answered = await held;
   expect(answered.status).toBe(200);
   expect(answered.headers.get('preference-applied')).toBe('wait=55');
@@ -91,21 +82,21 @@ it('a wait past the cap is clamped to 55 s, and a wait the service does not appl
 
 it('authorization and not-found are checked before waiting', async () => {
   const { id, etag } = await ownerSession();
-  const unauthorized = await heldGet(`${b.baseUrl}/v1/sessions/${id}`, {}, etag, 55);
+  const unauthorized = await heldGet(`${api.b.baseUrl}/v1/sessions/${id}`, {}, etag, 55);
   expect(unauthorized.status).toBe(401);
-  const missing = await heldGet(`${b.baseUrl}/v1/sessions/ses_01ARZ3NDEKTSV4RRFFQ69G5FAV`, auth, etag, 55);
+  const missing = await heldGet(`${api.b.baseUrl}/v1/sessions/ses_01ARZ3NDEKTSV4RRFFQ69G5FAV`, auth, etag, 55);
   expect(missing.status).toBe(404);
   const trial = await trialSession();
-  const notYours = await heldGet(`${b.baseUrl}/v1/sessions/${trial.id}`, auth, trial.etag, 55);
+  const notYours = await heldGet(`${api.b.baseUrl}/v1/sessions/${trial.id}`, auth, trial.etag, 55);
   expect(notYours.status).toBe(404);
 });
 
 it("GET /v1/trial/sessions/{id} held by one process answers 200 when the person answers through the other", async () => {
   const trial = await trialSession();
   const trialAuth = { authorization: `Bearer ${trial.credential}` };
-  const held = heldGet(`${b.baseUrl}/v1/trial/sessions/${trial.id}`, trialAuth, trial.etag, 55);
-  await until(async () => (await heldCount(b)) === 1);
-  const posted = await answer(a.baseUrl, trial.human_url);
+  const held = heldGet(`${api.b.baseUrl}/v1/trial/sessions/${trial.id}`, trialAuth, trial.etag, 55);
+  await until(async () => (await heldCount(api.b)) === 1);
+  const posted = await answer(api.a.baseUrl, trial.human_url);
   expect(posted.status).toBeLessThan(400);
   const answered = await held;
   expect(answered.status).toBe(200);
@@ -117,12 +108,12 @@ it("GET /v1/trial/sessions/{id} held by one process answers 200 when the person 
 it('GET /v1/trial/sessions/{id} held answers 304 at the end of its wait; without Prefer it answers 200 as before', async () => {
   const trial = await trialSession();
   const trialAuth = { authorization: `Bearer ${trial.credential}` };
-  const answered = await heldGet(`${b.baseUrl}/v1/trial/sessions/${trial.id}`, trialAuth, trial.etag, 1);
+  const answered = await heldGet(`${api.b.baseUrl}/v1/trial/sessions/${trial.id}`, trialAuth, trial.etag, 1);
   expect(answered.status).toBe(304);
   expect(answered.headers.get('preference-applied')).toBe('wait=1');
-  const plain = await fetch(`${b.baseUrl}/v1/trial/sessions/${trial.id}`, { headers: { ...trialAuth, 'if-none-match': trial.etag } });
+  const plain = await fetch(`${api.b.baseUrl}/v1/trial/sessions/${trial.id}`, { headers: { ...trialAuth, 'if-none-match': trial.etag } });
   expect(plain.status).toBe(200);
-  const wrong = await heldGet(`${b.baseUrl}/v1/trial/sessions/${trial.id}`, auth, trial.etag, 55);
+  const wrong = await heldGet(`${api.b.baseUrl}/v1/trial/sessions/${trial.id}`, auth, trial.etag, 55);
   expect(wrong.status).toBe(404);
 });
 
