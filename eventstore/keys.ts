@@ -215,9 +215,13 @@ async function digestKeyRow(db: Reader): Promise<WrappedKey | null | undefined> 
   return rows[0] && storedKeyOf(rows[0]);
 }
 
-/** Per-stream keys. A stream's key is made on its first sealed write and can only be destroyed. */
+/**
+ * Per-stream keys. A stream's key is made on its first sealed write and can only be destroyed.
+ * The deployment key that wraps them is reached through them (the digest key is one of its rows,
+ * DIGEST_KEY_STREAM), so whoever holds the stream keys holds the one handle on both.
+ */
 export class StreamKeys {
-  constructor(private readonly deploymentKey: DeploymentKey) {}
+  constructor(readonly deploymentKey: DeploymentKey) {}
 
   /**
    * The opened keys of several streams; a stream without a key is absent. Inside a unit of work

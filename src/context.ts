@@ -27,8 +27,7 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
       receiptKeysProblem = (error as Error).message;
     }
   }
-  const deploymentKey = new DeploymentKey(dataKeysOf(deps.config));
-  const streamKeys = new StreamKeys(deploymentKey);
+  const streamKeys = new StreamKeys(new DeploymentKey(dataKeysOf(deps.config)));
   const inline = inlineProjections({ streamKeys });
   const identity = resolveBuildIdentity(deps.config.build);
   const metrics = new PrometheusMetrics({
@@ -46,7 +45,6 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     identity,
     receiptKeys,
     receiptKeysProblem,
-    deploymentKey,
     egress: createEgress({ policy: policyOf(deps.config) }),
     streamKeys,
     credentialResolvers: [ownerKeyResolver, developerKeyResolver],

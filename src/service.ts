@@ -69,7 +69,7 @@ export async function startService(
   // LISTEN and the fence need a connection of their own for the life of the process: never a pooler's.
   const wakeups = new Wakeups(config.listenDatabaseUrl ?? options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
-  if (ctx.deploymentKey.configured) {
+  if (ctx.streamKeys.deploymentKey.configured) {
     // Loads the digest key; a stored key this process cannot open makes it not ready, said here
     // once. A database not migrated yet fails the check: readiness makes it again.
     const problems = await dataKeyProblems(ctx).catch(() => []);

@@ -1,7 +1,7 @@
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { DeploymentKey, EventStore, RecordedEvent, StreamKeys, Wakeups } from '../eventstore/index.js';
+import type { EventStore, RecordedEvent, StreamKeys, Wakeups } from '../eventstore/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { OwnerPrincipal } from './principal.js';
@@ -24,12 +24,12 @@ export interface ServiceContext {
   /** Undefined when SVC_RECEIPT_KEYS is unset or unusable; receiptKeysProblem says why. */
   receiptKeys: ReceiptKeyRing | undefined;
   receiptKeysProblem: string | undefined;
-  deploymentKey: DeploymentKey;
   /**
    * Where webhook requests go: each connection to an address checked public (or, in tests,
    * loopback). A test may put another in its place.
    */
   egress: Agent;
+  /** The stream keys, and through them (streamKeys.deploymentKey) the data keys and the digest key. */
   streamKeys: StreamKeys;
   metrics: ServiceMetrics;
   /**

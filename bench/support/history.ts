@@ -58,7 +58,7 @@ export async function seedHistory(db: Pick<BenchDatabase, 'pool'>, service: Benc
     full,
     keep: [OPERATOR_WORKSPACE],
     statistics: options.statistics,
-    ...(options.openable ? { openable: { streamKeys: service.ctx.streamKeys, deploymentKey: service.ctx.deploymentKey } } : {}),
+    ...(options.openable ? { openable: { streamKeys: service.ctx.streamKeys } } : {}),
   });
   return {
     events: seeded.events,

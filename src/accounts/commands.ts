@@ -55,7 +55,7 @@ export interface LinkRequest {
 }
 
 /** The address's stream: a keyed digest, so the log never names an address in the clear. */
-const addressOf = (ctx: Pick<ServiceContext, 'deploymentKey'>, email: string): string => ctx.deploymentKey.digest('sign-in-address', email);
+const addressOf = (ctx: Pick<ServiceContext, 'streamKeys'>, email: string): string => ctx.streamKeys.deploymentKey.digest('sign-in-address', email);
 
 /** A new key: the secret, shown once, and what is recorded of it. */
 function drawKey(): { secret: string; key: NewKey } {
@@ -76,7 +76,7 @@ const loadAccount = (uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, a
  * address's earlier links. Requests of one client take their turn, so its count is read one at a
  * time; requests for one address race on its stream.
  */
-export async function requestSignInLink(ctx: Pick<ServiceContext, 'clock' | 'config' | 'deploymentKey' | 'store' | 'streamKeys'>, mailer: Mailer, request: LinkRequest): Promise<{ accepted: true } | AccountRefusal> {
+export async function requestSignInLink(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, mailer: Mailer, request: LinkRequest): Promise<{ accepted: true } | AccountRefusal> {
   const token = newToken();
   const linkId = newLinkId();
   const stream = addressStreamId(addressOf(ctx, request.email));

@@ -78,7 +78,7 @@ function formOf<F extends string>(request: FastifyRequest, fields: readonly F[])
 }
 
 export async function accountPages(app: FastifyInstance, ctx: ServiceContext, mailer: Mailer | undefined): Promise<void> {
-  const key = ctx.deploymentKey;
+  const key = ctx.streamKeys.deploymentKey;
   const now = () => ctx.clock.now();
 
   // The only body a page sends is its form; any other content type is 415.

@@ -51,11 +51,11 @@ export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request: FastifyRequest<{ Body: { email: string } }>, reply) => {
       // Nothing of an account can be sealed or signed without it.
-      ctx.deploymentKey.require();
+      ctx.streamKeys.deploymentKey.require();
       if (!mailer) throw refused({ refused: 'sign_in_unavailable' });
       const email = normalizeEmail(request.body.email);
       if (!email) throw refused({ refused: 'email_invalid' });
-      const outcome = await requestSignInLink(ctx, mailer, { email, client: clientDigest(ctx.deploymentKey, 'sign-in-client', request.ip), continueKey: false });
+      const outcome = await requestSignInLink(ctx, mailer, { email, client: clientDigest(ctx.streamKeys.deploymentKey, 'sign-in-client', request.ip), continueKey: false });
       if ('refused' in outcome) throw refused(outcome);
       return reply.code(202).send({ status: 'accepted' });
     },

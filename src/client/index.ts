@@ -17,6 +17,8 @@ export {
   type WaitOptions,
 } from './client.js';
 export { LIMITS, PATTERNS } from './limits.js';
+/** Ajv's errors in words, the service's own: the MCP tools word their refusals with them. */
+export { argumentProblem, NOT_BLANK, type SchemaError } from './words.js';
 export { ClientError, HandoffError, isServiceError, ServiceError, type ClientErrorCode } from './errors.js';
 export { verifyReceipt, type ExpectedReceipt, type ReceiptKeySource, type VerifyReceiptOptions } from './receipts.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';

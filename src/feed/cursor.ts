@@ -1,4 +1,4 @@
-import { invalid } from '../http/errors.js';
+import type { FeedRefusal } from './refusals.js';
 
 /**
  * Where a reader of a workspace's feed has got to: the last event it was given, as the feed
@@ -18,11 +18,11 @@ const SHAPE = /^(\d{1,20})\.(\d{1,10})\.([A-Za-z0-9_]{0,64})$/;
 export const encodeCursor = (cursor: FeedCursor): string =>
   Buffer.from(`${cursor.transactionId}.${cursor.streamVersion}.${cursor.sessionId}`, 'utf8').toString('base64url');
 
-/** The cursor a client sent back; 400 INVALID_SCHEMA for anything this service did not make. */
-export function decodeCursor(text: string): FeedCursor {
+/** The cursor a client sent back, or a refusal of anything this service did not make. */
+export function decodeCursor(text: string): FeedCursor | FeedRefusal {
   const match = /^[A-Za-z0-9_-]*$/.test(text) ? SHAPE.exec(Buffer.from(text, 'base64url').toString('utf8')) : null;
   if (!match || encodeCursor({ transactionId: match[1]!, streamVersion: Number(match[2]), sessionId: match[3]! }) !== text) {
-    throw invalid('The query parameter after is not a cursor this feed gave (next_cursor).');
+    return { refused: 'cursor_unknown' };
   }
   return { transactionId: match[1]!, streamVersion: Number(match[2]), sessionId: match[3]! };
 }

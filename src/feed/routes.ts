@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/index.js';
 import { errorResponses } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { FEED_CHANNEL, heldRead, holdingIn, preferenceApplied, preferredWait } from '../waits/index.js';
 import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
 import { decodeCursor, encodeCursor, FEED_START, type FeedCursor } from './cursor.js';
 import { readFeed, type FeedPage } from './read.js';
+import { FEED_REFUSALS } from './refusals.js';
 import { FEED_LIMIT, feedQuerySchema, feedResponseSchema, listEventsOperation } from './schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -44,6 +46,7 @@ export async function feedRoutes(app: FastifyInstance, ctx: ServiceContext): Pro
     async (request: FeedRequest, reply) => {
       const { workspaceId } = ownerOf(request);
       const after = request.query.after === undefined ? FEED_START : decodeCursor(request.query.after);
+      if ('refused' in after) throw refusalError(FEED_REFUSALS, after);
       const limit = request.query.limit === undefined ? FEED_LIMIT.default : Number(request.query.limit);
       const seconds = preferredWait(request.headers.prefer);
       let page = await readFeed(ctx, workspaceId, after, limit);

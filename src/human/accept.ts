@@ -86,26 +86,13 @@ export async function submitAnswer(ctx: Pick<ServiceContext, 'clock' | 'config' 
       revision: submission.surfaceRevision,
       actionId: submission.actionId,
       data: conversion?.data ?? {},
+      ...(conversion && !conversion.ok ? { untyped: conversion } : {}),
       clientEventId: submission.clientEventId,
       requestDigest: requestDigest(submission),
       now,
     });
 
     if ('replay' in decision) return { kind: 'accepted', view: acceptedView(before, decision.replay) };
-    // The decider's checks come first (closed, stale, unknown action, answered); only when it would
-    // accept or judge the values do the person's unconvertible strings decide the answer. The page
-    // then names everything to fix at once: what could not be typed, and what the revision's checks
-    // refuse of the rest.
-    if (conversion && !conversion.ok && ('events' in decision || decision.refused === 'answer_invalid')) {
-      const checked = 'refused' in decision ? decision : undefined;
-      return {
-        kind: 'invalid',
-        interaction: current!,
-        revision,
-        fieldErrors: { ...checked?.fieldErrors, ...conversion.fieldErrors },
-        formErrors: [...conversion.formErrors, ...(checked?.formErrors ?? [])],
-      };
-    }
     if ('refused' in decision) {
       if (decision.refused === 'revision_stale' && current) {
         return { kind: 'stale', interaction: current, revision, draft: safeDraft(current, submission.values) };

@@ -7,7 +7,7 @@ import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks
  * `initial`, still seals a webhook signing secret of before), against the keys this process has.
  */
 
-type Ctx = Pick<ServiceContext, 'store' | 'deploymentKey'>;
+type Ctx = Pick<ServiceContext, 'store' | 'streamKeys'>;
 
 const lacking = (id: string, what: string): string => `data key ${id}: ${what}, and SVC_DATA_KEYS has no key ${id}`;
 
@@ -19,7 +19,7 @@ const lacking = (id: string, what: string): string => `data key ${id}: ${what}, 
  * again here (`rekey` may since have wrapped it under a key this process has).
  */
 export async function dataKeyProblems(ctx: Ctx): Promise<string[]> {
-  const keys = ctx.deploymentKey;
+  const keys = ctx.streamKeys.deploymentKey;
   const configured = new Set(keys.keyIds);
   const problems = (await keysInUse(ctx.store.pool)).flatMap(({ keyId, first }) =>
     !configured.has(keyId)
@@ -57,11 +57,11 @@ export interface DataKeyStatus {
  * reads each key's range of the index: for `status` and `rekey`, never for readiness.
  */
 export async function dataKeyStatus(ctx: Ctx): Promise<DataKeyStatus> {
-  const configured = ctx.deploymentKey.keyIds;
+  const configured = ctx.streamKeys.deploymentKey.keyIds;
   const ids = [...new Set([...configured, ...(await keysInUse(ctx.store.pool)).map((k) => k.keyId)])];
   const keys: DataKeyUse[] = [];
   for (const id of ids) {
-    keys.push({ id, stream_keys: await keysWrappedBy(ctx.store.pool, id), configured: configured.includes(id), wraps_new_keys: id === ctx.deploymentKey.wrappingKeyId });
+    keys.push({ id, stream_keys: await keysWrappedBy(ctx.store.pool, id), configured: configured.includes(id), wraps_new_keys: id === ctx.streamKeys.deploymentKey.wrappingKeyId });
   }
   return { keys, webhook_secrets_sealed_by_initial: await countSecretsSealedByInitial(ctx.store.pool) };
 }

@@ -9,19 +9,19 @@ const DATABASE_TIMEOUT_MS = 2_000;
 const MIN_OWNER_KEY_LENGTH = 32;
 
 /** Why the service is not ready, or an empty list. Each failed readiness condition on its own line. */
-export async function readinessProblems(ctx: Pick<ServiceContext, 'clock' | 'config' | 'deploymentKey' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store'>, parts: ServiceParts): Promise<string[]> {
+export async function readinessProblems(ctx: Pick<ServiceContext, 'clock' | 'config' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<string[]> {
   const problems: string[] = [];
   if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');
   // The reason is logged for the operator (never key material); the 503 body says nothing.
   if (!receiptKeysUsable(ctx)) problems.push(`receipt keys: ${ctx.receiptKeysProblem ?? 'a key does not sign and verify'}`);
-  if (!ctx.deploymentKey.configured) problems.push('data key: SVC_DATA_KEYS is not set');
+  if (!ctx.streamKeys.deploymentKey.configured) problems.push('data key: SVC_DATA_KEYS is not set');
   const version = versionAt(ctx.identity, ctx.clock.now());
   if (version.git_sha === null || version.build_id === null || version.build_time === null) problems.push('build identity');
   try {
     const pending = await withTimeout(pendingMigrations(ctx.store.pool, parts.migrationFolders), DATABASE_TIMEOUT_MS);
     if (pending.length > 0) problems.push('migrations');
     // What the data keys must open is read from tables the migrations make.
-    else if (ctx.deploymentKey.configured) problems.push(...(await withTimeout(dataKeyProblems(ctx), DATABASE_TIMEOUT_MS)));
+    else if (ctx.streamKeys.deploymentKey.configured) problems.push(...(await withTimeout(dataKeyProblems(ctx), DATABASE_TIMEOUT_MS)));
   } catch {
     problems.push('database');
   }
@@ -48,7 +48,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Concurrent readiness checks share the one in flight; the next call after it settles runs anew. */
-export function sharedReadiness(ctx: Pick<ServiceContext, 'clock' | 'config' | 'deploymentKey' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store'>, parts: ServiceParts): () => Promise<string[]> {
+export function sharedReadiness(ctx: Pick<ServiceContext, 'clock' | 'config' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store' | 'streamKeys'>, parts: ServiceParts): () => Promise<string[]> {
   let inFlight: Promise<string[]> | undefined;
   return () => {
     inFlight ??= readinessProblems(ctx, parts).finally(() => {

@@ -20,8 +20,8 @@ const BATCH = 1_000;
 const SECRET_PAGE = 100;
 
 /** Every key the run needs must be configured, and be the key its id wrapped with: refused before it changes anything. */
-async function assertOpensEverything(ctx: Pick<ServiceContext, 'deploymentKey' | 'store'>): Promise<void> {
-  const keys = ctx.deploymentKey;
+async function assertOpensEverything(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>): Promise<void> {
+  const keys = ctx.streamKeys.deploymentKey;
   for (const { keyId, first } of await keysInUse(ctx.store.pool)) {
     if (!keys.keyIds.includes(keyId)) throw new CommandRefused(`stream keys are wrapped by data key ${keyId}, and SVC_DATA_KEYS has no key ${keyId}`);
     if (!keys.opens(first.wrapped, first.streamId)) throw new CommandRefused(`data key ${keyId} of SVC_DATA_KEYS does not open the stream keys wrapped under its id`);
@@ -32,7 +32,7 @@ async function assertOpensEverything(ctx: Pick<ServiceContext, 'deploymentKey' |
 }
 
 /** Seals every webhook secret still sealed with `initial` again, workspace by workspace; how many. */
-async function resealAllSecrets(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>): Promise<number> {
+async function resealAllSecrets(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>): Promise<number> {
   let resealed = 0;
   let page = await secretsSealedByInitial(ctx.store.pool, '', SECRET_PAGE);
   while (page.length > 0) {
@@ -43,17 +43,17 @@ async function resealAllSecrets(ctx: Pick<ServiceContext, 'clock' | 'deploymentK
 }
 
 /** How many live stream keys each data key but the wrapping one still wraps. */
-async function oldKeyCounts(ctx: Pick<ServiceContext, 'deploymentKey' | 'store'>): Promise<Record<string, number>> {
-  const old = (await keysInUse(ctx.store.pool)).map((k) => k.keyId).filter((id) => id !== ctx.deploymentKey.wrappingKeyId);
+async function oldKeyCounts(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>): Promise<Record<string, number>> {
+  const old = (await keysInUse(ctx.store.pool)).map((k) => k.keyId).filter((id) => id !== ctx.streamKeys.deploymentKey.wrappingKeyId);
   const counts: Record<string, number> = {};
   for (const id of old) counts[id] = await keysWrappedBy(ctx.store.pool, id);
   return counts;
 }
 
-export async function rekeyCommand(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>, args: string[]): Promise<number> {
+export async function rekeyCommand(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, args: string[]): Promise<number> {
   const json = args[0] === '--json';
   if (args.length > (json ? 1 : 0)) throw new UsageError('rekey takes --json only');
-  const keys = ctx.deploymentKey;
+  const keys = ctx.streamKeys.deploymentKey;
   keys.require();
   await assertOpensEverything(ctx);
 

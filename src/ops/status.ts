@@ -17,7 +17,7 @@ export interface Status {
   data_keys: DataKeyStatus;
 }
 
-export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store'>, parts: ServiceParts): Promise<Status> {
+export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<Status> {
   const now = ctx.clock.now();
   const newest = await newestCheckpoint(ctx.store.pool);
   const pending = (await pendingMigrations(ctx.store.pool, parts.migrationFolders)).length;
@@ -51,7 +51,7 @@ export function formatStatus(s: Status): string {
   return lines.join('\n');
 }
 
-export async function statusCommand(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
+export async function statusCommand(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, args: string[], parts: ServiceParts): Promise<number> {
   const json = args[0] === '--json';
   if (args.length > (json ? 1 : 0)) {
     throw new UsageError('status takes --json only');

@@ -129,7 +129,10 @@ export function decideComplete(state: SessionState, command: OwnerCommand): Deci
 export interface Submission {
   revision: number;
   actionId: string;
+  /** The values that could be typed (all of them, unless `untyped` says what could not). */
   data: JsonObject;
+  /** What of the person's strings could not be typed against the revision, by field and for the form. */
+  untyped?: AnswerErrors;
   clientEventId: string;
   /** Digest of the whole request (revision, action and values): a replay must match it exactly. */
   requestDigest: string;
@@ -158,7 +161,8 @@ export function decideAcceptance(state: SessionState, submission: Submission): A
   if (!action) return { refused: 'action_not_found' };
   if (revisionAnswered(state, submission.revision)) return { refused: 'revision_answered' };
   const check = checkResponse(responseSchemaOf(interaction), submission.data);
-  if (!check.ok) return { refused: 'answer_invalid', fieldErrors: check.fieldErrors, formErrors: check.formErrors };
+  const refusal = answerInvalid(check.ok ? undefined : check, submission.untyped);
+  if (refusal) return refusal;
   return {
     events: [
       {
@@ -173,4 +177,23 @@ export function decideAcceptance(state: SessionState, submission: Submission): A
       },
     ],
   };
+}
+
+/**
+ * Only once the Session's state would let the answer through do the values decide it, and the page
+ * then names everything to fix at once: what could not be typed first, then what the revision's
+ * checks refuse of the rest (a field wrong both ways shows why it could not be typed).
+ */
+function answerInvalid(checked: AnswerErrors | undefined, untyped: AnswerErrors | undefined): Extract<AnswerRefusal, { refused: 'answer_invalid' }> | undefined {
+  if (!checked && !untyped) return undefined;
+  return {
+    refused: 'answer_invalid',
+    fieldErrors: { ...checked?.fieldErrors, ...untyped?.fieldErrors },
+    formErrors: [...(untyped?.formErrors ?? []), ...(checked?.formErrors ?? [])],
+  };
+}
+
+interface AnswerErrors {
+  fieldErrors: Record<string, string>;
+  formErrors: string[];
 }

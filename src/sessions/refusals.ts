@@ -49,7 +49,7 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
   },
 };
 
-/** A refusal of Sessions as the envelope's error, for a route or a rule to throw. */
+/** A refusal of Sessions as the envelope's error, for a route (or the checks a tool runs in its place) to throw. */
 export const sessionRefused = (refusal: SessionRefusal): ApiError => refusalError(SESSION_REFUSALS, refusal);
 
 /** An interaction refused by a rule: the path of what breaks it, then why. */

@@ -104,7 +104,9 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       if (header(request, 'idempotency-key') !== undefined) {
         throw refused({ refused: 'create_not_replayable', route: 'POST /v1/sessions' });
       }
-      const created = await createSession(ctx, ownerOf(request), checkInteraction(request.body.interaction));
+      const interaction = checkInteraction(request.body.interaction);
+      if ('refused' in interaction) throw refused(interaction);
+      const created = await createSession(ctx, ownerOf(request), interaction);
       if ('refused' in created) throw refused(created);
       const { state, humanUrl } = created;
       return reply
@@ -175,8 +177,9 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     (request: WithInteraction<InteractiveInteraction>, reply) =>
       change(request, reply, 'publish', (principal, owner) => {
-        const interaction = checkInteraction(request.body.interaction) as InteractiveInteraction;
-        return publishRevision(ctx, principal, request.params.id, owner, interaction);
+        const interaction = checkInteraction(request.body.interaction);
+        if ('refused' in interaction) throw refused(interaction);
+        return publishRevision(ctx, principal, request.params.id, owner, interaction as InteractiveInteraction);
       }),
   );
 

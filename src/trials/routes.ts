@@ -101,7 +101,9 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
           if (request.headers['idempotency-key'] !== undefined) {
             throw refusalError(SESSION_REFUSALS, { refused: 'create_not_replayable', route: 'POST /v1/trial/sessions' });
           }
-          const trialRequest = { interaction: checkInteraction(request.body.interaction) as InteractiveInteraction, client: clientDigest(ctx.deploymentKey, 'trial-client', request.ip) };
+          const interaction = checkInteraction(request.body.interaction);
+          if ('refused' in interaction) throw refusalError(SESSION_REFUSALS, interaction);
+          const trialRequest = { interaction: interaction as InteractiveInteraction, client: clientDigest(ctx.streamKeys.deploymentKey, 'trial-client', request.ip) };
           const workspaceId = request.getDecorator<string | null>(TRIAL);
           const outcome = workspaceId === null ? await startTrial(ctx, trialRequest) : await addTrialSession(ctx, workspaceId, trialRequest);
           if ('refused' in outcome) throw refused(outcome);

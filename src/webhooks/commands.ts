@@ -85,7 +85,7 @@ export async function rotateSecret(
  * committed before it is sent.
  */
 export async function verifyEndpoint(
-  ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'egress' | 'metrics' | 'store' | 'streamKeys'>,
+  ctx: Pick<ServiceContext, 'clock' | 'egress' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
 ): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
@@ -112,7 +112,7 @@ export async function verifyEndpoint(
  * with the workspace's webhook stream's key, for `rekey`: afterwards a rotation covers them, and
  * `initial` can go. Returns how many it sealed again.
  */
-export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'deploymentKey' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
+export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
     const { state, version } = await loadWebhook(uow, workspaceId);
     const initial = state.secrets.filter((s) => s.sealedBy === 'initial');

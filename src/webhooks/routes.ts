@@ -52,7 +52,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const checked = checkWebhookUrl(request.body.url, policyOf(ctx.config));
       if ('refusal' in checked) throw refused({ refused: 'webhook_url_invalid', rule: checked.refusal });
       // Signing secrets are sealed with the data key: without it nothing can be signed or stored.
-      ctx.deploymentKey.require();
+      ctx.streamKeys.deploymentKey.require();
       const registered = await registerEndpoint(ctx, principal, checked.url);
       if ('refused' in registered) throw refused(registered);
       return reply.code(201).send(registered);
@@ -79,7 +79,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request) => {
       const principal = ownerOf(request);
-      ctx.deploymentKey.require();
+      ctx.streamKeys.deploymentKey.require();
       const verified = await verifyEndpoint(ctx, principal);
       if (!verified) throw refused({ refused: 'no_endpoint_to_verify' });
       if ('refused' in verified) throw refused(verified);
@@ -93,7 +93,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     { schema: { ...webhookOperations.rotateWebhookSecret, tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
     async (request, reply) => {
       const principal = ownerOf(request);
-      ctx.deploymentKey.require();
+      ctx.streamKeys.deploymentKey.require();
       const rotated = await rotateSecret(ctx, principal);
       if (!rotated) throw refused({ refused: 'no_endpoint_to_rotate' });
       if ('refused' in rotated) throw refused(rotated);

@@ -32,7 +32,7 @@ it('SIGKILL mid-rekey loses one batch at most; a second run wraps what is left a
       const key = randomBytes(32);
       streamKeys.set(id, key);
       ids.push(id);
-      wrapped.push(t.ctx.deploymentKey.wrap(key, id).wrapped);
+      wrapped.push(t.ctx.streamKeys.deploymentKey.wrap(key, id).wrapped);
     }
     await db.pool.query(`INSERT INTO stream_keys (stream_id, wrapped_key, key_id) SELECT id, wrapped, 'initial' FROM unnest($1::text[], $2::bytea[]) AS k(id, wrapped)`, [ids, wrapped]);
   }

@@ -77,7 +77,7 @@ async function signInPage(t: TestApp, chain: string, email: string) {
 
 /** The client digest the sign-in link mailed to `email` was counted under. */
 async function linkClient(t: TestApp, email: string): Promise<string> {
-  const address = t.ctx.deploymentKey.digest('sign-in-address', email);
+  const address = t.ctx.streamKeys.deploymentKey.digest('sign-in-address', email);
   const { rows } = await db.pool.query<{ client: string }>('SELECT client FROM sign_in_links WHERE address = $1', [address]);
   expect(rows).toHaveLength(1);
   return rows[0]!.client;
@@ -94,7 +94,7 @@ describe.each(SETTINGS)('SVC_TRUST_PROXY $name', (setting) => {
     try {
       const client = newClient();
       const counted = setting.counts === 'client' ? client : '127.0.0.1';
-      const digest = (purpose: 'trial-client' | 'sign-in-client') => clientDigest(t.ctx.deploymentKey, purpose, counted);
+      const digest = (purpose: 'trial-client' | 'sign-in-client') => clientDigest(t.ctx.streamKeys.deploymentKey, purpose, counted);
 
       // Each start forges another left-most address; all of them count as the one client.
       for (let i = 0; i < TRIAL_LIMITS.trialsPerClient; i++) {

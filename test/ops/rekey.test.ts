@@ -102,7 +102,7 @@ afterAll(async () => {
 describe('under SVC_DATA_KEY alone (the key initial)', () => {
   it('keeps the digests the data key made before, by making it the digest key of a log that began without one', async () => {
     const t = await appWith(KEYS.before);
-    expect(t.ctx.deploymentKey.digest('sign-in-address', 'dev@example.com')).toBe(digestBefore(k1!, 'sign-in-address', 'dev@example.com'));
+    expect(t.ctx.streamKeys.deploymentKey.digest('sign-in-address', 'dev@example.com')).toBe(digestBefore(k1!, 'sign-in-address', 'dev@example.com'));
   });
 
   it('makes Sessions, answers and a webhook, every stream key wrapped by initial', async () => {
@@ -194,7 +194,7 @@ describe('after: SVC_DATA_KEYS=k2 alone', () => {
     const page = await t.app.inject({ url: `/s/${answered.token}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Approve the refund');
-    expect(t.ctx.deploymentKey.digest('sign-in-address', 'dev@example.com')).toBe(digestBefore(k1!, 'sign-in-address', 'dev@example.com'));
+    expect(t.ctx.streamKeys.deploymentKey.digest('sign-in-address', 'dev@example.com')).toBe(digestBefore(k1!, 'sign-in-address', 'dev@example.com'));
   });
 
   it('opens both webhook secrets and delivers the pending webhook, signed with the secret shown at registration', async () => {

@@ -94,7 +94,7 @@ async function makeTemplate(t: TestApp, receiver: Receiver): Promise<void> {
 
   const mails: SignInMail[] = [];
   const mailer = { send: async (mail: SignInMail) => (mails.push(mail), 'sent' as const), close: () => undefined };
-  const client = clientDigest(t.ctx.deploymentKey, 'sign-in-client', '203.0.113.9');
+  const client = clientDigest(t.ctx.streamKeys.deploymentKey, 'sign-in-client', '203.0.113.9');
   expect(await requestSignInLink(t.ctx, mailer, { email: 'grown@example.com', client, continueKey: false })).toEqual({ accepted: true });
   const browser = new Browser(t, '203.0.113.9');
   expect((await browser.confirm(new URL(mails[0]!.link).pathname)).statusCode).toBe(303);

@@ -43,7 +43,7 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
   const ctx = createContext({ config, pool: db.pool, clock, log, wakeups });
   // As the service does at start (src/service.ts): digests need their key. A database not
   // migrated, or not there, has none to load: readiness tries again.
-  await ctx.deploymentKey.loadDigestKey(db.pool).catch(() => undefined);
+  await ctx.streamKeys.deploymentKey.loadDigestKey(db.pool).catch(() => undefined);
   const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? []).map((routes) => ({ routes }))], options.http);
   if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();

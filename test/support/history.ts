@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { sealWith, type DeploymentKey, type StreamKeys } from '../../eventstore/index.js';
+import { sealWith, type StreamKeys } from '../../eventstore/index.js';
 
 /**
  * A large store written straight into the tables, cloned from a small one the real service made:
@@ -78,7 +78,7 @@ export interface CloneOptions {
   /** Clone n's times are the template's moved back (clones - n) * spacingMs; 0 when not given. */
   spacingMs?: number;
   /** Seal every full clone's content again for its own streams, so that it opens. */
-  openable?: { streamKeys: StreamKeys; deploymentKey: DeploymentKey };
+  openable?: { streamKeys: StreamKeys };
   /**
    * What the planner knows of the grown store: `analyzed` (VACUUM ANALYZE), `vacuumed` (VACUUM, no
    * statistics of any column), or `none` (neither, as a store that grew faster than autovacuum).
@@ -273,7 +273,7 @@ async function templateIds(pool: pg.Pool, columns: Map<string, Column[]>, shared
 
 /** Seals every full clone's content again for its own streams, under one fresh stream key. */
 async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: number): Promise<void> {
-  const { streamKeys, deploymentKey } = options.openable!;
+  const { streamKeys } = options.openable!;
   const secrets = new Map<string, Array<{ version: number; plaintext: string }>>();
   for (const event of (await client.query<{ stream_id: string; stream_version: number; sealed: string }>(TEMPLATE_SECRETS, [options.shared ?? []])).rows) {
     const open = await streamKeys.opener(client, event.stream_id);
@@ -292,7 +292,7 @@ async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: 
       for (const [template, versions] of secrets) {
         const id = cloneOf(template, n);
         keys[0].push(id);
-        keys[1].push(deploymentKey.wrap(streamKey, id).wrapped);
+        keys[1].push(streamKeys.deploymentKey.wrap(streamKey, id).wrapped);
         for (const { version, plaintext } of versions) {
           sealed[0].push(id);
           sealed[1].push(version);

@@ -190,7 +190,7 @@ describe('signing', () => {
   it('records signing_unavailable and tries again when a dispatcher runs without the data key', async () => {
     const { sessionId } = await answeredSession(t);
     const noKey = new DeploymentKey(undefined);
-    await new DeliveryDispatcher({ ...t.ctx, deploymentKey: noKey, streamKeys: new StreamKeys(noKey) }).drain();
+    await new DeliveryDispatcher({ ...t.ctx, streamKeys: new StreamKeys(noKey) }).drain();
     const [job] = await deliveriesOf(t, sessionId);
     expect(job).toMatchObject({ status: 'pending', last_outcome: 'signing_unavailable' });
     expect(deliveriesTo(receiver)).toHaveLength(0);

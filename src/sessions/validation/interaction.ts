@@ -3,7 +3,7 @@ import { compileValidator } from '../../http/ajv.js';
 import { fromAjv } from '../../http/ajvWords.js';
 import { child } from '../../http/jsonPath.js';
 import type { Interaction, InteractiveInteraction } from '../interaction.js';
-import { invalidInteraction } from '../refusals.js';
+import { invalidInteraction, sessionRefused } from '../refusals.js';
 import { checkInteraction } from '../rules.js';
 import { createRequestSchema, publishRequestSchema, REQUEST_SCHEMAS } from '../schemas.js';
 
@@ -34,7 +34,9 @@ function parse(body: unknown, validate: ValidateFunction): Interaction {
   refuseNonJson(body, '');
   if (!validate(body)) throw fromAjv(validate.errors ?? [], 'body', body);
   const { interaction } = JSON.parse(JSON.stringify(body)) as { interaction: Interaction };
-  return checkInteraction(interaction);
+  const checked = checkInteraction(interaction);
+  if ('refused' in checked) throw sessionRefused(checked);
+  return checked;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
-import type { DeploymentKey, Reader, StreamKeys, UnitOfWork } from '../../../eventstore/index.js';
+import type { Reader, StreamKeys, UnitOfWork } from '../../../eventstore/index.js';
 import { webhookStreamId } from './events.js';
 
 /**
@@ -34,17 +34,11 @@ export function newSigningSecret(): SigningSecret {
 export const sealSecret = (streamKeys: StreamKeys, uow: UnitOfWork, workspaceId: string, secret: SigningSecret): Promise<string> =>
   streamKeys.seal(uow, webhookStreamId(workspaceId), secret);
 
-/** The keys secrets are sealed with: the stream keys, and the deployment key for those sealed with `initial`. */
-export interface SecretKeys {
-  streamKeys: StreamKeys;
-  deploymentKey: DeploymentKey;
-}
-
-/** The workspace's stored secrets, opened. */
-export async function openSecrets(keys: SecretKeys, db: Reader, workspaceId: string, stored: readonly StoredSecret[]): Promise<SigningSecret[]> {
-  const open = stored.some((s) => s.sealedBy === 'stream') ? await keys.streamKeys.opener(db, webhookStreamId(workspaceId)) : undefined;
+/** The workspace's stored secrets, opened: by the stream key, or by the deployment key those sealed with `initial`. */
+export async function openSecrets({ streamKeys }: { streamKeys: StreamKeys }, db: Reader, workspaceId: string, stored: readonly StoredSecret[]): Promise<SigningSecret[]> {
+  const open = stored.some((s) => s.sealedBy === 'stream') ? await streamKeys.opener(db, webhookStreamId(workspaceId)) : undefined;
   return stored.map((s) => {
-    if (s.sealedBy === 'initial') return { kid: s.kid, secret: keys.deploymentKey.openInitial(s.sealed, `webhook-secret:${s.kid}`) };
+    if (s.sealedBy === 'initial') return { kid: s.kid, secret: streamKeys.deploymentKey.openInitial(s.sealed, `webhook-secret:${s.kid}`) };
     const opened = open!(s.sealed) as Partial<SigningSecret>;
     if (opened.kid !== s.kid || typeof opened.secret !== 'string') throw new Error(`the sealed value of signing secret ${s.kid} is not that secret`);
     return { kid: s.kid, secret: opened.secret };
