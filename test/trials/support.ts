@@ -1,20 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import type { components } from '../../src/client/openapi.js';
 import type { TestApp } from '../support/app.js';
 import { interactive } from '../support/sessions.js';
 
 /** Calls shared by the trial tests. */
 
-export interface TrialCreated {
-  id: string;
-  revision: number;
-  human_url: string;
-  workspace_id: string;
-  management_credential?: string;
-  action_expires_at: string;
-  result_available_until: string;
-  trial_expires_at: string;
-}
+/** What POST /v1/trial/sessions answers, as the contract document says. */
+export type TrialCreated = components['schemas']['TrialCreateSessionResponse'];
 
 export interface TrialCall {
   /** The management credential; omitted: no Authorization header at all. */
