@@ -25,6 +25,8 @@ export class Wakeups {
   private reconnecting: Promise<void> | undefined;
   private fenceInFlight: Promise<void> | undefined;
   private fenceQueued: Promise<void> | undefined;
+  /** The listening connection's statements, one at a time: pg deprecates overlapping ones on a client. */
+  private sending: Promise<unknown> = Promise.resolve();
   /** True while notifications are certainly being received; false across any reconnect. */
   listening = false;
 
@@ -38,7 +40,7 @@ export class Wakeups {
     const set = existing ?? new Set<(payload: string) => void>();
     if (!existing) {
       this.handlers.set(channel, set);
-      this.client?.query(`LISTEN ${quoteChannel(channel)}`).catch((error: unknown) => this.lost(error));
+      if (this.client) this.send(this.client, `LISTEN ${quoteChannel(channel)}`).catch((error: unknown) => this.lost(error));
     }
     set.add(handler);
     return () => set.delete(handler);
@@ -102,9 +104,15 @@ export class Wakeups {
       this.fenceInFlight = this.fenceQueued;
       this.fenceQueued = undefined;
       if (!client || !this.listening) throw new Error('not listening');
-      await client.query('SELECT 1');
+      await this.send(client, 'SELECT 1');
     })();
     return this.fenceQueued;
+  }
+
+  private send(client: pg.Client, text: string): Promise<unknown> {
+    const sent = this.sending.then(() => client.query(text));
+    this.sending = sent.catch(() => undefined);
+    return sent;
   }
 
   private async connect(): Promise<void> {
@@ -115,7 +123,7 @@ export class Wakeups {
     this.client = client;
     try {
       await client.connect();
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
+      for (const channel of this.handlers.keys()) await this.send(client, `LISTEN ${quoteChannel(channel)}`);
     } catch (error) {
       this.discard(client);
       throw error;
