@@ -59,6 +59,12 @@ export async function startEmbeddedPostgres(
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   const password = 'svc-embedded';
+  /** The server's last lines, for the error when it will not start. */
+  const said: string[] = [];
+  const hear = (message: unknown) => {
+    said.push(String(message).trim());
+    if (said.length > 3) said.shift();
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
@@ -74,11 +80,16 @@ export async function startEmbeddedPostgres(
       ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : []),
       ...(options.preload?.length ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
     ],
-    onLog: () => undefined,
-    onError: () => undefined,
+    onLog: hear,
+    onError: hear,
   });
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  // The package rejects with nothing when the server exits at start (a cluster another process
+  // still runs holds its lock file): say what the server said.
+  await pg.start().catch((error: unknown) => {
+    if (error instanceof Error) throw error;
+    throw new ConfigError(`the embedded PostgreSQL in ${dir} did not start: ${said.join(' ') || 'no output'}`);
+  });
   const client = pg.getPgClient();
   await client.connect();
   const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

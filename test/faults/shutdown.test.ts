@@ -178,6 +178,26 @@ describe('the embedded database', () => {
     }
   }, 120_000);
 
+  it('says why when its cluster will not start (another process runs it), rather than nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
+    await chmod(dir, 0o755);
+    const pgDir = JSON.stringify(join(dir, 'pg'));
+    const script =
+      `const { startEmbeddedPostgres } = await import('./src/database/embedded.ts'); const running = await startEmbeddedPostgres(${pgDir}); ` +
+      `const second = await startEmbeddedPostgres(${pgDir}).then(() => 'started', (error) => error.name + ': ' + error.message); ` +
+      'await running.stop(); console.log(second);';
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let said = '';
+      child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(code).toBe(0);
+      expect(said).toMatch(/^ConfigError: the embedded PostgreSQL in .* did not start: .*postmaster\.pid/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('is not even imported when DATABASE_URL is set: nothing of it hooks the process signals', async () => {
     const child = spawn(
       process.execPath,
