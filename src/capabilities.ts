@@ -15,14 +15,14 @@ import { sessions } from './sessions/index.js';
 import { trials } from './trials/index.js';
 import { webhooks } from './webhooks/index.js';
 
+/** Health, version, metrics and the contract: also all that a process without the API serves. */
+export const ops = opsCapability(() => serviceParts);
+
 /**
  * What the service is made of: every capability, each described by its own record (its index.ts).
  * Routes are registered, and inline projections written, in this order. Everything the composition
  * root needs of the capabilities is derived from this one list.
  */
-/** Health, version, metrics and the contract: also all that a process without the API serves. */
-export const ops = opsCapability(() => serviceParts);
-
 export const capabilities: readonly Capability[] = [ops, sessions, feed, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
 
 /** Every folder of bundled SQL migrations: the event store's and the projection runner's first. */
