@@ -22,6 +22,9 @@ export interface ReceiptKeyRing {
   keys: ReceiptKey[];
 }
 
+/** The key set GET /.well-known/svc-receipt-keys.json serves: every key's public half. */
+export const publicKeySet = (ring: ReceiptKeyRing): { keys: PublicReceiptJwk[] } => ({ keys: ring.keys.map((key) => key.publicJwk) });
+
 const KID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { backoffDelayMs, sleep, type Backoff } from './backoff.js';
 import { ClientError } from './errors.js';
 import { send, type Call, type Transport } from './http.js';
-import { verifyReceipt } from './receipts.js';
+import { verifyReceipt, type ReceiptKeySource } from './receipts.js';
 import { WAIT_SECONDS_MAX } from './waits.js';
 import type {
   AcceptedResponse,
@@ -37,6 +37,8 @@ export interface ClientOptions {
   issuer?: string;
   /** The workspace receipts are issued to; unless given, the one the service names for apiKey (GET /v1/me, read once). */
   workspaceId?: string;
+  /** Where receipts' keys come from: the service's key set (GET /.well-known/svc-receipt-keys.json, read once) unless given. */
+  receiptKeys?: ReceiptKeySource;
 }
 
 export interface CallOptions {
@@ -114,6 +116,7 @@ export class HandoffClient {
   private readonly transport: Transport;
   private readonly poll: Backoff;
   private readonly issuer: string;
+  private readonly receiptKeys: ReceiptKeySource;
   /** The audience of this credential's receipts: given, or read once from GET /v1/me (a failed read is tried again next time). */
   private workspaceId: Promise<string> | undefined;
   /** Bounded: an agent that runs for months must not keep every Session it ever touched. */
@@ -128,6 +131,7 @@ export class HandoffClient {
     };
     this.poll = { minDelayMs: 500, maxDelayMs: 10_000, ...options.poll };
     this.issuer = options.issuer ?? new URL(options.baseUrl).origin;
+    this.receiptKeys = options.receiptKeys ?? { keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`, fetch: this.transport.fetch };
     this.workspaceId = options.workspaceId === undefined ? undefined : Promise.resolve(options.workspaceId);
   }
 
@@ -385,8 +389,7 @@ export class HandoffClient {
     if (response.receipt === null) throw new ClientError('RECEIPT_INVALID', 'The response carries no receipt.', 'missing');
     const [surface, audience] = await Promise.all([this.getSurface(sessionId, response.revision, options), options.audience ?? this.audience()]);
     return verifyReceipt(response.receipt, {
-      keysUrl: `${this.transport.baseUrl}/.well-known/svc-receipt-keys.json`,
-      fetch: this.transport.fetch,
+      ...this.receiptKeys,
       expected: { issuer: this.issuer, audience, sessionId, response, interaction: surface.interaction },
       currentDate: options.currentDate,
     });

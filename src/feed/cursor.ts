@@ -21,8 +21,6 @@ export const encodeCursor = (cursor: FeedCursor): string =>
 /** The cursor a client sent back, or a refusal of anything this service did not make. */
 export function decodeCursor(text: string): FeedCursor | FeedRefusal {
   const match = /^[A-Za-z0-9_-]*$/.test(text) ? SHAPE.exec(Buffer.from(text, 'base64url').toString('utf8')) : null;
-  if (!match || encodeCursor({ transactionId: match[1]!, streamVersion: Number(match[2]), sessionId: match[3]! }) !== text) {
-    return { refused: 'cursor_unknown' };
-  }
-  return { transactionId: match[1]!, streamVersion: Number(match[2]), sessionId: match[3]! };
+  const cursor = match && { transactionId: match[1]!, streamVersion: Number(match[2]), sessionId: match[3]! };
+  return cursor && encodeCursor(cursor) === text ? cursor : { refused: 'cursor_unknown' };
 }

@@ -1,6 +1,5 @@
 import type { ServiceContext } from '../serviceContext.js';
-import { isErased, readSession, type SessionState } from '../sessions/index.js';
-import { eventItem } from '../sessions/index.js';
+import { eventItem, loadSession } from '../sessions/index.js';
 import { type FeedCursor } from './cursor.js';
 import * as sql from './sql.js';
 
@@ -39,12 +38,12 @@ export async function readFeed(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>
   const ids = [...new Set(settled.map((row) => row.session_id))];
   const sessions = await ctx.store.withUnitOfWork(async (uow) => {
     await uow.readStreams(ids);
-    return new Map(await Promise.all(ids.map(async (id) => [id, await readSession(uow, ctx.streamKeys, id)] as const)));
+    return new Map(await Promise.all(ids.map(async (id) => [id, await loadSession(uow, ctx.streamKeys, id)] as const)));
   });
   const items: string[] = [];
   for (const row of settled) {
     const state = sessions.get(row.session_id);
-    const event = state && !isErased(state) ? (state as SessionState).events.find((e) => e.sequence === row.stream_version - 1) : undefined;
+    const event = state?.events.find((e) => e.sequence === row.stream_version - 1);
     if (event) items.push(JSON.stringify({ session_id: row.session_id, ...eventItem(event) }));
   }
   return { items, next: { transactionId: last.transaction_id, sessionId: last.session_id, streamVersion: last.stream_version }, pending };

@@ -8,7 +8,7 @@ export const feedQuerySchema = {
   additionalProperties: false,
   properties: {
     after: { type: 'string', maxLength: 200, description: 'The next_cursor of the page before; omitted: from the first event the workspace still holds.' },
-    // A query string is text, and requests are never coerced (src/http/ajv.ts): the pattern is 1..500.
+    // A query string is text, and requests are never coerced (src/http/ajv.ts): the pattern is 1..FEED_LIMIT.max.
     limit: {
       type: 'string',
       pattern: '^([1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
@@ -62,5 +62,5 @@ export const listEventsOperation = operation({
       },
     },
   },
-  refusals: { 400: 'INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500.' },
+  refusals: { 400: `INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to ${FEED_LIMIT.max}.` },
 });

@@ -1,9 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createClient, HandoffError } from '../client/index.js';
+import { createClient, HandoffError, WAIT_SECONDS_MAX } from '../client/index.js';
 import { TOOLS, type ToolCall, type ToolContext } from './tools.js';
-import { WAIT_SECONDS_MAX, type Progress } from './wait.js';
+import type { Progress } from './wait.js';
 
 /**
  * The Model Context Protocol server over stdio (`npm start -- mcp` in this checkout, `svc-handoff

@@ -1,9 +1,9 @@
-import { LIMITS, NOT_BLANK, PATTERNS, type HandoffClient, type InteractiveSession } from '../client/index.js';
+import { LIMITS, NOT_BLANK, PATTERNS, WAIT_SECONDS_MAX, type HandoffClient, type InteractiveSession } from '../client/index.js';
 import { answerOf, type Answer } from './answer.js';
 import { sessionEventsSchema } from './contract.js';
 import { questionInteraction, questionProblems, type Question } from './question.js';
 import { argumentCheck, type ArgumentCheck } from './validate.js';
-import { PROGRESS_EVERY_MS, waitForAnswer, WAIT_SECONDS_MAX, type Progress } from './wait.js';
+import { PROGRESS_EVERY_MS, waitForAnswer, type Progress } from './wait.js';
 
 /** The tools an agent calls: ask a person, read the answer, list a Session's events. */
 

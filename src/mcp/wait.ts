@@ -1,4 +1,4 @@
-import { ClientError, WAIT_SECONDS_MAX, type HandoffClient } from '../client/index.js';
+import { ClientError, type HandoffClient } from '../client/index.js';
 
 /**
  * How a tool waits for a person's answer. MCP clients give up on a call they hear nothing of for
@@ -10,7 +10,6 @@ import { ClientError, WAIT_SECONDS_MAX, type HandoffClient } from '../client/ind
  * The longest a tool waits: under the minute a client gives a call, with room for the reads
  * around the wait. The same bound as the service's on a held request (src/client/waits.ts).
  */
-export { WAIT_SECONDS_MAX };
 
 /** How often a waiting tool tells the caller it is still waiting, when the caller asked for progress. */
 export const PROGRESS_EVERY_MS = 15_000;

@@ -1,5 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 
+/** Node's header record (a name may repeat as an array) as a fetch Headers. */
+export function headersOf(record: Record<string, string | string[] | number | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(record)) for (const one of [value ?? []].flat()) headers.append(name, String(one));
+  return headers;
+}
+
 /**
  * A fetch that sends each request into `app` itself (fastify's inject: the same routing, hooks,
  * credentials, quotas and error envelope as a socket), for the MCP tools the service serves at
@@ -17,10 +24,7 @@ export function injectedFetch(app: FastifyInstance, remoteAddress: string): type
       ...(typeof init?.body === 'string' ? { payload: init.body } : {}),
       remoteAddress,
     });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(reply.headers)) {
-      for (const one of [value ?? []].flat()) headers.append(name, String(one));
-    }
+    const headers = headersOf(reply.headers);
     // A 204 or 304 has no body, and Response refuses one (even empty) for them.
     const body = reply.statusCode === 204 || reply.statusCode === 304 ? null : reply.body;
     return new Response(body, { status: reply.statusCode, headers });

@@ -6,9 +6,10 @@ import { operation } from '../http/contract.js';
 import { errorResponses } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
 import { mcpServer } from '../mcp/server.js';
+import { publicKeySet } from '../receiptKeys.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { injectedFetch } from './inject.js';
+import { headersOf, injectedFetch } from './inject.js';
 import { MCP_ENDPOINT_REFUSALS } from './refusals.js';
 
 /**
@@ -57,6 +58,7 @@ const notAllowed = (_request: FastifyRequest, reply: FastifyReply) => {
 };
 
 export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  const receiptKeys = ctx.receiptKeys && { keys: publicKeySet(ctx.receiptKeys) };
   requireOwner(app, ctx);
 
   app.post(
@@ -90,15 +92,15 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
         fetch: injectedFetch(app, request.ip),
         // The credential's workspace is known: receipts are verified for it without asking GET /v1/me.
         workspaceId: ownerOf(request).workspaceId,
+        // The process's own key set, made once: no request reads it again through the app.
+        ...(receiptKeys ? { receiptKeys } : {}),
       });
       const server = mcpServer(IMPLEMENTATION, { client, now: () => ctx.clock.now() });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
       // Once the answer is sent, or the agent has gone: a tool still waiting is cancelled.
       reply.raw.once('close', () => void server.close());
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
-      const answer = await transport.handleRequest(new Request(new URL(request.url, ctx.config.publicOrigin), { method: 'POST', headers }), {
+      const answer = await transport.handleRequest(new Request(new URL(request.url, ctx.config.publicOrigin), { method: 'POST', headers: headersOf(request.headers) }), {
         parsedBody: request.body,
       });
       return reply.send(answer);

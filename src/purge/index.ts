@@ -8,11 +8,11 @@ import { PurgeWorker } from './worker.js';
  * worker that purges what is due, and an operator's erasure on request, all through one purge
  * (commands.ts). See docs/architecture.md, "Purge", and the README's "Data lifecycle".
  */
-export { eraseSession, type PurgeOutcome, type Purged } from './commands.js';
-export { decidePurge, purgeDeadline, type Deadline, type PurgeCommand, type PurgeRefusal } from './decide.js';
+export { eraseSession, type Purged } from './commands.js';
+export { decidePurge, purgeDeadline, type PurgeCommand } from './decide.js';
 export { eraseCommand } from './erase.js';
-export { foldLifetime, type SessionLifetime } from './lifetime.js';
-export { PurgeWorker, type PurgeWorkerOptions } from './worker.js';
+export { foldLifetime } from './lifetime.js';
+export { PurgeWorker } from './worker.js';
 export { purgeBacklog, type PurgeBacklog } from './backlog.js';
 export const purge: Capability = {
   name: 'purge',

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { operation } from '../http/contract.js';
+import { publicKeySet } from '../receiptKeys.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { receiptKeysUnavailable } from './sign.js';
 
@@ -45,7 +46,7 @@ const getReceiptKeys = operation({
 /** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached. */
 export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   // The key set is fixed for the life of the process: configuration is read once.
-  const body = ctx.receiptKeys ? JSON.stringify({ keys: ctx.receiptKeys.keys.map((key) => key.publicJwk) }) : undefined;
+  const body = ctx.receiptKeys ? JSON.stringify(publicKeySet(ctx.receiptKeys)) : undefined;
 
   app.get(
     '/.well-known/svc-receipt-keys.json',

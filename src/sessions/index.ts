@@ -27,8 +27,8 @@ export {
   type LinkedSession,
   type PendingSessionEvent,
 } from './store.js';
-export { decideAcceptance, type AnswerDecision, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
-export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession, type NewSession } from './commands.js';
+export { decideAcceptance, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
+export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
   currentRevision,

@@ -4,8 +4,8 @@ import type { ServiceContext } from '../serviceContext.js';
 import { FEED_CHANNEL } from './channels.js';
 import { Waiters } from './waiters.js';
 
-export { heldRead, type Held, type HeldRead } from './held.js';
-export { WAIT_LIMITS, WAIT_SECONDS_MAX, type WaitLimits } from './limits.js';
+export { heldRead } from './held.js';
+export { WAIT_LIMITS } from './limits.js';
 export { namesEtag, preferenceApplied, preferredWait } from './prefer.js';
 export { FEED_CHANNEL } from './channels.js';
 export type { Waiters } from './waiters.js';

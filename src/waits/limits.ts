@@ -1,5 +1,3 @@
-export { WAIT_SECONDS_MAX } from '../client/waits.js';
-
 /**
  * How many requests one process holds waiting at most, in all and for one workspace. Past either
  * a request is answered at once, as if it had not asked to wait, and svc_waits_refused_total

@@ -1,4 +1,4 @@
-import { WAIT_SECONDS_MAX } from './limits.js';
+import { WAIT_SECONDS_MAX } from '../client/waits.js';
 
 /**
  * The seconds a request asks to be held (`Prefer: wait=N`, RFC 7240), clamped to

@@ -1,4 +1,4 @@
-import { WAIT_SECONDS_MAX } from './limits.js';
+import { WAIT_SECONDS_MAX } from '../client/waits.js';
 
 /**
  * The request headers of a route that can hold a request. Documented, never refused: a Prefer

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { TOOLS } from '../../src/mcp/tools.js';
-import { WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
+import { WAIT_SECONDS_MAX } from '../../src/client/index.js';
 import { bearer, developer, useMailbox } from '../accounts/support.js';
 import { answerOnProgress, answerThroughLink, listeningApp } from '../client/support.js';
 import { withTestApp } from '../support/app.js';

@@ -4,7 +4,8 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
-import { PROGRESS_EVERY_MS, WAIT_SECONDS_MAX } from '../../src/mcp/wait.js';
+import { WAIT_SECONDS_MAX } from '../../src/client/index.js';
+import { PROGRESS_EVERY_MS } from '../../src/mcp/wait.js';
 import { developer, useMailbox } from '../accounts/support.js';
 import { answerOnProgress, answerThroughLink, listeningApp } from '../client/support.js';
 import { useTestApp } from '../support/lifecycle.js';

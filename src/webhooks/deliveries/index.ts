@@ -4,7 +4,7 @@
  * by deliveryDecider into the job rows (projection.ts). A job reads its endpoint, never writes it.
  */
 export { DELIVERY_QUEUED } from './events.js';
-export { DeliveryDispatcher, type DispatcherOptions } from './dispatcher.js';
+export { DeliveryDispatcher } from './dispatcher.js';
 export { deliveriesProjection } from './projection.js';
 export { endPendingDeliveries, endSessionDeliveries, mayReceive, queueDelivery, redeliver, type AcceptedDelivery } from './queue.js';
 export { deliveryItem, type DeliveryRow } from './views.js';
