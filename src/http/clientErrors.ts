@@ -46,10 +46,16 @@ function respond(socket: Duplex, target: string, refusal: ApiError, headers: Edg
 
 /** fastify's clientErrorHandler: Node's 'clientError', answered unless a response already started. */
 export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, headers: EdgeHeaders, write: RefusalWriter): void {
-  // A reset connection, or one whose response is under way, can only be closed.
+  // A reset connection can only be closed; one whose response is under way is closed once that
+  // response is out (bytes that are no request follow it), or a large one would be cut short.
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  if (inFlight?.headersSent) {
+    if (inFlight.writableFinished) socket.end();
+    else inFlight.once('finish', () => socket.end());
     return;
   }
   respond(socket, targetOf(error.rawPacket), clientRefusal(error.code), headers, write);
