@@ -1,8 +1,10 @@
 import { newEventId, type Decision, type JsonObject, type NewEvent, type Reader, type RecordedEvent } from './events.js';
 import { ERASED, StreamKeyDestroyed, type Erased, type Opener, type StreamKeys } from './keys.js';
 import type { DomainEvent, SealedFields } from './sealing.js';
+import * as sql from './sql.js';
 import { readStream } from './store.js';
-import type { UnitOfWork } from './unitOfWork.js';
+import { storedKeyOf, type KeyRow, type UnitOfWork } from './unitOfWork.js';
+import { toRecorded, type EventRow } from './events.js';
 
 /**
  * The one pipeline of a command on a stream, after Emmett's `CommandHandler`:
@@ -172,6 +174,22 @@ export async function aggregateStream<S, E extends DomainEvent>(
   const recorded = options.upTo === undefined ? all : all.filter((r) => r.streamVersion <= options.upTo!);
   const open = decider.sealed && recorded.length > 0 ? await keysOf(options, streamId).opener(db, streamId) : undefined;
   return foldRecorded(decider, recorded, open);
+}
+
+/**
+ * One event of a stream kind by its id, opened, with its position: what a reader of one event of a
+ * long stream needs (a webhook delivery's answer), in one round trip. Undefined for no such event;
+ * ERASED once its content can no longer be opened.
+ */
+export async function readEvent<E extends DomainEvent>(db: Reader, decider: Sealing, eventId: string, keys?: StreamKeys): Promise<{ event: E; position: Position } | Erased | undefined> {
+  const { rows } = await db.query<EventRow & KeyRow>(sql.READ_EVENT, [eventId]);
+  if (!rows[0]) return undefined;
+  const recorded = toRecorded(rows[0]);
+  const open = keys?.openerOfStored(recorded.streamId, storedKeyOf(rows[0]));
+  const event = openEvent<E>(decider, recorded, open);
+  const metadata = event === ERASED ? ERASED : openMetadata(decider, recorded, open);
+  if (event === ERASED || metadata === ERASED) return ERASED;
+  return { event: event as E, position: { streamId: recorded.streamId, eventId, streamVersion: recorded.streamVersion, metadata } };
 }
 
 /** An event as it is appended: its type apart from its data and metadata, sealed as its stream kind says. */

@@ -35,7 +35,7 @@ async function purgeIn(uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>,
   const deliveriesEnded = await endSessionDeliveries(uow, sessionId, command.now);
   await ctx.streamKeys.destroy(uow, sessionId);
   // At the version folded: a change to the Session since makes this a conflict, and the purge runs again.
-  await appendPurged(uow, sessionId, life!.version, event!, { purged_by: by });
+  await appendPurged(uow, ctx.streamKeys, sessionId, life!.version, event!, { purged_by: by });
   return { sessionId, event: event!, deliveriesEnded };
 }
 

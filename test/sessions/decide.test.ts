@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decideAcceptance, decideComplete, decidePublish, findReplay, type Submission } from '../../src/sessions/decide.js';
 import type { IdempotencyMark, SessionEvent } from '../../src/sessions/events.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { fold, type SessionState } from '../../src/sessions/state.js';
+import { foldPending } from '../../eventstore/index.js';
+import { sessionDecider, type SessionState } from '../../src/sessions/state.js';
 import { display, interactive } from '../support/sessions.js';
 
 /** The Sessions decider, pure: given past events, when a command, then new events or a refusal. */
@@ -34,9 +35,11 @@ const answered = (revision: number, clientEventId = 'client-event-0001'): Sessio
 });
 const completed = (revision: number): SessionEvent => ({ type: 'session.completed', at: AT, revision });
 
-function given(...events: SessionEvent[]): SessionState {
-  return fold(events.map((event, i) => ({ sessionId: 'ses_1', eventId: `evt_${i}`, streamVersion: i + 1, event, metadata: {} })))!;
-}
+/** The Session after `events`, folded as the pipeline folds it, each with its metadata. */
+const foldOf = (...events: Array<{ event: SessionEvent; metadata?: { idempotency?: IdempotencyMark } }>): SessionState =>
+  foldPending(sessionDecider, undefined, 'ses_1', 0, events.map(({ event, metadata = {} }, i) => ({ event, eventId: `evt_${i}`, metadata }))) as SessionState;
+
+const given = (...events: SessionEvent[]): SessionState => foldOf(...events.map((event) => ({ event })));
 
 const submission = (overrides: Partial<Submission> = {}): Submission => ({
   revision: 1,
@@ -78,10 +81,7 @@ describe('complete', () => {
 
 describe('Idempotency-Key replay', () => {
   const mark: IdempotencyMark = { scope: 's', request: 'r' };
-  const state = fold([
-    { sessionId: 'ses_1', eventId: 'evt_0', streamVersion: 1, event: created(), metadata: {} },
-    { sessionId: 'ses_1', eventId: 'evt_1', streamVersion: 2, event: published(2), metadata: { idempotency: mark } },
-  ])!;
+  const state = foldOf({ event: created() }, { event: published(2), metadata: { idempotency: mark } });
   it('finds the event the key was first used for', () => {
     expect(findReplay(state, mark)).toMatchObject({ eventId: 'evt_1', sequence: 1 });
   });
