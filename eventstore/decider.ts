@@ -1,8 +1,9 @@
 import type { Decision, JsonObject, NewEvent, Reader, RecordedEvent } from './events.js';
-import { ERASED, StreamKeyDestroyed, type Opener, type StreamKeys } from './keys.js';
+import { StreamKeyDestroyed, erased, type Erased, type Opener, type StreamKeys } from './keys.js';
 import type { DomainEvent, SealedFields } from './sealing.js';
 import { readStream } from './store.js';
 import type { UnitOfWork } from './unitOfWork.js';
+import { upcastRecorded, type Upcaster } from './upcasting.js';
 
 /**
  * The one shape of a command on a stream, after Emmett's `CommandHandler` and `aggregateStream`:
@@ -17,13 +18,15 @@ export interface Decider<S, E extends DomainEvent> {
   evolve(state: S, event: E): S;
   /** How its events seal their content (sealing.ts); nothing sealed when absent. */
   sealed?: SealedFields;
+  /** Its events' older shapes turned into today's as they are read (upcasting.ts); none when absent. */
+  upcast?: Upcaster;
 }
 
-/** What reading and appending a stream kind's events needs of its decider. */
-type Sealing = Pick<Decider<unknown, never>, 'sealed'>;
+/** What reading and appending a stream kind's events needs of its decider: every decider of one kind shares them. */
+export type StreamKind = Pick<Decider<unknown, never>, 'sealed' | 'upcast'>;
 
 /** A stream kind whose events seal nothing and that no decider folds: a ledger a projection counts. */
-export const UNSEALED: Sealing = {};
+export const UNSEALED: StreamKind = {};
 
 /** A stream folded: its state, and the version folded to (the expected version of the next append). */
 export interface Folded<S> {
@@ -47,13 +50,30 @@ export interface StreamOptions {
 export const foldEvents = <S, E extends DomainEvent>(decider: Decider<S, E>, state: S, events: readonly E[]): S =>
   events.reduce((folded, event) => decider.evolve(folded, event), state);
 
-/** A recorded event as its domain type, sealed fields opened with `open` (a stream kind that seals needs it). */
-export function eventOf<E extends DomainEvent>(decider: Sealing, recorded: RecordedEvent, open?: Opener): E {
-  if (!decider.sealed || decider.sealed.of(recorded.type).length === 0) return { type: recorded.type, ...recorded.data } as unknown as E;
-  if (!open) throw new Error(`opening ${recorded.type} of ${recorded.streamId} needs its stream's key`);
-  const event = decider.sealed.open<E>(recorded.type, recorded.data, open);
-  if (event === ERASED) throw new StreamKeyDestroyed(recorded.streamId);
+/**
+ * A recorded event as its domain type, in its kind's current shape, sealed fields opened with
+ * `open` (a stream kind that seals needs it); ERASED once its stream's key is destroyed.
+ */
+export function openEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E | Erased {
+  const current = upcastRecorded(kind.upcast, recorded, open);
+  if (erased(current)) return current;
+  if (!kind.sealed || kind.sealed.of(current.type).length === 0) return { type: current.type, ...current.data } as unknown as E;
+  if (!open) throw new Error(`opening ${current.type} of ${current.streamId} needs its stream's key`);
+  return kind.sealed.open<E>(current.type, current.data, open);
+}
+
+/** openEvent for a reader that needs the content: a destroyed key throws StreamKeyDestroyed. */
+export function eventOf<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E {
+  const event = openEvent<E>(kind, recorded, open);
+  if (erased(event)) throw new StreamKeyDestroyed(recorded.streamId);
   return event as E;
+}
+
+/** openEvent for a projection that keeps the clear fields: once the key is destroyed, the sealed ones read null. */
+export function eventOrNull<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E {
+  const event = openEvent<E>(kind, recorded, open);
+  if (!erased(event)) return event;
+  return kind.sealed!.erased<E>(recorded.type, recorded.data);
 }
 
 /** Recorded events folded from the initial state: a stream (or its start) already read. */
@@ -85,7 +105,7 @@ function keysOf(options: StreamOptions, streamId: string): StreamKeys {
 /** Appends decided events at `expectedVersion`, sealed as the stream kind says; the recorded events. */
 export async function appendEvents<E extends DomainEvent>(
   uow: UnitOfWork,
-  decider: Sealing,
+  decider: StreamKind,
   streamId: string,
   expectedVersion: number,
   events: readonly E[],

@@ -1,6 +1,7 @@
 import {
-  ERASED,
+  erased,
   newEventId,
+  upcastRecorded,
   readStream,
   type JsonObject,
   type NewEvent,
@@ -12,6 +13,7 @@ import {
 } from '../../eventstore/index.js';
 import { SESSION_PURGED, sessionSealing, type IdempotencyMark, type SessionEvent, type SessionPurged } from './events.js';
 import { humanLinkHash } from './ids.js';
+import { upcastSessionEvent } from './upcast.js';
 import { SESSION_BY_LINK } from './sql.js';
 import { foldSession, isErased, type ErasedSession, type SessionRecord, type SessionState, type StoredRecord } from './state.js';
 
@@ -43,8 +45,7 @@ const opened = new WeakMap<JsonObject, StoredRecord>();
 
 /**
  * A recorded Session event with its sealed content opened; erased when the content can no longer
- * be opened (the Session's key was destroyed), and for the purge itself. An idempotency mark is
- * sealed in newer events and in the clear in older ones.
+ * be opened (the Session's key was destroyed), and for the purge itself; older shapes read as today's (upcast.ts).
  */
 export function toSessionRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
   const known = opened.get(recorded.data);
@@ -60,16 +61,11 @@ function openRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
     const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
     return { ...position, erased: true, purged: { at, reason } };
   }
-  const event = sessionSealing.open<SessionEvent>(recorded.type, recorded.data, open);
-  const { idempotency } = recorded.metadata;
-  const mark = typeof idempotency === 'string' ? open(idempotency) : idempotency;
-  if (event === ERASED || mark === ERASED) return { ...position, erased: true };
-  return {
-    ...position,
-    eventId: recorded.eventId,
-    event: event as SessionEvent,
-    metadata: mark === undefined ? {} : { idempotency: mark as IdempotencyMark },
-  };
+  const current = upcastRecorded(upcastSessionEvent, recorded, open);
+  const event = erased(current) ? current : sessionSealing.open<SessionEvent>(current.type, current.data, open);
+  if (erased(current) || erased(event)) return { ...position, erased: true };
+  const mark = current.metadata.idempotency as IdempotencyMark | undefined;
+  return { ...position, eventId: recorded.eventId, event, metadata: mark === undefined ? {} : { idempotency: mark } };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { PurgeWorker, eraseSession } from '../../src/purge/index.js';
-import { appendSession, newSessionId } from '../../src/sessions/index.js';
+import { appendSession, newSessionId, type SessionEvent } from '../../src/sessions/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -117,7 +117,7 @@ it('a Session created before automatic deletion keeps no deadline: listed withou
           link_expires_at: new Date(T0 + 720 * HOUR).toISOString(),
           retention_hours: 720,
           interaction: interactive() as unknown as InteractiveInteraction,
-        },
+        } as SessionEvent,
       },
     ]),
   );

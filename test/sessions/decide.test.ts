@@ -19,6 +19,7 @@ const created = (mode: 'display' | 'interactive' = 'interactive'): SessionEvent 
   link_hash: 'hash',
   link_expires_at: '2026-06-01T09:00:00.000Z',
   retention_hours: 720,
+  auto_purge: true,
   interaction: mode === 'display' ? (display() as never) : surface,
 });
 const published = (revision: number): SessionEvent => ({ type: 'revision.published', at: AT, revision, interaction: surface });
