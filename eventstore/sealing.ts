@@ -17,11 +17,22 @@ export interface DomainEvent {
 /** The sealed fields of each event type; a type not named seals nothing. */
 export type SealedFieldNames = Readonly<Partial<Record<string, readonly string[]>>>;
 
+export interface SealingOptions {
+  /**
+   * Metadata fields the stream kind seals (a digest of a request is content): each sealed alone,
+   * in place, as one value. A value stored in the clear, from before it was sealed, opens as it is.
+   */
+  metadata?: readonly string[];
+}
+
 /** The field holding a sealed event's sealed fields. */
 const SEALED = 'sealed';
 
 export class SealedFields {
-  constructor(private readonly names: SealedFieldNames) {}
+  constructor(
+    private readonly names: SealedFieldNames,
+    private readonly options: SealingOptions = {},
+  ) {}
 
   /** The names the events of `type` seal. */
   of(type: string): readonly string[] {
@@ -38,6 +49,32 @@ export class SealedFields {
     for (const [name, value] of Object.entries(fields)) (names.includes(name) ? secret : clear)[name] = value;
     clear[SEALED] = await keys.seal(uow, streamId, secret);
     return clear;
+  }
+
+  /** An event's metadata as stored: the fields the stream kind seals, each sealed in place. */
+  async sealMetadata(uow: UnitOfWork, keys: StreamKeys, streamId: string, metadata: JsonObject): Promise<JsonObject> {
+    const stored: JsonObject = { ...metadata };
+    for (const name of this.options.metadata ?? []) {
+      if (stored[name] !== undefined) stored[name] = await keys.seal(uow, streamId, stored[name]);
+    }
+    return stored;
+  }
+
+  /** The stored metadata opened, or ERASED once the stream's key is destroyed. */
+  openMetadata(metadata: JsonObject, open: Opener): JsonObject | Erased {
+    const opened: JsonObject = { ...metadata };
+    for (const name of this.options.metadata ?? []) {
+      if (typeof opened[name] !== 'string') continue;
+      const value = open(opened[name]);
+      if (value === ERASED) return ERASED;
+      opened[name] = value as JsonObject[string];
+    }
+    return opened;
+  }
+
+  /** Whether the events of `type` keep anything sealed, in their fields or their metadata. */
+  seals(type: string): boolean {
+    return this.of(type).length > 0 || (this.options.metadata?.length ?? 0) > 0;
   }
 
   /**

@@ -9,8 +9,8 @@ import { erased, type Erased, type Opener } from './keys.js';
  * and rebuilt) reads through it, so evolve, decide and apply only ever see the current shape.
  */
 
-/** What an upcaster reshapes: an event's type, data and metadata as stored. */
-export type StoredShape = Pick<RecordedEvent, 'type' | 'data' | 'metadata'>;
+/** What an upcaster reshapes: an event's type and data as stored (metadata follows the sealing scheme's own rule). */
+export type StoredShape = Pick<RecordedEvent, 'type' | 'data'>;
 
 /**
  * One stream kind's upcaster: pure, and returns the event unchanged when it is already in today's
@@ -25,6 +25,5 @@ export function upcastRecorded(upcast: Upcaster | undefined, recorded: RecordedE
   if (!upcast) return recorded;
   const current = upcast(recorded, open);
   if (current === recorded || erased(current)) return current as RecordedEvent | Erased;
-  const { type, data, metadata } = current;
-  return { ...recorded, type, data, metadata };
+  return { ...recorded, type: current.type, data: current.data };
 }

@@ -1,7 +1,7 @@
 import {
   erased,
   newEventId,
-  upcastRecorded,
+  openEvent,
   readStream,
   type JsonObject,
   type NewEvent,
@@ -13,7 +13,7 @@ import {
 } from '../../eventstore/index.js';
 import { SESSION_PURGED, sessionSealing, type IdempotencyMark, type SessionEvent, type SessionPurged } from './events.js';
 import { humanLinkHash } from './ids.js';
-import { upcastSessionEvent } from './upcast.js';
+import { sessionStreams } from './upcast.js';
 import { SESSION_BY_LINK } from './sql.js';
 import { foldSession, isErased, type ErasedSession, type SessionRecord, type SessionState, type StoredRecord } from './state.js';
 
@@ -61,11 +61,10 @@ function openRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
     const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
     return { ...position, erased: true, purged: { at, reason } };
   }
-  const current = upcastRecorded(upcastSessionEvent, recorded, open);
-  const event = erased(current) ? current : sessionSealing.open<SessionEvent>(current.type, current.data, open);
-  if (erased(current) || erased(event)) return { ...position, erased: true };
-  const mark = current.metadata.idempotency as IdempotencyMark | undefined;
-  return { ...position, eventId: recorded.eventId, event, metadata: mark === undefined ? {} : { idempotency: mark } };
+  const event = openEvent<SessionEvent>(sessionStreams, recorded, open);
+  const metadata = sessionSealing.openMetadata(recorded.metadata, open);
+  if (erased(event) || erased(metadata)) return { ...position, erased: true };
+  return { ...position, eventId: recorded.eventId, event, metadata: metadata as SessionRecord['metadata'] };
 }
 
 /**
