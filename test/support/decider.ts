@@ -39,7 +39,7 @@ export const deciderSpec =
           expect(eventsOf(decided())).toEqual([]);
         },
         /** A refusal with this code; with `details`, exactly these besides it. */
-        refuses(code: CodeOf<R>, details?: Omit<Extract<R, { refused: CodeOf<R> }>, 'refused'>): void {
+        refuses<C extends CodeOf<R>>(code: C, details?: Omit<Extract<R, { refused: C }>, 'refused'>): void {
           const outcome = decided();
           expect(Array.isArray(outcome) || 'events' in outcome, `expected the refusal ${String(code)}, the decider decided ${JSON.stringify(outcome)}`).toBe(false);
           if (details === undefined) expect(outcome).toMatchObject({ refused: code });
