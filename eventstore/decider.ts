@@ -1,10 +1,10 @@
-import { newEventId, type Decision, type JsonObject, type NewEvent, type Reader, type RecordedEvent } from './events.js';
-import { ERASED, StreamKeyDestroyed, type Erased, type Opener, type StreamKeys } from './keys.js';
+import { newEventId, toRecorded, type Decision, type EventRow, type JsonObject, type NewEvent, type Reader, type RecordedEvent } from './events.js';
+import { StreamKeyDestroyed, erased, type Erased, type Opener, type StreamKeys } from './keys.js';
 import type { DomainEvent, SealedFields } from './sealing.js';
 import * as sql from './sql.js';
 import { readStream } from './store.js';
 import { storedKeyOf, type KeyRow, type UnitOfWork } from './unitOfWork.js';
-import { toRecorded, type EventRow } from './events.js';
+import { upcastRecorded, type Upcaster } from './upcasting.js';
 
 /**
  * The one pipeline of a command on a stream, after Emmett's `CommandHandler`:
@@ -43,6 +43,8 @@ export interface Decider<S, E extends DomainEvent> {
   evolve(state: S, event: E, position?: Position): S;
   /** How its events seal their content (sealing.ts); nothing sealed when absent. */
   sealed?: SealedFields;
+  /** Its events' older shapes turned into today's as they are read (upcasting.ts); none when absent. */
+  upcast?: Upcaster;
   /**
    * The state once an event's content can no longer be opened (its stream's key destroyed).
    * Absent: reading such an event throws StreamKeyDestroyed.
@@ -50,11 +52,11 @@ export interface Decider<S, E extends DomainEvent> {
   erased?(state: S, position: Position): S;
 }
 
-/** What reading and appending a stream kind's events needs of its decider. */
-type Sealing = Pick<Decider<unknown, never>, 'sealed'>;
+/** What reading and appending a stream kind's events needs of its decider: every decider of one kind shares them. */
+export type StreamKind = Pick<Decider<unknown, never>, 'sealed' | 'upcast'>;
 
 /** A stream kind whose events seal nothing and that no decider folds: a ledger a projection counts. */
-export const UNSEALED: Sealing = {};
+export const UNSEALED: StreamKind = {};
 
 /** A stream folded: its state, and the version folded to (the expected version of the next append). */
 export interface Folded<S> {
@@ -119,21 +121,26 @@ export const foldEvents = <S, E extends DomainEvent>(decider: Decider<S, E>, sta
 const openedData = new WeakMap<JsonObject, DomainEvent>();
 const openedMetadata = new WeakMap<JsonObject, JsonObject>();
 
-/** A recorded event as its domain type, sealed fields opened with `open` (a stream kind that seals needs it); ERASED once it cannot be. */
-function openEvent<E extends DomainEvent>(decider: Sealing, recorded: RecordedEvent, open?: Opener): E | Erased {
+/**
+ * A recorded event as its domain type, in its kind's current shape, sealed fields opened with
+ * `open` (a stream kind that seals needs it); ERASED once its stream's key is destroyed.
+ */
+export function openEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E | Erased {
   const known = openedData.get(recorded.data);
   if (known) return known as E;
-  if (!decider.sealed || decider.sealed.of(recorded.type).length === 0) return { type: recorded.type, ...recorded.data } as unknown as E;
-  const event = decider.sealed.open<E>(recorded.type, recorded.data, opener(recorded, open));
-  if (event !== ERASED) openedData.set(recorded.data, event as E);
+  const current = upcastRecorded(kind.upcast, recorded, open);
+  if (erased(current)) return current;
+  if (!kind.sealed || kind.sealed.of(current.type).length === 0) return { type: current.type, ...current.data } as unknown as E;
+  const event = kind.sealed.open<E>(current.type, current.data, opener(recorded, open));
+  if (!erased(event)) openedData.set(recorded.data, event);
   return event;
 }
 
-function openMetadata(decider: Sealing, recorded: RecordedEvent, open?: Opener): JsonObject | Erased {
+function openMetadata(kind: StreamKind, recorded: RecordedEvent, open?: Opener): JsonObject | Erased {
   const known = openedMetadata.get(recorded.metadata);
-  if (known || !decider.sealed?.seals(recorded.type)) return known ?? recorded.metadata;
-  const metadata = decider.sealed.openMetadata(recorded.metadata, opener(recorded, open));
-  if (metadata !== ERASED) openedMetadata.set(recorded.metadata, metadata);
+  if (known || !kind.sealed?.seals(recorded.type)) return known ?? recorded.metadata;
+  const metadata = kind.sealed.openMetadata(recorded.metadata, opener(recorded, open));
+  if (!erased(metadata)) openedMetadata.set(recorded.metadata, metadata);
   return metadata;
 }
 
@@ -142,11 +149,18 @@ function opener(recorded: RecordedEvent, open?: Opener): Opener {
   return open;
 }
 
-/** A recorded event as its domain type, sealed fields opened with `open` (a stream kind that seals needs it). */
-export function eventOf<E extends DomainEvent>(decider: Sealing, recorded: RecordedEvent, open?: Opener): E {
-  const event = openEvent<E>(decider, recorded, open);
-  if (event === ERASED) throw new StreamKeyDestroyed(recorded.streamId);
+/** openEvent for a reader that needs the content: a destroyed key throws StreamKeyDestroyed. */
+export function eventOf<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E {
+  const event = openEvent<E>(kind, recorded, open);
+  if (erased(event)) throw new StreamKeyDestroyed(recorded.streamId);
   return event as E;
+}
+
+/** openEvent for a projection that keeps the clear fields: once the key is destroyed, the sealed ones read null. */
+export function eventOrNull<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E {
+  const event = openEvent<E>(kind, recorded, open);
+  if (!erased(event)) return event;
+  return kind.sealed!.erased<E>(recorded.type, recorded.data);
 }
 
 /** Recorded events folded from the initial state: a stream (or its start) already read. */
@@ -154,9 +168,9 @@ export function foldRecorded<S, E extends DomainEvent>(decider: Decider<S, E>, r
   let state = decider.initialState;
   for (const r of recorded) {
     const event = openEvent<E>(decider, r, open);
-    const metadata = event === ERASED ? ERASED : openMetadata(decider, r, open);
-    const position = { streamId: r.streamId, eventId: r.eventId, streamVersion: r.streamVersion, metadata: metadata === ERASED ? {} : metadata };
-    if (event !== ERASED && metadata !== ERASED) state = decider.evolve(state, event as E, position);
+    const metadata = erased(event) ? event : openMetadata(decider, r, open);
+    const position = { streamId: r.streamId, eventId: r.eventId, streamVersion: r.streamVersion, metadata: erased(metadata) ? {} : metadata };
+    if (!erased(event) && !erased(metadata)) state = decider.evolve(state, event, position);
     else if (decider.erased) state = decider.erased(state, position);
     else throw new StreamKeyDestroyed(r.streamId);
   }
@@ -181,15 +195,16 @@ export async function aggregateStream<S, E extends DomainEvent>(
  * long stream needs (a webhook delivery's answer), in one round trip. Undefined for no such event;
  * ERASED once its content can no longer be opened.
  */
-export async function readEvent<E extends DomainEvent>(db: Reader, decider: Sealing, eventId: string, keys?: StreamKeys): Promise<{ event: E; position: Position } | Erased | undefined> {
+export async function readEvent<E extends DomainEvent>(db: Reader, kind: StreamKind, eventId: string, keys?: StreamKeys): Promise<{ event: E; position: Position } | Erased | undefined> {
   const { rows } = await db.query<EventRow & KeyRow>(sql.READ_EVENT, [eventId]);
   if (!rows[0]) return undefined;
   const recorded = toRecorded(rows[0]);
   const open = keys?.openerOfStored(recorded.streamId, storedKeyOf(rows[0]));
-  const event = openEvent<E>(decider, recorded, open);
-  const metadata = event === ERASED ? ERASED : openMetadata(decider, recorded, open);
-  if (event === ERASED || metadata === ERASED) return ERASED;
-  return { event: event as E, position: { streamId: recorded.streamId, eventId, streamVersion: recorded.streamVersion, metadata } };
+  const event = openEvent<E>(kind, recorded, open);
+  const metadata = erased(event) ? event : openMetadata(kind, recorded, open);
+  if (erased(event)) return event;
+  if (erased(metadata)) return metadata;
+  return { event, position: { streamId: recorded.streamId, eventId, streamVersion: recorded.streamVersion, metadata } };
 }
 
 /** An event as it is appended: its type apart from its data and metadata, sealed as its stream kind says. */
@@ -217,7 +232,7 @@ export const pendingOf = <E>(events: readonly E[], metadata: JsonObject = {}): A
 /** Appends pending events at `expectedVersion`, sealed as the stream kind says; the recorded events. */
 export async function appendPending<E extends DomainEvent>(
   uow: UnitOfWork,
-  decider: Sealing,
+  decider: StreamKind,
   streamId: string,
   expectedVersion: number,
   pending: ReadonlyArray<Pending<E>>,
@@ -231,7 +246,7 @@ export async function appendPending<E extends DomainEvent>(
 /** Appends decided events at `expectedVersion`, sealed as the stream kind says; the recorded events. */
 export function appendEvents<E extends DomainEvent>(
   uow: UnitOfWork,
-  decider: Sealing,
+  decider: StreamKind,
   streamId: string,
   expectedVersion: number,
   events: readonly E[],

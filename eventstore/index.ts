@@ -16,3 +16,4 @@ export { STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';
 export * from './sealing.js';
 export * from './decider.js';
+export * from './upcasting.js';

@@ -23,11 +23,6 @@ export interface SealingOptions {
    * in place, as one value. A value stored in the clear, from before it was sealed, opens as it is.
    */
   metadata?: readonly string[];
-  /**
-   * The stream kind's events of before this scheme sealed each named field alone, in place (a
-   * value of its own, null left in the clear); they open as they were written.
-   */
-  fieldByField?: boolean;
 }
 
 /** The field holding a sealed event's sealed fields. */
@@ -93,21 +88,11 @@ export class SealedFields {
     const { [SEALED]: sealed, ...clear } = data;
     const secret = typeof sealed === 'string' ? open(sealed) : {};
     if (secret === ERASED) return ERASED;
-    if (this.options.fieldByField && sealed === undefined) {
-      for (const name of names) {
-        if (typeof clear[name] !== 'string') continue;
-        const value = open(clear[name]);
-        if (value === ERASED) return ERASED;
-        clear[name] = value as JsonObject[string];
-      }
-    }
     return { type, ...clear, ...(secret as JsonObject) } as unknown as E;
   }
 
-  /** As open, but once the stream's key is destroyed the sealed fields read null: for a projection that keeps the clear ones. */
-  openOrNull<E extends DomainEvent>(type: string, data: JsonObject, open: Opener): E {
-    const event = this.open<E>(type, data, open);
-    if (event !== ERASED) return event as E;
+  /** What is left of the event once its stream's key is destroyed: its clear fields, the sealed ones null. */
+  erased<E extends DomainEvent>(type: string, data: JsonObject): E {
     const { [SEALED]: _sealed, ...clear } = data;
     return { type, ...clear, ...Object.fromEntries(this.of(type).map((name) => [name, null])) } as unknown as E;
   }

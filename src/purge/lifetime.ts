@@ -1,5 +1,5 @@
 import { foldRecorded, type Decider, type DomainEvent, type RecordedEvent } from '../../eventstore/index.js';
-import { SESSION_COMPLETED, SESSION_CREATED, SESSION_PURGED, type PurgeReason, type SessionCreated, type SessionPurged } from '../sessions/index.js';
+import { SESSION_COMPLETED, SESSION_CREATED, SESSION_PURGED, sessionStreams, type PurgeReason, type SessionCreated, type SessionPurged } from '../sessions/index.js';
 
 /**
  * What purge knows of a Session: folded from the fields its stream keeps in the clear, so it folds
@@ -37,7 +37,7 @@ function evolveLifetime(life: Folded | undefined, event: InTheClear): Folded {
       linkExpiresAt: created.link_expires_at,
       retentionHours: created.retention_hours,
       trial: created.trial === true,
-      autoPurge: created.auto_purge === true,
+      autoPurge: created.auto_purge,
       completedAt: null,
       purged: null,
     };
@@ -56,7 +56,7 @@ function evolveLifetime(life: Folded | undefined, event: InTheClear): Folded {
 }
 
 /** A Session's stream as purge folds it: no key needed, so it folds the same before and after its content is erased. */
-const lifetimeDecider: Decider<Folded | undefined, InTheClear> = { initialState: undefined, evolve: evolveLifetime };
+const lifetimeDecider: Decider<Folded | undefined, InTheClear> = { initialState: undefined, evolve: evolveLifetime, upcast: sessionStreams.upcast };
 
 /** The Session's lifetime from its stream; undefined when the stream has no events. */
 export function foldLifetime(recorded: readonly RecordedEvent[]): SessionLifetime | undefined {

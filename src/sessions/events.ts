@@ -32,10 +32,10 @@ export interface SessionCreated {
    */
   trial?: true;
   /**
-   * Present on every Session created since automatic deletion was released: only these are
-   * purged when their retention ends. Older ones keep no deadline until an operator erases them.
+   * Only these are purged when their retention ends; Sessions created before automatic deletion
+   * was released (upcast.ts) keep no deadline until an operator erases them.
    */
-  auto_purge?: true;
+  auto_purge: boolean;
   interaction: Interaction;
 }
 

@@ -39,8 +39,11 @@ export {
   type ResponseAccepted,
   type SessionCompleted,
   type SessionCreated,
+  type SessionEvent,
   type SessionPurged,
 } from './events.js';
+/** How Session streams are stored and read, for another capability's fold of them (purge's). */
+export { sessionStreams } from './upcast.js';
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
 /** What a revision holds, for the pages that render it and the trial that publishes one. */
 export {

@@ -6,13 +6,13 @@ import {
   SESSION_COMPLETED,
   SESSION_CREATED,
   SESSION_PURGED,
-  sessionSealing,
   type IdempotencyMark,
   type PurgeReason,
   type ResponseAccepted,
   type SessionEvent,
   type SessionPurged,
 } from './events.js';
+import { sessionStreams } from './upcast.js';
 
 export type SessionStatus = 'active' | 'responded' | 'completed';
 
@@ -100,8 +100,8 @@ export const etagOf = (state: SessionState): string => `"${currentRevision(state
  */
 export const sessionDecider: Decider<SessionFold, SessionEvent | SessionPurged> = {
   initialState: undefined,
+  ...sessionStreams,
   evolve,
-  sealed: sessionSealing,
   erased: (state, { streamId, streamVersion }) => ({ erased: true, id: streamId, version: streamVersion, purged: state && isErased(state) ? state.purged : null }),
 };
 

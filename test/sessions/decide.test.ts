@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideAcceptance, decideComplete, decidePublish, findReplay, type Submission } from '../../src/sessions/decide.js';
 import type { IdempotencyMark, SessionEvent } from '../../src/sessions/events.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { foldPending } from '../../eventstore/index.js';
+import { foldPending, type JsonObject } from '../../eventstore/index.js';
 import { sessionDecider, type SessionState } from '../../src/sessions/state.js';
 import { display, interactive } from '../support/sessions.js';
 
@@ -20,6 +20,7 @@ const created = (mode: 'display' | 'interactive' = 'interactive'): SessionEvent 
   link_hash: 'hash',
   link_expires_at: '2026-06-01T09:00:00.000Z',
   retention_hours: 720,
+  auto_purge: true,
   interaction: mode === 'display' ? (display() as never) : surface,
 });
 const published = (revision: number): SessionEvent => ({ type: 'revision.published', at: AT, revision, interaction: surface });
@@ -37,7 +38,7 @@ const completed = (revision: number): SessionEvent => ({ type: 'session.complete
 
 /** The Session after `events`, folded as the pipeline folds it, each with its metadata. */
 const foldOf = (...events: Array<{ event: SessionEvent; metadata?: { idempotency?: IdempotencyMark } }>): SessionState =>
-  foldPending(sessionDecider, undefined, 'ses_1', 0, events.map(({ event, metadata = {} }, i) => ({ event, eventId: `evt_${i}`, metadata }))) as SessionState;
+  foldPending(sessionDecider, undefined, 'ses_1', 0, events.map(({ event, metadata = {} }, i) => ({ event, eventId: `evt_${i}`, metadata: { ...metadata } as JsonObject }))) as SessionState;
 
 const given = (...events: SessionEvent[]): SessionState => foldOf(...events.map((event) => ({ event })));
 

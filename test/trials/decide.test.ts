@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../src/sessions/index.js';
-import { decideStart, decideTrialSession, type AddTrialSession, type StartTrial } from '../../src/trials/decide.js';
+import { decideStart, decideTrialSession, type AddTrialSession, type StartTrial, type TrialRefusal } from '../../src/trials/decide.js';
 import type { TrialEvent, TrialSessionCreated } from '../../src/trials/events.js';
-import { evolve, type Admission, type TrialState } from '../../src/trials/state.js';
+import { trialDecider, type Admission } from '../../src/trials/state.js';
+import { deciderSpec } from '../support/decider.js';
 
 /** The trial's deciders, pure: given past events (or admissions), when a command, then events or a refusal. */
 
@@ -24,14 +25,15 @@ const created = (id: string, ms: number): TrialSessionCreated => ({
   result_available_until: iso(ms + HOUR + DAY),
 });
 
+const spec = deciderSpec(trialDecider);
+
 function given(...events: TrialEvent[]) {
-  const trial = events.reduce<TrialState | undefined>((state, event) => evolve(state, event), undefined)!;
   return {
     when(command: Partial<AddTrialSession> & { now: Date }) {
-      const decision = decideTrialSession(trial, { sessionId: 'ses_NEW', statuses: new Map(), admissions: [], client: 'me', ...command });
+      const when = spec(...events).when((trial) => decideTrialSession(trial!, { sessionId: 'ses_NEW', statuses: new Map(), admissions: [], client: 'me', ...command }));
       return {
-        then: (...expected: TrialEvent[]) => expect(decision).toEqual({ events: expected }),
-        refuses: (refused: string, retryAfterSeconds: number) => expect(decision).toEqual({ refused, retryAfterSeconds }),
+        then: (...expected: TrialEvent[]) => when.then(...expected),
+        refuses: (refused: TrialRefusal['refused'], retryAfterSeconds: number) => when.refuses(refused, { retryAfterSeconds }),
       };
     },
   };

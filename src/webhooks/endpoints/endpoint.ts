@@ -1,6 +1,7 @@
 import type { Decider } from '../../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type WebhookEvent } from './events.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type SecretCreated, type WebhookEvent } from './events.js';
 import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
+import { webhookStreams } from './upcast.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
 
@@ -26,6 +27,9 @@ export const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
   endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
 
+/** Which key sealed a created secret. */
+export const sealedBy = (event: SecretCreated): StoredSecret['sealedBy'] => event.sealed_by ?? 'stream';
+
 export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case ENDPOINT_REGISTERED:
@@ -38,8 +42,7 @@ export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
       return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
     case SECRET_CREATED: {
       const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
-      const sealed = event.sealed === undefined ? { sealed: event.sealed_secret!, sealedBy: 'initial' as const } : { sealed: event.sealed, sealedBy: 'stream' as const };
-      return { ...state, secrets: [...retired, { kid: event.kid, ...sealed, createdAt: event.at, retireAt: null }] };
+      return { ...state, secrets: [...retired, { kid: event.kid, sealed: event.sealed, sealedBy: sealedBy(event), createdAt: event.at, retireAt: null }] };
     }
     case SECRET_RESEALED:
       return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
@@ -47,7 +50,7 @@ export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
 }
 
 /** A workspace's webhook stream (`webhook-<workspace id>`): its secrets are sealed by the caller, and stay sealed in its projection until one signs. */
-export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve };
+export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve, ...webhookStreams };
 
 /**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
