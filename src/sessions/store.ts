@@ -1,17 +1,15 @@
 import {
   aggregateStream,
   appendDecision,
-  appendEvents,
   readEvent,
   type CommandOptions,
   type Decision,
-  type JsonObject,
   type Reader,
   type Refusal,
   type StreamKeys,
   type UnitOfWork,
 } from '../../eventstore/index.js';
-import { RESPONSE_ACCEPTED, type ResponseAccepted, type SessionEvent, type SessionPurged } from './events.js';
+import { RESPONSE_ACCEPTED, type ResponseAccepted, type SessionEvent } from './events.js';
 import { humanLinkHash } from './ids.js';
 import { SESSION_BY_LINK } from './sql.js';
 import { acceptedResponseOf, isErased, sessionDecider, type AcceptedResponse, type ErasedSession, type SessionFold, type SessionState } from './state.js';
@@ -67,14 +65,6 @@ export async function appendToSession<R extends object>(
 ): Promise<{ state: SessionState } | Refusal<R>> {
   const handled = await appendDecision(uow, sessionDecider, sessionId, { state: before, version: before?.version ?? 0 }, decision, { ...options, keys });
   return 'events' in handled ? { state: live(handled.state) } : handled;
-}
-
-/**
- * Appends the Session's purge: no content, only when and why (and who, in the metadata). Every
- * inline projection forgets the Session on it; the caller has destroyed the Session's key.
- */
-export async function appendPurged(uow: UnitOfWork, keys: StreamKeys, sessionId: string, expectedVersion: number, purged: SessionPurged, metadata: JsonObject): Promise<void> {
-  await appendEvents(uow, sessionDecider, sessionId, expectedVersion, [purged], { keys, metadata });
 }
 
 export interface LinkedSession {
