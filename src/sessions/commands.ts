@@ -8,11 +8,13 @@ import {
   decidePublish,
   findReplay,
   type CreateSession,
+  type Notification,
   type OwnerCommand,
   type OwnerRefusal,
 } from './decide.js';
-import type { IdempotencyMark, SessionEvent } from './events.js';
-import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId } from './ids.js';
+import type { IdempotencyMark, NotifyPlan, SessionEvent } from './events.js';
+import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId, responderIdOf, responderLinkToken } from './ids.js';
+import { planEntries } from './notices.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import * as sql from './sql.js';
 import type { SessionState } from './state.js';
@@ -92,17 +94,37 @@ export async function openSession(uow: UnitOfWork, ctx: Pick<ServiceContext, 'co
   return { state, humanUrl: `${ctx.config.publicOrigin}/s/${token}` };
 }
 
-/** A new Session in the principal's workspace, within its quotas (a developer workspace's). */
-export function createSession(ctx: Pick<ServiceContext, 'clock' | 'config' | 'metrics' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, interaction: Interaction): Promise<CreatedSession | QuotaRefusal> {
+/**
+ * A plan with its responders: each address's id (the same in every Session of the workspace) and
+ * the hash of its own link into this Session; Slack carries the Session's human_url.
+ */
+function notificationOf(ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string, sessionId: string, plan: NotifyPlan): Notification {
+  const key = ctx.streamKeys.deploymentKey;
+  const responders = planEntries(plan).map(({ channel, address, step }) => {
+    const id = responderIdOf(key, workspaceId, channel, address);
+    return { id, channel, address, step, link_hash: channel === 'email' ? humanLinkHash(responderLinkToken(key, sessionId, id)) : null };
+  });
+  return { plan, responders };
+}
+
+/** A new Session in the principal's workspace, within its quotas (a developer workspace's), with its notification plan if any. */
+export function createSession(
+  ctx: Pick<ServiceContext, 'clock' | 'config' | 'metrics' | 'store' | 'streamKeys'>,
+  principal: OwnerPrincipal,
+  interaction: Interaction,
+  notify?: NotifyPlan,
+): Promise<CreatedSession | QuotaRefusal> {
   return ctx.store.command(async (uow) => {
     const refused = await spendQuota(uow, ctx, principal, 'session');
     if (refused) return refused;
-    return openSession(uow, ctx, newSessionId(), {
+    const id = newSessionId();
+    return openSession(uow, ctx, id, {
       workspaceId: principal.workspaceId,
       interaction,
       linkLifetimeHours: principal.linkLifetimeHours,
       retentionHours: principal.retentionHours,
       now: ctx.clock.now(),
+      ...(notify ? { notify: notificationOf(ctx, principal.workspaceId, id, notify) } : {}),
     });
   });
 }
@@ -142,8 +164,11 @@ export function publishRevision(
   sessionId: string,
   change: OwnerChange,
   interaction: InteractiveInteraction,
+  notify?: NotifyPlan,
 ): Promise<OwnerOutcome> {
-  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decidePublish(state, { ...owner, interaction }));
+  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) =>
+    decidePublish(state, { ...owner, interaction, ...(notify ? { notify: notificationOf(ctx, state.workspaceId, sessionId, notify) } : {}) }),
+  );
 }
 
 export function completeSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {

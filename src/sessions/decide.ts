@@ -5,7 +5,12 @@ import {
   REVISION_PUBLISHED,
   SESSION_COMPLETED,
   SESSION_CREATED,
+  NOTIFICATION_FAILED,
+  NOTIFICATION_SENT,
   type IdempotencyMark,
+  type NoticeKind,
+  type NotifyPlan,
+  type ResponderRecord,
   type ResponseAccepted,
   type SessionEvent,
 } from './events.js';
@@ -69,7 +74,18 @@ export interface CreateSession {
   /** A trial Session (its result goes back by reading alone). */
   trial?: boolean;
   now: Date;
+  /** Whom to notify, and the responders it names (ids and link hashes made by the command). */
+  notify?: Notification;
 }
+
+/** A plan with its responders, as a create or a publish carries it. */
+export interface Notification {
+  plan: NotifyPlan;
+  responders: ResponderRecord[];
+}
+
+const notificationFields = (notification: Notification | undefined) =>
+  notification ? { notify: notification.plan, responders: notification.responders } : {};
 
 export function decideCreate(command: CreateSession): SessionEvent[] {
   return [
@@ -84,6 +100,7 @@ export function decideCreate(command: CreateSession): SessionEvent[] {
       ...(command.trial ? { trial: true as const } : {}),
       auto_purge: true,
       interaction: command.interaction,
+      ...notificationFields(command.notify),
     },
   ];
 }
@@ -115,11 +132,39 @@ export function findReplay(state: SessionState, mark: IdempotencyMark | undefine
 
 export function decidePublish(
   state: SessionState,
-  command: OwnerCommand & { interaction: InteractiveInteraction },
+  command: OwnerCommand & { interaction: InteractiveInteraction; notify?: Notification },
 ): Decision<SessionEvent, OwnerRefusal> {
   const refusal = refuseChange(state, command.ifMatch);
   if (refusal) return refusal;
-  return { events: [{ type: REVISION_PUBLISHED, at: command.now.toISOString(), revision: currentRevision(state) + 1, interaction: command.interaction }] };
+  return {
+    events: [
+      {
+        type: REVISION_PUBLISHED,
+        at: command.now.toISOString(),
+        revision: currentRevision(state) + 1,
+        interaction: command.interaction,
+        ...notificationFields(command.notify),
+      },
+    ],
+  };
+}
+
+/** What became of one message: sent, or given up with the reason. */
+export type NoticeOutcome = { sent: true } | { failed: string };
+
+/**
+ * A message's outcome recorded once: nothing when its (responder, kind, revision) is recorded
+ * already (a second worker after a lost lease), so the log says each message once.
+ */
+export function decideNoticeOutcome(
+  state: SessionState,
+  job: { responderId: string; kind: NoticeKind; revision: number },
+  outcome: NoticeOutcome,
+  now: Date,
+): Decision<SessionEvent, never> {
+  if (state.notices.some((n) => n.responderId === job.responderId && n.kind === job.kind && n.revision === job.revision)) return { events: [] };
+  const common = { at: now.toISOString(), responder_id: job.responderId, kind: job.kind, revision: job.revision };
+  return { events: ['sent' in outcome ? { type: NOTIFICATION_SENT, ...common } : { type: NOTIFICATION_FAILED, ...common, reason: outcome.failed }] };
 }
 
 export function decideComplete(state: SessionState, command: OwnerCommand): Decision<SessionEvent, OwnerRefusal> {
@@ -140,6 +185,8 @@ export interface Submission {
   /** Digest of the whole request (revision, action and values): a replay must match it exactly. */
   requestDigest: string;
   now: Date;
+  /** The responder whose own link the answer came through; undefined for human_url. */
+  responderId?: string;
 }
 
 export type AnswerDecision =
@@ -178,6 +225,7 @@ export function decideAcceptance(state: SessionState, submission: Submission): A
         receipt: null,
         client_event_id: submission.clientEventId,
         request_digest: submission.requestDigest,
+        ...(submission.responderId === undefined ? {} : { responder_id: submission.responderId }),
       },
     ],
   };

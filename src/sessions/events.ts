@@ -11,10 +11,45 @@ export const SESSION_CREATED = 'session.created';
 export const REVISION_PUBLISHED = 'revision.published';
 export const RESPONSE_ACCEPTED = 'response.accepted';
 export const SESSION_COMPLETED = 'session.completed';
+/** A responder's message of one kind for one revision: sent, or given up on (docs/responders.md). */
+export const NOTIFICATION_SENT = 'notification.sent';
+export const NOTIFICATION_FAILED = 'notification.failed';
 /** The Session's last event: its content is erased (docs/architecture.md, "Purge"). */
 export const SESSION_PURGED = 'session.purged';
 
-export const SESSION_EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_PURGED] as const;
+export const SESSION_EVENT_TYPES = [
+  SESSION_CREATED,
+  REVISION_PUBLISHED,
+  RESPONSE_ACCEPTED,
+  SESSION_COMPLETED,
+  NOTIFICATION_SENT,
+  NOTIFICATION_FAILED,
+  SESSION_PURGED,
+] as const;
+
+/** Who the owner asked the service to reach for a revision, and when to remind and escalate (`notify`). */
+export interface NotifyPlan {
+  email?: string[];
+  slack?: boolean;
+  remind_after_seconds?: number;
+  escalate?: Array<{ after_seconds: number; email: string[] }>;
+}
+
+/**
+ * One person (or the workspace's Slack channel) a plan reaches: `step` 0 is notified at once,
+ * step n by the plan's n-th escalation. `link_hash` is the hash of the responder's own link
+ * (none for Slack, which carries the Session's link).
+ */
+export interface ResponderRecord {
+  id: string;
+  channel: 'email' | 'slack';
+  address: string | null;
+  step: number;
+  link_hash: string | null;
+}
+
+/** A message to a responder: the first one of a revision, the reminder, or an escalation's. */
+export type NoticeKind = 'notify' | 'reminder' | 'escalation';
 
 export interface SessionCreated {
   type: typeof SESSION_CREATED;
@@ -37,6 +72,9 @@ export interface SessionCreated {
    */
   auto_purge: boolean;
   interaction: Interaction;
+  /** Present when the owner asked for responders to be notified (sealed: it holds addresses). */
+  notify?: NotifyPlan;
+  responders?: ResponderRecord[];
 }
 
 export interface RevisionPublished {
@@ -44,6 +82,9 @@ export interface RevisionPublished {
   at: string;
   revision: number;
   interaction: InteractiveInteraction;
+  /** A plan for this revision on: its responders are notified of it (the Session's earlier ones keep their links). */
+  notify?: NotifyPlan;
+  responders?: ResponderRecord[];
 }
 
 export interface ResponseAccepted {
@@ -57,12 +98,32 @@ export interface ResponseAccepted {
   /** The person's client_event_id (as sent) and a digest of the request it came with. */
   client_event_id: string;
   request_digest: string;
+  /** The responder whose own link carried the answer; absent for the Session's human_url. */
+  responder_id?: string;
 }
 
 export interface SessionCompleted {
   type: typeof SESSION_COMPLETED;
   at: string;
   revision: number;
+}
+
+export interface NotificationSent {
+  type: typeof NOTIFICATION_SENT;
+  at: string;
+  responder_id: string;
+  kind: NoticeKind;
+  revision: number;
+}
+
+export interface NotificationFailed {
+  type: typeof NOTIFICATION_FAILED;
+  at: string;
+  responder_id: string;
+  kind: NoticeKind;
+  revision: number;
+  /** Why it was given up: the mail server's refusal, retries used up, or no Slack webhook configured. */
+  reason: string;
 }
 
 /** Why a Session was purged: its retention ended, its trial's result window ended, or on request. */
@@ -76,7 +137,7 @@ export interface SessionPurged {
 }
 
 /** The events of a live Session, the ones its state is folded from. */
-export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted;
+export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted | NotificationSent | NotificationFailed;
 
 /**
  * Which fields of each event are sealed; everything else is stored in the clear. A digest of
@@ -85,10 +146,13 @@ export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted
  */
 export const sessionSealing = new SealedFields(
   {
-    [SESSION_CREATED]: ['interaction'],
-    [REVISION_PUBLISHED]: ['interaction'],
+    [SESSION_CREATED]: ['interaction', 'notify', 'responders'],
+    [REVISION_PUBLISHED]: ['interaction', 'notify', 'responders'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
+    [NOTIFICATION_SENT]: [],
+    // A mail server's refusal may quote the address.
+    [NOTIFICATION_FAILED]: ['reason'],
     [SESSION_PURGED]: [],
   } satisfies Record<SessionEvent['type'] | typeof SESSION_PURGED, readonly string[]>,
   // The idempotency mark's request digest is of the body: content, sealed with the rest.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newUlid, sha256Hex } from '../../eventstore/index.js';
+import { newUlid, sha256Hex, type DeploymentKey } from '../../eventstore/index.js';
 import { PATTERNS } from './limits.js';
 
 const SESSION_ID = new RegExp(PATTERNS.sessionId);
@@ -15,3 +15,18 @@ export function newHumanLinkToken(): string {
 export function humanLinkHash(token: string): string {
   return sha256Hex(token);
 }
+
+/**
+ * A responder's id: a keyed digest of the address (or of Slack) under the workspace, so the same
+ * person has the same id in every Session of one workspace (a receipt's subject), and different
+ * ones in different workspaces; it reveals nothing of the address.
+ */
+export const responderIdOf = (key: DeploymentKey, workspaceId: string, channel: string, address: string | null): string =>
+  `rsp_${key.digest('responder', `${workspaceId}\0${channel}\0${address ?? ''}`).slice(0, 32)}`;
+
+/**
+ * A responder's own link token, as unguessable as a human link (a keyed digest of 256 bits) and made
+ * again by whichever worker sends the message: only its hash is stored.
+ */
+export const responderLinkToken = (key: DeploymentKey, sessionId: string, responderId: string): string =>
+  key.digest('responder-link', `${sessionId}\0${responderId}`);

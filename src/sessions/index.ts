@@ -29,6 +29,8 @@ export {
   type SessionStatus,
 } from './state.js';
 export {
+  NOTIFICATION_FAILED,
+  NOTIFICATION_SENT,
   RESPONSE_ACCEPTED,
   REVISION_PUBLISHED,
   SESSION_COMPLETED,

@@ -14,7 +14,9 @@ export type SessionRequestRefusal =
   /** An interaction breaks a rule its schema cannot state (rules.ts); `problem` opens with the path. */
   | { refused: 'interaction_invalid'; problem: string }
   /** The canonical JSON of an interaction measures more UTF-8 bytes than a Surface may. */
-  | { refused: 'surface_too_large'; measure: number };
+  | { refused: 'surface_too_large'; measure: number }
+  /** Only someone who can answer is notified: a display Session takes no answer. */
+  | { refused: 'notify_not_interactive' };
 
 export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusal;
 
@@ -42,6 +44,12 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
   complete_takes_no_body: { status: 400, code: 'INVALID_SCHEMA', message: 'POST /v1/sessions/{id}/complete takes no body.' },
   revision_not_found: { status: 404, code: 'NOT_FOUND', message: ({ revision }) => `The Session has no revision ${revision}.` },
   interaction_invalid: { status: 400, code: 'INVALID_SCHEMA', message: ({ problem }) => problem },
+  notify_not_interactive: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: '/notify: only an interactive Session notifies responders (a display Session takes no answer).',
+    reason: 'notify_not_interactive',
+  },
   surface_too_large: {
     status: 413,
     code: 'PAYLOAD_TOO_LARGE',

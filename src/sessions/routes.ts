@@ -13,6 +13,7 @@ import {
   type OwnerChange,
   type OwnerOutcome,
 } from './commands.js';
+import type { NotifyPlan } from './events.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { checkInteraction } from './rules.js';
 import {
@@ -42,7 +43,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 type WithId = FastifyRequest<{ Params: { id: string } }>;
 /** A body that passed its route's schema; rules.ts checks the rest. */
-type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T } }>;
+type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T; notify?: NotifyPlan } }>;
 
 /** Sessions' refusals, with the quotas' (a full quota of a developer workspace). */
 const REFUSALS: RefusalTable<SessionRefusal | QuotaRefusal> = { ...SESSION_REFUSALS, ...QUOTA_REFUSALS };
@@ -106,7 +107,9 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       }
       const interaction = checkInteraction(request.body.interaction);
       if ('refused' in interaction) throw refused(interaction);
-      const created = await createSession(ctx, ownerOf(request), interaction);
+      const { notify } = request.body;
+      if (notify && interaction.mode !== 'interactive') throw refused({ refused: 'notify_not_interactive' });
+      const created = await createSession(ctx, ownerOf(request), interaction, notify);
       if ('refused' in created) throw refused(created);
       const { state, humanUrl } = created;
       return reply
@@ -179,7 +182,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       change(request, reply, 'publish', (principal, owner) => {
         const interaction = checkInteraction(request.body.interaction);
         if ('refused' in interaction) throw refused(interaction);
-        return publishRevision(ctx, principal, request.params.id, owner, interaction as InteractiveInteraction);
+        return publishRevision(ctx, principal, request.params.id, owner, interaction as InteractiveInteraction, request.body.notify);
       }),
   );
 

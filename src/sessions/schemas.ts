@@ -229,21 +229,62 @@ const publishedInteractionSchema = {
   ],
 } as const;
 
+/** An address a responder's mail goes to, as a sign-in address: 3 to 254 characters, one `@` with something on each side. */
+const emailAddresses = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 20,
+  items: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\s@<>()",;:\\\\\\[\\]]+@[^\\s@<>()",;:\\\\\\[\\]]+$' },
+} as const;
+const delaySeconds = { type: 'integer', minimum: 60, maximum: 30 * 24 * 3600 } as const;
+
+export const notifyPlanSchema = {
+  $id: 'NotifyPlan',
+  type: 'object',
+  description:
+    "Whom to reach for this revision (interactive Sessions of owner and developer workspaces): each address gets mail with a link of its own; `slack` posts to the workspace's Slack webhook; one reminder per responder who has not answered after `remind_after_seconds`; each `escalate` step mails further addresses after its delay (docs/responders.md).",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    email: emailAddresses,
+    slack: { type: 'boolean' },
+    remind_after_seconds: delaySeconds,
+    escalate: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 3,
+      items: { type: 'object', required: ['after_seconds', 'email'], additionalProperties: false, properties: { after_seconds: delaySeconds, email: emailAddresses } },
+    },
+  },
+} as const;
+
 const requestOf = (ref: string) =>
-  ({ type: 'object', required: ['interaction'], additionalProperties: false, properties: { interaction: { $ref: `${ref}#` } } }) as const;
+  ({
+    type: 'object',
+    required: ['interaction'],
+    additionalProperties: false,
+    properties: { interaction: { $ref: `${ref}#` }, notify: { $ref: 'NotifyPlan#' } },
+  }) as const;
 
 export const createRequestSchema = requestOf('Interaction');
 export const publishRequestSchema = requestOf('PublishedInteraction');
 
 /** Every shared request schema, in the order they refer to each other. */
-export const REQUEST_SCHEMAS = [fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
+export const REQUEST_SCHEMAS = [notifyPlanSchema, fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
 
 const ID = { type: 'string', pattern: PATTERNS.sessionId } as const;
 const actor = {
   type: 'object',
   required: ['assurance'],
   additionalProperties: false,
-  properties: { assurance: { type: 'string', enum: ['link_holder', 'owner'] } },
+  properties: {
+    assurance: {
+      type: 'string',
+      enum: ['link_holder', 'owner', 'email_link', 'service'],
+      description: "`email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up.",
+    },
+    responder_id: { type: 'string' },
+  },
 } as const;
 const receipt = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
 
@@ -289,6 +330,23 @@ export const sessionResponseSchema = {
     interaction: { $ref: 'Interaction#' },
     response_schema: { type: 'object' },
     responses: { type: 'array', items: acceptedResponse },
+    responders: {
+      type: 'array',
+      description: "Everyone the Session's notification plans reached (present only when there were any): docs/responders.md.",
+      items: {
+        type: 'object',
+        required: ['id', 'channel', 'address', 'state', 'notified_at', 'reminded_at'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', description: "Workspace-scoped: the same address has the same id in every Session of the workspace; a receipt's `sub`." },
+          channel: { type: 'string', enum: ['email', 'slack'] },
+          address: { type: ['string', 'null'] },
+          state: { type: 'string', enum: ['pending', 'notified', 'failed', 'answered'], description: '`pending`: its first message is not sent yet.' },
+          notified_at: { type: ['string', 'null'], format: 'date-time' },
+          reminded_at: { type: ['string', 'null'], format: 'date-time' },
+        },
+      },
+    },
     link_expires_at: linkExpiresAt,
   },
 } as const;
@@ -301,9 +359,12 @@ export const sessionEventSchema = {
   properties: {
     event_id: { type: 'string' },
     sequence: { type: 'integer', minimum: 1 },
-    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
+    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed', 'notification.sent', 'notification.failed'] },
     revision: { type: 'integer', minimum: 1 },
     actor,
+    responder_id: { type: 'string', description: 'notification.sent and notification.failed: whom the message was for.' },
+    kind: { type: 'string', enum: ['notify', 'reminder', 'escalation'], description: 'notification.sent and notification.failed: which message.' },
+    reason: { type: 'string', description: 'notification.failed: why it was given up.' },
     action_id: { type: 'string' },
     data: { type: 'object' },
     created_at: { type: 'string', format: 'date-time' },

@@ -1,12 +1,17 @@
 import type { Decider, JsonObject, Position } from '../../eventstore/index.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
+  NOTIFICATION_FAILED,
+  NOTIFICATION_SENT,
   REVISION_PUBLISHED,
   RESPONSE_ACCEPTED,
   SESSION_COMPLETED,
   SESSION_CREATED,
   SESSION_PURGED,
   type IdempotencyMark,
+  type NoticeKind,
+  type NotifyPlan,
+  type ResponderRecord,
   type PurgeReason,
   type ResponseAccepted,
   type SessionEvent,
@@ -26,16 +31,36 @@ export interface AcceptedResponse {
   receipt: string | null;
   clientEventId: string;
   requestDigest: string;
+  /** The responder whose own link carried it; undefined for the Session's human_url. */
+  responderId?: string;
+}
+
+/** A responder's message of one kind for one revision, as recorded (notification.sent or .failed). */
+export interface Notice {
+  responderId: string;
+  kind: NoticeKind;
+  revision: number;
+  at: string;
+  /** Undefined when it was sent. */
+  failure?: string;
+}
+
+/** The plan in force and the revision (and its time) it took effect with: its timers count from then. */
+export interface NotifyInForce {
+  plan: NotifyPlan;
+  revision: number;
+  from: string;
 }
 
 /** One public Event of the Session, in sequence order. */
 export interface PublicEvent {
   eventId: string;
   sequence: number;
-  type: typeof REVISION_PUBLISHED | typeof RESPONSE_ACCEPTED | typeof SESSION_COMPLETED;
+  type: typeof REVISION_PUBLISHED | typeof RESPONSE_ACCEPTED | typeof SESSION_COMPLETED | typeof NOTIFICATION_SENT | typeof NOTIFICATION_FAILED;
   revision: number;
   createdAt: string;
   response?: AcceptedResponse;
+  notice?: Notice;
   idempotency?: IdempotencyMark;
 }
 
@@ -57,6 +82,10 @@ export interface SessionState {
   completedAt: string | null;
   events: PublicEvent[];
   responses: AcceptedResponse[];
+  /** Everyone a plan reached, in the order first named; a later plan adds only new addresses. */
+  responders: ResponderRecord[];
+  notify: NotifyInForce | null;
+  notices: Notice[];
 }
 
 /**
@@ -116,7 +145,14 @@ export const acceptedResponseOf = (event: ResponseAccepted, { eventId, streamVer
   receipt: event.receipt,
   clientEventId: event.client_event_id,
   requestDigest: event.request_digest,
+  ...(event.responder_id === undefined ? {} : { responderId: event.responder_id }),
 });
+
+/** The responders of a plan added to those of before: an address (or Slack) already known keeps its id and link. */
+function withResponders(known: readonly ResponderRecord[], added: readonly ResponderRecord[] | undefined): ResponderRecord[] {
+  const ids = new Set(known.map((r) => r.id));
+  return [...known, ...(added ?? []).filter((r) => !ids.has(r.id))];
+}
 
 function evolve(state: SessionFold, event: SessionEvent | SessionPurged, position?: Position): SessionFold {
   if (!position) throw new Error('a Session folds through the command pipeline: each event with its position');
@@ -139,6 +175,9 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
       completedAt: null,
       events: [],
       responses: [],
+      responders: withResponders([], event.responders),
+      notify: event.notify ? { plan: event.notify, revision: 1, from: event.at } : null,
+      notices: [],
     };
   }
   if (!state) throw new Error(`${event.type} before session.created`);
@@ -151,6 +190,9 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         ...state,
         version: streamVersion,
         revisions: [...state.revisions, event.interaction],
+        responders: withResponders(state.responders, event.responders),
+        // A revision published without a plan ends the one before: its messages were about an older revision.
+        notify: event.notify ? { plan: event.notify, revision: event.revision, from: event.at } : null,
         status: 'active',
         events: [...state.events, { ...base, type: REVISION_PUBLISHED, revision: event.revision }],
       };
@@ -172,5 +214,21 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         completedAt: event.at,
         events: [...state.events, { ...base, type: SESSION_COMPLETED, revision: event.revision }],
       };
+    case NOTIFICATION_SENT:
+    case NOTIFICATION_FAILED: {
+      const notice: Notice = {
+        responderId: event.responder_id,
+        kind: event.kind,
+        revision: event.revision,
+        at: event.at,
+        ...(event.type === NOTIFICATION_FAILED ? { failure: event.reason } : {}),
+      };
+      return {
+        ...state,
+        version: streamVersion,
+        notices: [...state.notices, notice],
+        events: [...state.events, { ...base, type: event.type, revision: event.revision, notice }],
+      };
+    }
   }
 }

@@ -1,6 +1,7 @@
 import type { Interaction } from './interaction.js';
 import { responseSchemaText } from './responseSchema.js';
 import { RESPONSE_ACCEPTED } from './events.js';
+import { responderViews } from './notices.js';
 import type { AcceptedResponse, PublicEvent, SessionState } from './state.js';
 
 /**
@@ -22,6 +23,11 @@ function interactionBody(interaction: Interaction): object {
 
 const LINK_HOLDER = { assurance: 'link_holder' } as const;
 const OWNER = { assurance: 'owner' } as const;
+const SERVICE = { assurance: 'service' } as const;
+
+/** Who answered: whoever held human_url, or the responder whose own emailed link it came through. */
+const answerActor = (response: AcceptedResponse): object =>
+  response.responderId === undefined ? LINK_HOLDER : { assurance: 'email_link', responder_id: response.responderId };
 
 function responseItem(response: AcceptedResponse): object {
   return {
@@ -30,7 +36,7 @@ function responseItem(response: AcceptedResponse): object {
     revision: response.revision,
     action_id: response.actionId,
     data: response.data,
-    actor: LINK_HOLDER,
+    actor: answerActor(response),
     accepted_at: response.acceptedAt,
     receipt: response.receipt,
   };
@@ -39,10 +45,14 @@ function responseItem(response: AcceptedResponse): object {
 /** One public Event, as GET /v1/sessions/{id}/events lists it (and the workspace feed, with its Session's id). */
 export function eventItem(event: PublicEvent): object {
   const common = { event_id: event.eventId, sequence: event.sequence, type: event.type, revision: event.revision };
+  if (event.notice) {
+    const { responderId, kind, failure } = event.notice;
+    return { ...common, actor: SERVICE, responder_id: responderId, kind, ...(failure === undefined ? {} : { reason: failure }), created_at: event.createdAt };
+  }
   if (event.type !== RESPONSE_ACCEPTED || !event.response) return { ...common, actor: OWNER, created_at: event.createdAt };
   return {
     ...common,
-    actor: LINK_HOLDER,
+    actor: answerActor(event.response),
     action_id: event.response.actionId,
     data: event.response.data,
     created_at: event.createdAt,
@@ -69,7 +79,9 @@ function sessionText(state: SessionState, members: string): string {
   const revision = state.revisions.length;
   if (state.revisions[revision - 1]!.mode === 'display') return revisionText(state, revision, members);
   const responses = JSON.stringify(state.responses.map(responseItem));
-  return `{"id":${JSON.stringify(state.id)},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}}`;
+  // Only a Session some plan reached shows its responders: every other body keeps its bytes.
+  const responders = state.responders.length === 0 ? '' : `,"responders":${JSON.stringify(responderViews(state))}`;
+  return `{"id":${JSON.stringify(state.id)},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}}`;
 }
 
 /**
