@@ -67,7 +67,8 @@ export interface ReceiptClaims {
   action_label: string;
   summary: string;
   input_sha256: string;
-  assurance: 'link_holder';
+  /** `email_link`: through a responder's own emailed link; `sub` is then the workspace-scoped responder id. */
+  assurance: 'link_holder' | 'email_link';
   return_binding: ReturnBinding | null;
 }
 

@@ -35,6 +35,8 @@ export interface AcceptedDecision {
   data: Readonly<Record<string, unknown>>;
   /** The stored hash of the human link; only the subject derivation sees it. */
   linkHash: string;
+  /** The responder whose own emailed link carried the answer: then the subject, with assurance email_link. */
+  responderId?: string;
   acceptedAt: Date;
   /** The latest moment automatic purge can erase the Session (link expiry + retention), or null. */
   latestPurgeAt: Date | null;
@@ -73,7 +75,7 @@ export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
   const claims: ReceiptClaims = {
     iss: decision.origin,
     aud: decision.workspaceId,
-    sub: responderSubject(decision.linkHash, decision.workspaceId),
+    sub: decision.responderId ?? responderSubject(decision.linkHash, decision.workspaceId),
     // One receipt per accepted Event, issued once: the Event ID is already unique.
     jti: decision.eventId,
     iat: Math.floor(acceptedMs / 1000),
@@ -89,7 +91,7 @@ export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
     action_label: action.label,
     summary: decisionSummary(action.label, decision.interaction.title, decision.revision),
     input_sha256: sha256Hex(canonicalJson(decision.data)),
-    assurance: 'link_holder',
+    assurance: decision.responderId === undefined ? 'link_holder' : 'email_link',
     return_binding:
       decision.returnChannel === null
         ? null

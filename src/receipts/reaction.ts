@@ -21,6 +21,7 @@ export const signAcceptedAnswer: AnswerReaction = {
       actionId: event.action_id,
       data: event.data,
       linkHash: session.linkHash,
+      ...(event.responder_id === undefined ? {} : { responderId: event.responder_id }),
       acceptedAt: now,
       latestPurgeAt: new Date(new Date(session.linkExpiresAt).getTime() + session.retentionHours * HOUR),
       returnChannel: acceptance.returnChannel,

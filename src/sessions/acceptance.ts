@@ -72,7 +72,7 @@ function rowsOf(reactions: readonly AnswerReaction[], row: Record<string, unknow
 }
 
 /**
- * A person's answer on the link whose token hashes to `linkHash`. `submissionOf` types what the
+ * A person's answer on the link (human_url, or a responder's own) whose token hashes to `linkHash`. `submissionOf` types what the
  * person sent against the Session as it stands (the page's form knows how), with the time.
  */
 export function acceptAnswer(ctx: ServiceContext, linkHash: string, submissionOf: (session: SessionState, now: Date) => Submission): Promise<AcceptOutcome> {
@@ -83,7 +83,9 @@ export function acceptAnswer(ctx: ServiceContext, linkHash: string, submissionOf
     const before = opened && (await loadSession(uow, ctx.streamKeys, opened.requested));
     if (!before) return { refusal: { refused: 'link_not_found' }, session: undefined };
     const now = ctx.clock.now();
-    const decision = decideAcceptance(before, submissionOf(before, now));
+    // An answer through a responder's own link is that responder's.
+    const responderId = (opened.responder_id as string | null) ?? undefined;
+    const decision = decideAcceptance(before, { ...submissionOf(before, now), ...(responderId ? { responderId } : {}) });
     if ('replay' in decision) return { accepted: decision.replay, session: before };
     const read = rowsOf(reactions, opened);
     const react: Step<SessionFold, SessionEvent> = async (proposal) => {

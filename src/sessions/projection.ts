@@ -11,6 +11,7 @@ const VIEW_COLUMNS = [
   'link_hash', 'link_expires_at', 'created_at', 'updated_at',
 ] as const;
 const REVISION_COLUMNS = ['session_id', 'revision', 'body'] as const;
+const LINK_COLUMNS = ['link_hash', 'session_id', 'responder_id'] as const;
 const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
 
 /**
@@ -18,7 +19,7 @@ const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
  * each revision that the `published` events among them published; undefined once its content is
  * erased.
  */
-function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: readonly RecordedEvent[]): { view: Row; revisions: Row[] } | undefined {
+function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: readonly RecordedEvent[]): { view: Row; revisions: Row[]; links: Row[] } | undefined {
   // The same fold as the command's: in one unit of work each event is opened once, for both.
   const state = foldRecorded(sessionDecider, stream, open).state!;
   if (isErased(state)) return undefined;
@@ -42,7 +43,9 @@ function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: reado
   const revisions = numbers.map(
     (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
   );
-  return { view, revisions };
+  // Every responder's link, each time a plan is published: a link already stored is kept as it is.
+  const links = shown.length === 0 ? [] : state.responders.flatMap((r): Row[] => (r.link_hash ? [{ link_hash: r.link_hash, session_id: state.id, responder_id: r.id }] : []));
+  return { view, revisions, links };
 }
 
 /**
@@ -67,6 +70,7 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
     const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
     const views: Row[] = [];
     const revisions: Row[] = [];
+    const links: Row[] = [];
     const erased: string[] = [];
     for (const [id, own] of byStream) {
       const upTo = own.at(-1)!.streamVersion;
@@ -77,16 +81,18 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
       }
       views.push(rows.view);
       revisions.push(...rows.revisions);
+      links.push(...rows.links);
     }
     const parts: Part[] = [];
     if (views.length > 0) parts.push({ name: 'session_views', text: sql.UPSERT_VIEWS, params: [JSON.stringify(views)] });
     if (revisions.length > 0) parts.push({ name: 'session_revisions', text: sql.INSERT_REVISIONS, params: [JSON.stringify(revisions)] });
+    if (links.length > 0) parts.push({ name: 'responder_links', text: sql.INSERT_RESPONDER_LINKS, params: [JSON.stringify(links)] });
     return { parts, erased };
   }
 
   return {
     name: 'session_views',
-    tables: ['session_views', 'session_revisions'],
+    tables: ['session_views', 'session_revisions', 'responder_links'],
     eventTypes: SESSION_EVENT_TYPES,
     async apply(uow, events) {
       const { parts, erased } = await writes(uow, events);
@@ -102,10 +108,11 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
       return erased.length === 0 ? parts : undefined;
     },
     load: {
-      columns: { session_views: VIEW_COLUMNS, session_revisions: REVISION_COLUMNS },
+      columns: { session_views: VIEW_COLUMNS, session_revisions: REVISION_COLUMNS, responder_links: LINK_COLUMNS },
       rows(streams, storedKeys) {
         const views: unknown[][] = [];
         const revisions: unknown[][] = [];
+        const links: unknown[][] = [];
         for (const [id, stream] of streams) {
           const own = stream.filter((e) => SESSION_TYPES.has(e.type));
           if (own.length === 0) continue;
@@ -114,8 +121,10 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
           if (!rows) continue;
           views.push(VIEW_COLUMNS.map((column) => rows.view[column]));
           for (const revision of rows.revisions) revisions.push(REVISION_COLUMNS.map((column) => revision[column]));
+          // The whole stream folded: its responders' links once each.
+          for (const link of rows.links) links.push(LINK_COLUMNS.map((column) => link[column]));
         }
-        return { session_views: views, session_revisions: revisions };
+        return { session_views: views, session_revisions: revisions, responder_links: links };
       },
     },
   };

@@ -28,10 +28,29 @@ INSERT INTO session_revisions (session_id, revision, body)
 SELECT * FROM json_to_recordset($1::json) AS r(session_id text, revision integer, body text)
 ON CONFLICT (session_id, revision) DO NOTHING`;
 
-/** A purged Session's view, revisions and link lookup, gone with its content. */
+/**
+ * The responders' own links a batch named ($1, one JSON array, often none). A link never changes
+ * once made: a later plan naming the same responder writes nothing. A part, as UPSERT_VIEWS.
+ */
+export const INSERT_RESPONDER_LINKS = `
+INSERT INTO responder_links (link_hash, session_id, responder_id)
+SELECT * FROM json_to_recordset($1::json) AS l(link_hash text, session_id text, responder_id text)
+ON CONFLICT (link_hash) DO NOTHING`;
+
+/** A purged Session's view, revisions and link lookups, gone with its content. */
 export const FORGET_SESSIONS = `
-WITH revisions AS (DELETE FROM session_revisions WHERE session_id = ANY($1::text[]))
+WITH revisions AS (DELETE FROM session_revisions WHERE session_id = ANY($1::text[])),
+     links AS (DELETE FROM responder_links WHERE session_id = ANY($1::text[]))
 DELETE FROM session_views WHERE session_id = ANY($1::text[])`;
+
+/**
+ * The Sessions a link token's hash ($1) opens: the Session's human_url (responder null), or a
+ * responder's own link. At most one row: the hashes are of 256 random (or keyed) bits.
+ */
+const LINKED = `
+SELECT session_id, NULL::text AS responder_id FROM session_views WHERE link_hash = $1
+UNION ALL
+SELECT session_id, responder_id FROM responder_links WHERE link_hash = $1`;
 
 export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
 
@@ -42,11 +61,14 @@ SELECT v.workspace_id, r.body
   FROM session_views v LEFT JOIN session_revisions r ON r.session_id = v.session_id AND r.revision = $2
  WHERE v.session_id = $1`;
 
-export const SESSION_BY_LINK = prepared('session_by_link', `SELECT session_id, link_expires_at FROM session_views WHERE link_hash = $1`);
+export const SESSION_BY_LINK = prepared(
+  'session_by_link',
+  `SELECT v.session_id, v.link_expires_at, l.responder_id FROM (${LINKED}) l JOIN session_views v ON v.session_id = l.session_id`,
+);
 
 /**
  * What accepting a person's answer reads, in one round trip: the Session a link opens (by the
- * token's hash, $1, with the link's expiry), its stream with its data key, and beside them what the
+ * token's hash, $1, with the link's expiry and the responder whose link it is, if one's), its stream with its data key, and beside them what the
  * reactions to the answer read, each a SELECT of at most one row of the Session's workspace (its
  * own $1), owned by its capability: each comes back as one JSON column `beside_<i>`, null for no
  * row. Locks a read takes (FOR SHARE) hold until commit. No row: the link opens nothing.
@@ -54,10 +76,9 @@ export const SESSION_BY_LINK = prepared('session_by_link', `SELECT session_id, l
 export const answerLoad = (beside: readonly string[]): Statement =>
   prepared(
     `answer_load_${createHash('sha256').update(beside.join('\0')).digest('hex').slice(0, 16)}`,
-    `SELECT v.link_expires_at, ${beside.map((_, i) => `row_to_json(b${i}) AS beside_${i}, `).join('')}v.session_id AS requested, ${STREAM_READ_COLUMNS}
-       FROM session_views v
+    `SELECT v.link_expires_at, l.responder_id, ${beside.map((_, i) => `row_to_json(b${i}) AS beside_${i}, `).join('')}v.session_id AS requested, ${STREAM_READ_COLUMNS}
+       FROM (${LINKED}) l JOIN session_views v ON v.session_id = l.session_id
        ${beside.map((text, i) => `LEFT JOIN LATERAL (${text.replace(/\$1\b/g, 'v.workspace_id')}) b${i} ON true`).join('\n')}
        ${streamReadJoins('v.session_id')}
-      WHERE v.link_hash = $1
       ORDER BY e.stream_version`,
   );

@@ -70,11 +70,13 @@ export async function appendToSession<R extends object>(
 export interface LinkedSession {
   sessionId: string;
   linkExpiresAt: Date;
+  /** The responder whose own link it is; undefined for the Session's human_url. */
+  responderId: string | undefined;
 }
 
-/** The Session a human link token opens, by the token's hash; undefined for an unknown token. */
+/** The Session a human link token (human_url's or a responder's own) opens, by the token's hash; undefined for an unknown token. */
 export async function findSessionByLink(db: Reader, token: string): Promise<LinkedSession | undefined> {
-  const { rows } = await db.query<{ session_id: string; link_expires_at: Date }>(SESSION_BY_LINK, [humanLinkHash(token)]);
+  const { rows } = await db.query<{ session_id: string; link_expires_at: Date; responder_id: string | null }>(SESSION_BY_LINK, [humanLinkHash(token)]);
   const row = rows[0];
-  return row && { sessionId: row.session_id, linkExpiresAt: row.link_expires_at };
+  return row && { sessionId: row.session_id, linkExpiresAt: row.link_expires_at, responderId: row.responder_id ?? undefined };
 }
