@@ -8,6 +8,7 @@ import type { ReactionLists } from './serviceContext.js';
 import { feed } from './feed/index.js';
 import { human } from './human/index.js';
 import { mcpEndpoint } from './mcpEndpoint/index.js';
+import { notifications } from './notifications/index.js';
 import { opsCapability, type ServiceParts } from './ops/index.js';
 import { purge } from './purge/index.js';
 import { quotas } from './quotas/index.js';
@@ -24,7 +25,7 @@ export const ops = opsCapability(() => serviceParts);
  * Routes are registered, and inline projections written, in this order. Everything the composition
  * root needs of the capabilities is derived from this one list.
  */
-export const capabilities: readonly Capability[] = [ops, sessions, feed, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
+export const capabilities: readonly Capability[] = [ops, sessions, notifications, feed, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
 
 /** Every folder of bundled SQL migrations: the event store's and the projection runner's first. */
 export const MIGRATION_FOLDERS: readonly string[] = [EVENTSTORE_MIGRATIONS, PROJECTIONS_MIGRATIONS, ...capabilities.flatMap((c) => c.migrations ?? [])];

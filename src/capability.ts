@@ -3,7 +3,7 @@ import type { EdgePart } from './http/app.js';
 import type { Reactions, ServiceContext } from './serviceContext.js';
 
 /** The background roles a capability may run (src/service.ts starts the ones a process is given). */
-export type WorkerRole = 'dispatcher' | 'purger' | 'checkpointer';
+export type WorkerRole = 'dispatcher' | 'purger' | 'checkpointer' | 'notifier';
 
 export interface Worker {
   start(): void;

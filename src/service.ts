@@ -18,7 +18,7 @@ import { join } from 'node:path';
 
 export type Role = 'api' | 'projector' | WorkerRole;
 /** Every role but the API: what the `worker` command runs. */
-export const BACKGROUND_ROLES: readonly Role[] = ['projector', 'dispatcher', 'purger', 'checkpointer'];
+export const BACKGROUND_ROLES: readonly Role[] = ['projector', 'dispatcher', 'purger', 'checkpointer', 'notifier'];
 export const ALL_ROLES: readonly Role[] = ['api', ...BACKGROUND_ROLES];
 
 export interface RunningService {

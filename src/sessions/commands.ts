@@ -5,14 +5,16 @@ import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import {
   decideComplete,
   decideCreate,
+  decideNoticeOutcome,
   decidePublish,
   findReplay,
   type CreateSession,
   type Notification,
   type OwnerCommand,
   type OwnerRefusal,
+  type NoticeOutcome,
 } from './decide.js';
-import type { IdempotencyMark, NotifyPlan, SessionEvent } from './events.js';
+import type { IdempotencyMark, NoticeKind, NotifyPlan, SessionEvent } from './events.js';
 import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId, responderIdOf, responderLinkToken } from './ids.js';
 import { planEntries } from './notices.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
@@ -173,4 +175,22 @@ export function publishRevision(
 
 export function completeSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
+}
+
+/**
+ * What became of one message, recorded on the Session (notification.sent or .failed) once: a
+ * second notifier recording the same message after a lost lease appends nothing.
+ */
+export function recordNotice(
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
+  sessionId: string,
+  job: { responderId: string; kind: NoticeKind; revision: number },
+  outcome: NoticeOutcome,
+): Promise<void> {
+  return ctx.store.command(async (uow) => {
+    const before = await loadSession(uow, ctx.streamKeys, sessionId);
+    // A purged Session owes nothing and records nothing.
+    const decision = before && decideNoticeOutcome(before, job, outcome, ctx.clock.now());
+    if (decision && decision.events.length > 0) await appendToSession(uow, ctx.streamKeys, sessionId, before, decision);
+  });
 }

@@ -61,6 +61,12 @@ export {
   type ScalarRecord,
 } from './interaction.js';
 export { PATTERNS } from './limits.js';
+/** What a Session's notification plan owes, for the jobs that send it (src/notifications). */
+export { decideNotice, owedNotices, type NoticeDecision, type NoticeJob } from './notices.js';
+export { recordNotice } from './commands.js';
+export { responderLinkToken } from './ids.js';
+export type { NoticeKind, NotifyPlan, ResponderRecord } from './events.js';
+export type { NoticeOutcome } from './decide.js';
 export { checkInteraction } from './rules.js';
 export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */

@@ -1,0 +1,50 @@
+/** Every statement of the notifications capability (migrations/ holds its table). */
+
+/** The wake-up channel of new jobs: a notifier claims at once rather than at its next poll. */
+export const NOTIFICATIONS_CHANNEL = 'svc_notifications';
+
+/**
+ * The Sessions of a batch ($1) owe exactly the jobs of $2 (one JSON array): jobs no longer owed
+ * go, new ones come due at their time, and a job still owed keeps its attempts and its lease.
+ */
+export const SET_JOBS = `
+WITH owed AS (
+  SELECT * FROM json_to_recordset($2::json) AS o(session_id text, responder_id text, kind text, revision integer, due_at timestamptz)),
+gone AS (
+  DELETE FROM notification_jobs j
+   WHERE j.session_id = ANY($1::text[])
+     AND NOT EXISTS (SELECT 1 FROM owed o
+                      WHERE o.session_id = j.session_id AND o.responder_id = j.responder_id AND o.kind = j.kind AND o.revision = j.revision))
+INSERT INTO notification_jobs (session_id, responder_id, kind, revision, due_at, next_attempt_at)
+SELECT session_id, responder_id, kind, revision, due_at, due_at FROM owed
+ON CONFLICT (session_id, responder_id, kind, revision) DO NOTHING`;
+
+/**
+ * Up to $2 jobs due at $1, claimed for a lease of $3 ms: each is due again only once the lease runs
+ * out, so two notifiers never hold one job at once, and one that dies leaves it to the next. The
+ * attempt is counted at the claim.
+ */
+export const CLAIM_DUE = `
+WITH due AS (
+  SELECT session_id, responder_id, kind, revision
+    FROM notification_jobs
+   WHERE next_attempt_at <= $1 AND next_attempt_at > '-infinity'
+   ORDER BY next_attempt_at
+   LIMIT $2
+     FOR UPDATE SKIP LOCKED)
+UPDATE notification_jobs j
+   SET next_attempt_at = $1 + $3::integer * interval '1 millisecond', attempts = j.attempts + 1
+  FROM due
+ WHERE (j.session_id, j.responder_id, j.kind, j.revision) = (due.session_id, due.responder_id, due.kind, due.revision)
+RETURNING j.session_id, j.responder_id, j.kind, j.revision, j.attempts`;
+
+/** A job tried again at $5 (its backoff), if it is still owed. */
+export const RETRY_AT = `
+UPDATE notification_jobs SET next_attempt_at = $5
+ WHERE session_id = $1 AND responder_id = $2 AND kind = $3 AND revision = $4`;
+
+/** A job no longer owed (its link expired, which no event says): gone. */
+export const DROP_JOB = `DELETE FROM notification_jobs WHERE session_id = $1 AND responder_id = $2 AND kind = $3 AND revision = $4`;
+
+/** When the next job falls due, for the notifier's sleep; null with none. */
+export const NEXT_DUE = `SELECT next_attempt_at FROM notification_jobs WHERE next_attempt_at > '-infinity' ORDER BY next_attempt_at LIMIT 1`;
