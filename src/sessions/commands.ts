@@ -188,6 +188,8 @@ export function recordNotice(
   outcome: NoticeOutcome,
 ): Promise<void> {
   return ctx.store.command(async (uow) => {
+    // Many messages of one Session end at once: each takes the stream's turn rather than lose the race again and again.
+    await uow.lockStream(sessionId);
     const before = await loadSession(uow, ctx.streamKeys, sessionId);
     // A purged Session owes nothing and records nothing.
     const decision = before && decideNoticeOutcome(before, job, outcome, ctx.clock.now());
