@@ -7,6 +7,7 @@ import { WAIT_SECONDS_MAX } from './waits.js';
 import type {
   AcceptedResponse,
   CreatedSession,
+  NotifyPlan,
   Deliveries,
   FeedEvent,
   FeedPage,
@@ -44,6 +45,13 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
 }
+
+/** A create, and a publish: whom to notify of the revision (owner and developer workspaces). */
+export interface NotifyOptions {
+  notify?: NotifyPlan;
+}
+
+export interface CreateOptions extends CallOptions, NotifyOptions {}
 
 export interface ChangeOptions extends CallOptions {
   /** The ETag the change is made against; the last one this client read for the Session unless given. */
@@ -175,11 +183,11 @@ export class HandoffClient {
    * is stored only as a hash), so a repeat could create a second Session; an unknown outcome is
    * reported as ClientError `OUTCOME_UNKNOWN`.
    */
-  async createSession(interaction: Interaction, options: CallOptions = {}): Promise<CreatedSession> {
+  async createSession(interaction: Interaction, options: CreateOptions = {}): Promise<CreatedSession> {
     const { body, etag } = await this.call<CreatedSession>({
       method: 'POST',
       path: '/v1/sessions',
-      body: { interaction },
+      body: { interaction, ...(options.notify ? { notify: options.notify } : {}) },
       expect: [201],
       repeatable: false,
       signal: options.signal,
@@ -243,8 +251,8 @@ export class HandoffClient {
   }
 
   /** Publishes the next revision of an interactive Session (allowed while active or responded). */
-  publish(sessionId: string, interaction: Interaction, options: ChangeOptions = {}): Promise<InteractiveSession> {
-    return this.change(sessionId, route('v1', 'sessions', sessionId), 'PATCH', { interaction }, options);
+  publish(sessionId: string, interaction: Interaction, options: ChangeOptions & NotifyOptions = {}): Promise<InteractiveSession> {
+    return this.change(sessionId, route('v1', 'sessions', sessionId), 'PATCH', { interaction, ...(options.notify ? { notify: options.notify } : {}) }, options);
   }
 
   /** Completes an interactive Session: it takes no further answer or revision. */

@@ -420,6 +420,16 @@ export interface components {
                 reason?: string;
             };
         };
+        /** @description Whom to reach for this revision (interactive Sessions of owner and developer workspaces): each address gets mail with a link of its own; `slack` posts to the workspace's Slack webhook; one reminder per responder who has not answered after `remind_after_seconds`; each `escalate` step mails further addresses after its delay (docs/responders.md). */
+        NotifyPlan: {
+            email?: string[];
+            slack?: boolean;
+            remind_after_seconds?: number;
+            escalate?: {
+                after_seconds: number;
+                email: string[];
+            }[];
+        };
         FieldSchema: {
             /** @enum {unknown} */
             type: "string" | "number" | "integer" | "boolean" | "array";
@@ -634,12 +644,33 @@ export interface components {
                 action_id: string;
                 data: Record<string, unknown>;
                 actor: {
-                    /** @enum {string} */
-                    assurance: "link_holder" | "owner";
+                    /**
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up.
+                     * @enum {string}
+                     */
+                    assurance: "link_holder" | "owner" | "email_link" | "service";
+                    responder_id?: string;
                 };
                 /** Format: date-time */
                 accepted_at: string;
                 receipt: string | null;
+            }[];
+            /** @description Everyone the Session's notification plans reached (present only when there were any): docs/responders.md. */
+            responders?: {
+                /** @description Workspace-scoped: the same address has the same id in every Session of the workspace; a receipt's `sub`. */
+                id: string;
+                /** @enum {string} */
+                channel: "email" | "slack";
+                address: string | null;
+                /**
+                 * @description `pending`: its first message is not sent yet.
+                 * @enum {string}
+                 */
+                state: "pending" | "notified" | "failed" | "answered";
+                /** Format: date-time */
+                notified_at: string | null;
+                /** Format: date-time */
+                reminded_at: string | null;
             }[];
             /**
              * Format: date-time
@@ -653,12 +684,25 @@ export interface components {
                 event_id: string;
                 sequence: number;
                 /** @enum {string} */
-                type: "response.accepted" | "revision.published" | "session.completed";
+                type: "response.accepted" | "revision.published" | "session.completed" | "notification.sent" | "notification.failed";
                 revision: number;
                 actor: {
-                    /** @enum {string} */
-                    assurance: "link_holder" | "owner";
+                    /**
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up.
+                     * @enum {string}
+                     */
+                    assurance: "link_holder" | "owner" | "email_link" | "service";
+                    responder_id?: string;
                 };
+                /** @description notification.sent and notification.failed: whom the message was for. */
+                responder_id?: string;
+                /**
+                 * @description notification.sent and notification.failed: which message.
+                 * @enum {string}
+                 */
+                kind?: "notify" | "reminder" | "escalation";
+                /** @description notification.failed: why it was given up. */
+                reason?: string;
                 action_id?: string;
                 data?: Record<string, unknown>;
                 /** Format: date-time */
@@ -673,12 +717,25 @@ export interface components {
                 event_id: string;
                 sequence: number;
                 /** @enum {string} */
-                type: "response.accepted" | "revision.published" | "session.completed";
+                type: "response.accepted" | "revision.published" | "session.completed" | "notification.sent" | "notification.failed";
                 revision: number;
                 actor: {
-                    /** @enum {string} */
-                    assurance: "link_holder" | "owner";
+                    /**
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up.
+                     * @enum {string}
+                     */
+                    assurance: "link_holder" | "owner" | "email_link" | "service";
+                    responder_id?: string;
                 };
+                /** @description notification.sent and notification.failed: whom the message was for. */
+                responder_id?: string;
+                /**
+                 * @description notification.sent and notification.failed: which message.
+                 * @enum {string}
+                 */
+                kind?: "notify" | "reminder" | "escalation";
+                /** @description notification.failed: why it was given up. */
+                reason?: string;
                 action_id?: string;
                 data?: Record<string, unknown>;
                 /** Format: date-time */
@@ -1056,6 +1113,7 @@ export interface operations {
                  */
                 "application/json": {
                     interaction: components["schemas"]["Interaction"];
+                    notify?: components["schemas"]["NotifyPlan"];
                 };
             };
         };
@@ -1381,6 +1439,7 @@ export interface operations {
                  */
                 "application/json": {
                     interaction: components["schemas"]["PublishedInteraction"];
+                    notify?: components["schemas"]["NotifyPlan"];
                 };
             };
         };
@@ -2740,6 +2799,7 @@ export interface operations {
                  */
                 "application/json": {
                     interaction: components["schemas"]["PublishedInteraction"];
+                    notify?: components["schemas"]["NotifyPlan"];
                 };
             };
         };

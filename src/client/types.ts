@@ -20,6 +20,9 @@ export type Interaction =
 export type Component = Schemas['Component'];
 export type FieldSchema = Schemas['FieldSchema'];
 export type CreatedSession = Schemas['CreateSessionResponse'];
+/** Whom the service reaches for a revision, with reminders and escalations (docs/responders.md). */
+export type NotifyPlan = Schemas['NotifyPlan'];
+export type Responder = NonNullable<Schemas['SessionResponse']['responders']>[number];
 /** A display Session, or an interactive one (then `status`, `response_schema` and `responses` are present). */
 export type Session = Omit<Schemas['SessionResponse'], 'interaction'> & { interaction: Interaction };
 export type InteractiveSession = Session & Required<Pick<Session, 'status' | 'response_schema' | 'responses'>>;

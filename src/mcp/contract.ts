@@ -27,7 +27,9 @@ export const sessionEventsSchema = {
         "enum": [
           "response.accepted",
           "revision.published",
-          "session.completed"
+          "session.completed",
+          "notification.sent",
+          "notification.failed"
         ]
       },
       "revision": {
@@ -45,10 +47,33 @@ export const sessionEventsSchema = {
             "type": "string",
             "enum": [
               "link_holder",
-              "owner"
-            ]
+              "owner",
+              "email_link",
+              "service"
+            ],
+            "description": "`email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up."
+          },
+          "responder_id": {
+            "type": "string"
           }
         }
+      },
+      "responder_id": {
+        "type": "string",
+        "description": "notification.sent and notification.failed: whom the message was for."
+      },
+      "kind": {
+        "type": "string",
+        "enum": [
+          "notify",
+          "reminder",
+          "escalation"
+        ],
+        "description": "notification.sent and notification.failed: which message."
+      },
+      "reason": {
+        "type": "string",
+        "description": "notification.failed: why it was given up."
       },
       "action_id": {
         "type": "string"

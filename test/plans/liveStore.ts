@@ -19,7 +19,7 @@ import { registerVerified } from '../webhooks/support.js';
 
 /**
  * A store shaped like one that has served for a long time: at least 1e6 events over 2e5 Sessions,
- * with their keys, views, revisions, delivery jobs and purge schedule, developer accounts with keys
+ * with their keys, views, revisions, responders' links, notification and delivery jobs and purge schedule, developer accounts with keys
  * and endpoints, and trials. One family of every kind of row is made through the service itself
  * (TEMPLATE below), then cloned set-based (test/support/history.ts) until the store is that size.
  * Each clone is a workspace of its own with its endpoint, so the clones' Sessions are spread over
@@ -82,7 +82,12 @@ async function makeTemplate(t: TestApp, receiver: Receiver): Promise<void> {
     expect(complete.statusCode, complete.body).toBe(200);
   }
   for (let i = 0; i < TEMPLATE.answered; i++) await answerOn(t, (await createSession(t)).token, 1);
-  for (let i = 0; i < TEMPLATE.open; i++) await createSession(t);
+  // Open Sessions that notify: their responders' links and their owed messages (the jobs, never sent here).
+  for (let i = 0; i < TEMPLATE.open; i++) {
+    const notify = { email: [`first${i}@example.com`, `second${i}@example.com`], remind_after_seconds: 3_600, escalate: [{ after_seconds: 7_200, email: [`lead${i}@example.com`] }] };
+    const created = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction: interactive(), notify } });
+    expect(created.statusCode, created.body).toBe(201);
+  }
   await new DeliveryDispatcher(t.ctx).drain();
   // A purged Session: its key a tombstone, its rows gone.
   expect(await eraseSession(t.ctx, (await createSession(t)).id)).toMatchObject({ sessionId: expect.any(String) });

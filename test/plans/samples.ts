@@ -162,8 +162,18 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#VIEW_BY_ID': { params: (s) => [s.session.id] },
   'src/sessions/sql.ts#REVISION_BY_ID': { params: (s) => [s.session.id, 2] },
   'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
+  'src/sessions/sql.ts#INSERT_RESPONDER_LINKS': { params: (s) => [JSON.stringify([{ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') }])] },
   // With what the service's reactions read beside it: the webhooks capability's current endpoint.
   'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT_SHARED]], params: (s) => [s.session.linkHash] },
+
+  // Notifications.
+  'src/notifications/sql.ts#SET_JOBS': {
+    params: (s) => [[s.open.id], JSON.stringify([{ session_id: s.open.id, responder_id: newId('rsp'), kind: 'notify', revision: 1, due_at: s.now }])],
+  },
+  'src/notifications/sql.ts#CLAIM_DUE': { params: (s) => [s.now, 32, 60_000] },
+  'src/notifications/sql.ts#RETRY_AT': { params: (s) => [s.open.id, newId('rsp'), 'notify', 1, later(s, 60_000)] },
+  'src/notifications/sql.ts#DROP_JOB': { params: (s) => [s.open.id, newId('rsp'), 'reminder', 1] },
+  'src/notifications/sql.ts#NEXT_DUE': { params: () => [] },
 
   // Trials.
   'src/trials/sql.ts#INSERT_ADMISSION': { params: (s) => [newId('wks'), digest(), s.now] },
