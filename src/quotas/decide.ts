@@ -17,6 +17,8 @@ export interface QuotaUseCommand {
   /** Each quota's edge: its limit-th newest use; null while there are fewer. */
   edges: ReadonlyMap<QuotaName, Date | null>;
   now: Date;
+  /** Uses made at once (a plan's emails); the edges are then the (limit - count + 1)-th newest uses. */
+  count?: number;
 }
 
 /** When the quota admits one more: once its edge has left the window (now or earlier: it admits). */
@@ -24,9 +26,10 @@ const admitsAt = (name: QuotaName, edge: Date | null | undefined): number => (ed
 
 /** The use, recorded; or, when quotas are full, the one that admits again last (so a retry then succeeds). */
 export function decideQuotaUse(command: QuotaUseCommand): { used: QuotaUsed } | QuotaRefusal {
-  const { now } = command;
+  const { now, count = 1 } = command;
   const [latest] = quotasOf(command.use)
-    .map((name) => ({ name, at: admitsAt(name, command.edges.get(name)) }))
+    // More at once than a window ever admits: refused for a whole window.
+    .map((name) => ({ name, at: count > QUOTAS[name].limit ? now.getTime() + QUOTAS[name].windowMs : admitsAt(name, command.edges.get(name)) }))
     .filter((quota) => quota.at > now.getTime())
     .sort((a, b) => b.at - a.at);
   if (latest) return { refused: `${latest.name}_used`, retryAfterSeconds: secondsUntil(latest.at, now) };

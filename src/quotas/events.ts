@@ -13,9 +13,10 @@ export interface QuotaUsed {
   type: typeof QUOTA_USED;
   at: string;
   workspace_id: string;
-  use: QuotaUse;
+  /** The kind of use, or for a quota per address, the kind and the address's digest (`<use>:<digest>`). */
+  use: QuotaUse | `${QuotaUse}:${string}`;
 }
 
-export const quotaStreamId = (workspaceId: string, use: QuotaUse): string => `quota-${use}-${workspaceId}`;
+export const quotaStreamId = (workspaceId: string, use: QuotaUsed['use']): string => `quota-${use}-${workspaceId}`;
 
 export const asQuotaUsed = (recorded: RecordedEvent): QuotaUsed => ({ type: QUOTA_USED, ...recorded.data }) as QuotaUsed;

@@ -20,6 +20,14 @@ export const QUOTAS = {
    * signs its deliveries.
    */
   webhook_changes_per_day: { counts: 'webhook_change', limit: 20, windowMs: DAY },
+  /**
+   * Notification emails a plan may send (each address's message and its reminder), counted when the
+   * Session (or revision) that makes the plan is created: a developer workspace mails at most this
+   * many a day, and any one address at most the second figure, so nobody's inbox is flooded through
+   * the service.
+   */
+  notification_emails_per_day: { counts: 'notification_email', limit: 500, windowMs: DAY },
+  notification_emails_per_address_per_day: { counts: 'notification_email_to', limit: 20, windowMs: DAY },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

@@ -31,6 +31,18 @@ export const QUOTA_REFUSALS: RefusalTable<QuotaRefusal> = {
       `${QUOTAS.webhook_changes_per_day.windowMs / HOUR} hours, its quota for both together; Retry-After says when one more is admitted.`,
     reason: 'webhook_changes_per_day',
   },
+  notification_emails_per_day_used: {
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `This plan's emails would take this workspace past ${QUOTAS.notification_emails_per_day.limit} notification emails in ${QUOTAS.notification_emails_per_day.windowMs / HOUR} hours, its quota (each address's message and its reminder count); Retry-After says when they are admitted.`,
+    reason: 'notification_emails_per_day',
+  },
+  notification_emails_per_address_per_day_used: {
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `This plan's emails would take one of its addresses past ${QUOTAS.notification_emails_per_address_per_day.limit} notification emails from this workspace in ${QUOTAS.notification_emails_per_address_per_day.windowMs / HOUR} hours, its quota; Retry-After says when they are admitted.`,
+    reason: 'notification_emails_per_address_per_day',
+  },
 };
 
 /** The 429 of a route under a developer workspace's quota (limits.ts), for the contract. */

@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex, type Decision, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import { sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
+import { spendQuota, type QuotaRefusal, type QuotaSpend, type QuotaUse } from '../quotas/index.js';
 import {
   decideComplete,
   decideCreate,
@@ -29,7 +29,7 @@ import { appendToSession, loadSession } from './store.js';
  */
 
 /** The Session after the command (or as it stood after the replayed one), or a refusal. */
-export type OwnerOutcome = { state: SessionState } | OwnerRefusal;
+export type OwnerOutcome = { state: SessionState } | OwnerRefusal | QuotaRefusal;
 
 export interface CreatedSession {
   state: SessionState;
@@ -109,6 +109,40 @@ function notificationOf(ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: st
   return { plan, responders };
 }
 
+/** A quota refused part-way through a command: thrown, so that the uses spent before it roll back with the rest. */
+class QuotaRefused extends Error {
+  constructor(readonly refusal: QuotaRefusal) {
+    super(refusal.refused);
+  }
+}
+
+/** The command's work, or the quota refusal that undid all of it. */
+async function undoneOnQuota<T>(command: Promise<T>): Promise<T | QuotaRefusal> {
+  try {
+    return await command;
+  } catch (error) {
+    if (error instanceof QuotaRefused) return error.refusal;
+    throw error;
+  }
+}
+
+/**
+ * The emails a plan may send, under a developer workspace's quotas: each address's message and,
+ * with a reminder, its reminder, counted in all and per address (by its keyed digest). Addresses
+ * take their ledgers' turns in one order, so two plans naming the same ones never deadlock.
+ */
+async function spendNotificationQuotas(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'streamKeys'>, principal: OwnerPrincipal, plan: NotifyPlan): Promise<void> {
+  const perAddress = plan.remind_after_seconds === undefined ? 1 : 2;
+  const addresses = planEntries(plan).flatMap((entry) => (entry.address === null ? [] : [entry.address]));
+  const spend = async (use: QuotaUse, spent: QuotaSpend) => {
+    const refused = await spendQuota(uow, ctx, principal, use, spent);
+    if (refused) throw new QuotaRefused(refused);
+  };
+  await spend('notification_email', { count: addresses.length * perAddress });
+  const key = ctx.streamKeys.deploymentKey;
+  for (const digest of addresses.map((address) => key.digest('quota-address', address)).sort()) await spend('notification_email_to', { count: perAddress, scope: digest });
+}
+
 /** A new Session in the principal's workspace, within its quotas (a developer workspace's), with its notification plan if any. */
 export function createSession(
   ctx: Pick<ServiceContext, 'clock' | 'config' | 'metrics' | 'store' | 'streamKeys'>,
@@ -116,9 +150,10 @@ export function createSession(
   interaction: Interaction,
   notify?: NotifyPlan,
 ): Promise<CreatedSession | QuotaRefusal> {
-  return ctx.store.command(async (uow) => {
+  return undoneOnQuota(ctx.store.command(async (uow) => {
     const refused = await spendQuota(uow, ctx, principal, 'session');
     if (refused) return refused;
+    if (notify) await spendNotificationQuotas(uow, ctx, principal, notify);
     const id = newSessionId();
     return openSession(uow, ctx, id, {
       workspaceId: principal.workspaceId,
@@ -128,7 +163,7 @@ export function createSession(
       now: ctx.clock.now(),
       ...(notify ? { notify: notificationOf(ctx, principal.workspaceId, id, notify) } : {}),
     });
-  });
+  }));
 }
 
 /** Scoped to the credential, the operation and the Session; only digests are stored. */
@@ -147,29 +182,37 @@ async function runOwnerCommand(
   sessionId: string,
   { ifMatch, idempotency }: OwnerChange,
   decide: Decide,
+  /** What the decision spends before it is stored (a plan's emails): a quota refusal undoes the command. */
+  spend?: (uow: UnitOfWork) => Promise<void>,
 ): Promise<OwnerOutcome> {
   const mark = idempotency && idempotencyMark(principal, sessionId, idempotency);
-  return ctx.store.command(async (uow: UnitOfWork): Promise<OwnerOutcome> => {
+  return undoneOnQuota(ctx.store.command(async (uow: UnitOfWork): Promise<OwnerOutcome> => {
     const before = await loadChangeableSession(uow, ctx, principal, sessionId);
     if ('refused' in before) return before;
     const replayed = findReplay(before, mark);
     if (replayed && 'refused' in replayed) return replayed;
     // The original answer: the Session as it stood right after that event.
     if (replayed) return { state: (await loadSession(uow, ctx.streamKeys, sessionId, replayed.sequence + 1))! };
-    return appendToSession(uow, ctx.streamKeys, sessionId, before, decide(before, { ifMatch, now: ctx.clock.now() }), mark ? { metadata: { idempotency: { ...mark } } } : {});
-  });
+    const steps = spend ? [() => spend(uow)] : [];
+    return appendToSession(uow, ctx.streamKeys, sessionId, before, decide(before, { ifMatch, now: ctx.clock.now() }), { steps, ...(mark ? { metadata: { idempotency: { ...mark } } } : {}) });
+  }));
 }
 
 export function publishRevision(
-  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
+  ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   sessionId: string,
   change: OwnerChange,
   interaction: InteractiveInteraction,
   notify?: NotifyPlan,
 ): Promise<OwnerOutcome> {
-  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) =>
-    decidePublish(state, { ...owner, interaction, ...(notify ? { notify: notificationOf(ctx, state.workspaceId, sessionId, notify) } : {}) }),
+  return runOwnerCommand(
+    ctx,
+    principal,
+    sessionId,
+    change,
+    (state, owner) => decidePublish(state, { ...owner, interaction, ...(notify ? { notify: notificationOf(ctx, state.workspaceId, sessionId, notify) } : {}) }),
+    notify && ((uow) => spendNotificationQuotas(uow, ctx, principal, notify)),
   );
 }
 

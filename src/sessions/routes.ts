@@ -175,7 +175,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         params: sessionIdParams,
         headers: idempotencyHeaders,
         body: publishRequestSchema,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500, 503) },
+        response: { 200: { $ref: 'SessionResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500, 503) },
       },
     },
     (request: WithInteraction<InteractiveInteraction>, reply) =>

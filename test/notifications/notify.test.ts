@@ -112,3 +112,41 @@ describe('notify on POST /v1/sessions', () => {
     expect((await sessionOf(t, created.id)).responders).toMatchObject([{ channel: 'slack', address: null, state: 'failed' }]);
   });
 });
+
+describe('notify on PATCH /v1/sessions/{id}', () => {
+  it("notifies the new revision's plan: a known address keeps its id and link, a new one gets its own", async () => {
+    const created = await createNotifying(t, { email: ['fay@example.com'] });
+    await notifierOf(t).drain();
+    const patch = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/sessions/${created.id}`,
+      headers: owner(t, { 'if-match': '"1.1"' }),
+      payload: { interaction: interactive({ title: 'Approve the revised refund' }), notify: { email: ['fay@example.com', 'gus@example.com'] } },
+    });
+    expect(patch.statusCode, patch.body).toBe(200);
+    expect(await notifierOf(t).drain()).toBe(2);
+    const fay = mailTo(mailbox, 'fay@example.com');
+    expect(fay).toHaveLength(2);
+    expect(fay[1]!.text).toContain('Approve the revised refund');
+    expect(linkIn(fay[1]!).token).toBe(linkIn(fay[0]!).token);
+    expect(mailTo(mailbox, 'gus@example.com')).toHaveLength(1);
+    const sent = (await eventsOf(t, created.id)).filter((e) => e.type === 'notification.sent');
+    expect(sent).toHaveLength(3);
+    expect((await sessionOf(t, created.id)).responders!.map((r) => [r.address, r.state])).toEqual([
+      ['fay@example.com', 'notified'],
+      ['gus@example.com', 'notified'],
+    ]);
+  });
+
+  it('refuses a bad plan on PATCH with INVALID_SCHEMA and the path', async () => {
+    const created = await createNotifying(t, { email: ['hal@example.com'] });
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/sessions/${created.id}`,
+      headers: owner(t, { 'if-match': '"1.0"' }),
+      payload: { interaction: interactive(), notify: { email: ['x@y'], escalate: [] } },
+    });
+    expectError(res, 400, 'INVALID_SCHEMA');
+    expect(res.json().error.message).toContain('notify.escalate');
+  });
+});
