@@ -4,7 +4,11 @@ import type { TrialRefusal } from './decide.js';
 import { TRIAL_LIMITS } from './limits.js';
 
 /** What the trial routes refuse of the request itself, before any trial is asked. */
-export type TrialRequestRefusal = { refused: 'trial_unavailable' } | { refused: 'trial_body_not_json' };
+export type TrialRequestRefusal =
+  | { refused: 'trial_unavailable' }
+  | { refused: 'trial_body_not_json' }
+  /** A trial reaches nobody: its link goes only where its creator takes it. */
+  | { refused: 'trial_cannot_notify' };
 
 /** Each refusal of the trial as it answers over HTTP. */
 export const TRIAL_REFUSALS: RefusalTable<TrialRefusal | TrialRequestRefusal> = {
@@ -34,4 +38,10 @@ export const TRIAL_REFUSALS: RefusalTable<TrialRefusal | TrialRequestRefusal> = 
   trial_unavailable: { status: 503, code: 'TRIAL_UNAVAILABLE', message: 'The trial is not available on this service.' },
   // A body that is not JSON is a malformed body on the trial routes (there is no 415).
   trial_body_not_json: { status: 400, code: 'INVALID_SCHEMA', message: 'The request body must be JSON (Content-Type: application/json).' },
+  trial_cannot_notify: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: 'notify: a trial Session notifies nobody; sign in for a developer key to have the service reach responders.',
+    reason: 'trial_cannot_notify',
+  },
 };

@@ -84,6 +84,14 @@ describe('POST /v1/trial/sessions', () => {
     }
   });
 
+  it('400 INVALID_SCHEMA with reason trial_cannot_notify for a plan to notify anyone: a trial reaches nobody', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/trial/sessions', payload: { interaction: interactive(), notify: { email: ['ana@example.com'] } } });
+    expectEnvelope(res, 400, 'INVALID_SCHEMA');
+    expect(res.json().error.reason).toBe('trial_cannot_notify');
+    const { rows } = await db.pool.query(`SELECT 1 FROM notification_jobs`);
+    expect(rows).toHaveLength(0);
+  });
+
   it('400 UNKNOWN_COMPONENT for a component type it does not know', async () => {
     const interaction = interactive({ source: { kind: 'svc_surface', components: [{ type: 'iframe', src: 'https://example.com' }] } });
     expectEnvelope(await postTrial(t, { interaction }), 400, 'UNKNOWN_COMPONENT');
