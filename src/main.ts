@@ -26,8 +26,8 @@ import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, ty
 
 const USAGE = `usage: svc [command]
   serve (default)     HTTP API and every background role
-  api | projector | dispatcher | purger | checkpointer   one role alone (any number of copies may run)
-  worker              every background role: projector, dispatcher, purger, checkpointer
+  api | projector | dispatcher | purger | checkpointer | notifier   one role alone (any number of copies may run)
+  worker              every background role: projector, dispatcher, purger, checkpointer, notifier
   migrate             apply the bundled SQL migrations
   rebuild NAME | --all [--json]  replay the log into projection NAME (or every one) and swap it in
   rekey [--json]      wrap every stream key again under the first key of SVC_DATA_KEYS
