@@ -44,10 +44,15 @@ const sameTarget = (responder: ResponderRecord, entry: PlanEntry): boolean => re
 const recorded = (state: SessionState, responderId: string, kind: NoticeKind, revision: number): boolean =>
   state.notices.some((n) => n.responderId === responderId && n.kind === kind && n.revision === revision);
 
+/** Whether the responder's first message of the revision was given up: a reminder would go nowhere. */
+const firstFailed = (state: SessionState, responderId: string, revision: number): boolean =>
+  state.notices.some((n) => n.responderId === responderId && n.kind !== 'reminder' && n.revision === revision && n.failure !== undefined);
+
 /**
  * The messages the Session still owes: none once its plan's revision is answered or superseded, or
  * the Session completed; none falling due after its link expires; each (responder, kind, revision)
- * once, so a message recorded sent or failed is never owed again.
+ * once, so a message recorded sent or failed is never owed again; no reminder to a responder whose
+ * first message was given up.
  */
 export function owedNotices(state: SessionState): NoticeJob[] {
   const inForce = state.notify;
@@ -63,8 +68,9 @@ export function owedNotices(state: SessionState): NoticeJob[] {
     const start = from + delays[entry.step]! * SECOND_MS;
     const first: NoticeKind = entry.step === 0 ? 'notify' : 'escalation';
     if (!recorded(state, responder.id, first, revision)) owed.push({ responderId: responder.id, kind: first, revision, dueAt: new Date(start) });
-    if (plan.remind_after_seconds !== undefined && entry.channel === 'email' && !recorded(state, responder.id, 'reminder', revision)) {
-      owed.push({ responderId: responder.id, kind: 'reminder', revision, dueAt: new Date(start + plan.remind_after_seconds * SECOND_MS) });
+    const remind = plan.remind_after_seconds !== undefined && entry.channel === 'email';
+    if (remind && !recorded(state, responder.id, 'reminder', revision) && !firstFailed(state, responder.id, revision)) {
+      owed.push({ responderId: responder.id, kind: 'reminder', revision, dueAt: new Date(start + plan.remind_after_seconds! * SECOND_MS) });
     }
   }
   return owed.filter((job) => job.dueAt.getTime() < expiry);

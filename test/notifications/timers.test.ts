@@ -121,11 +121,13 @@ describe('the notifier', () => {
     expect((await sessionOf(t, down.id)).responders![0]!.state).toBe('failed');
   });
 
-  it('gives up at once when the server refuses the address for good', async () => {
+  it('gives up at once when the server refuses the address for good, and owes it no reminder', async () => {
     mailbox.behave('refuse_recipient');
-    const created = await createNotifying(t, { email: ['gone@example.com'] });
+    const created = await createNotifying(t, { email: ['gone@example.com'], remind_after_seconds: HOUR_S });
     expect(await notifierOf(t).drain()).toBe(1);
     expect((await eventsOf(t, created.id)).filter((e) => e.type === 'notification.failed')).toMatchObject([{ reason: 'smtp_550' }]);
+    const { rows } = await db.pool.query(`SELECT kind FROM notification_jobs WHERE session_id = $1`, [created.id]);
+    expect(rows).toEqual([]);
   });
 
   it('sends the same plan twice as two Sessions, each message once, when the create is sent again', async () => {
