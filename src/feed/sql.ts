@@ -19,6 +19,8 @@ export const FORGET_FEED = `DELETE FROM session_feed WHERE session_id = ANY($1::
  * says whether its transaction is below the horizon (older than every transaction in flight),
  * which alone may be listed: a transaction still in flight may commit events before it, and a
  * reader that listed what is above would pass them by (docs/architecture.md, readers of the log).
+ * The order names the table's column: a bare `transaction_id` is the text the page selects, whose
+ * order puts 10 before 9, and which no index serves.
  */
 export const FEED_PAGE = `
 SELECT session_id, stream_version, transaction_id::text AS transaction_id,
@@ -27,5 +29,5 @@ SELECT session_id, stream_version, transaction_id::text AS transaction_id,
  WHERE workspace_id = $1
    AND (transaction_id, session_id, stream_version) > ($2::xid8, $3::text, $4::integer)
    AND transaction_id < pg_snapshot_xmax(pg_current_snapshot())
- ORDER BY transaction_id, session_id, stream_version
+ ORDER BY session_feed.transaction_id, session_id, stream_version
  LIMIT $5`;

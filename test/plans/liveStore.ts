@@ -186,10 +186,16 @@ function cloneSample(template: Awaited<ReturnType<typeof templateSample>>, n: nu
 
 /**
  * Makes the template through the app, clones it into a grown store and returns a clone's values.
- * The statistics are none: nothing analyzed or vacuumed, autovacuum off on the grown tables.
+ * The statistics are those of the template (a young store, analyzed as autovacuum would have when
+ * it had one workspace and a few dozen rows a table), and nothing else gathers any: autovacuum is
+ * off on every table from before the template is made. Left on, it could analyze the template at
+ * any moment of its making, or not at all, and the plans of the grown store would change with it.
  */
 export async function growLiveStore(t: TestApp, receiver: Receiver, options: Pick<CloneOptions, 'unlogged'> = {}): Promise<LiveStore> {
+  const { rows: tables } = await t.ctx.store.pool.query<{ name: string }>(`SELECT format('%I', relname) AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'`);
+  await t.ctx.store.pool.query(tables.map(({ name }) => `ALTER TABLE ${name} SET (autovacuum_enabled = false)`).join(';'));
   await makeTemplate(t, receiver);
+  await t.ctx.store.pool.query('ANALYZE');
   const { rows } = await t.ctx.store.pool.query<{ sessions: number; events: number }>(
     `SELECT (SELECT count(*) FROM stream_keys WHERE stream_id LIKE 'ses\\_%')::integer AS sessions,
             (SELECT count(*) FROM events WHERE stream_id <> $1)::integer AS events`,
