@@ -8,6 +8,7 @@ import { completeContract, type ContractDocument, type ContractPart } from './co
 import { OutageLog, isDatabaseUnreachable } from './database.js';
 import { errorEnvelopeSchema } from './errors.js';
 import { toApiError } from './faults.js';
+import { drainOf } from './drain.js';
 import { edgeHeaders } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, type RefusalAnswer } from './refusal.js';
@@ -126,17 +127,17 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
     done();
   });
 
-  // Once the app is closing, each answer closes its connection: a kept-alive connection would
-  // otherwise hold the server open until its keep-alive timeout.
-  let closing = false;
+  // Once the app drains or closes, each answer closes its connection: a kept-alive connection
+  // would otherwise hold the server open until its keep-alive timeout.
+  const drain = drainOf(app.server);
   app.addHook('preClose', (done) => {
-    closing = true;
+    drain.draining = true;
     done();
   });
 
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', JSON_CACHE_CONTROL);
-    if (closing) reply.header('connection', 'close');
+    if (drain.draining) reply.header('connection', 'close');
     done(null, payload);
   });
 

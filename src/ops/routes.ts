@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { operation } from '../http/contract.js';
+import { drainOf } from '../http/drain.js';
 import type { ServiceContext } from '../serviceContext.js';
 import type { ServiceParts } from './parts.js';
 import { sharedReadiness } from './readiness.js';
@@ -69,7 +70,8 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
       },
     },
     async (request, reply) => {
-      const problems = await ready();
+      // A process that is stopping is not ready, first of all: a proxy sends it nothing new.
+      const problems = drainOf(app.server).draining ? ['stopping'] : await ready();
       if (problems.length > 0) request.log.warn({ problems }, 'not ready');
       return reply
         .code(problems.length === 0 ? 200 : 503)
