@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  */
 
 /** Long enough for a burst under way to show itself, short enough not to slow a stop. */
-export const QUIET_MS = 250;
+const QUIET_MS = 250;
 
 export class Drain {
   /** Once set, readiness answers 503 and every answer closes its connection. */

@@ -187,7 +187,7 @@ function cloneSample(template: Awaited<ReturnType<typeof templateSample>>, n: nu
 /**
  * Makes the template through the app, clones it into a grown store and returns a clone's values.
  * The statistics are those of the template (a young store, analyzed as autovacuum would have when
- * it had one workspace and a few dozen rows a table), and nothing else gathers any: autovacuum is
+ * it held a few dozen rows a table, nearly all of one workspace), and nothing else gathers any: autovacuum is
  * off on every table from before the template is made. Left on, it could analyze the template at
  * any moment of its making, or not at all, and the plans of the grown store would change with it.
  */

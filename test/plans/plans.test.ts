@@ -14,8 +14,8 @@ import { exportedStatements, type Exported } from './statements.js';
  * Sessions, with deliveries, keys, purge schedule, accounts and trials), each statement of every
  * sql.ts is planned generic and custom with a clone's values, and the statements inside the
  * trigger functions as they run, under three states of the statistics, each made on purpose (no
- * autovacuum runs): those of the store when it was young (one workspace, a few dozen rows a
- * table: what autovacuum leaves while a store outgrows it), none (never analyzed), and the grown
+ * autovacuum runs): those of the store when it was young (a few dozen rows a table, nearly all of
+ * one workspace: what autovacuum leaves while a store outgrows it), none (never analyzed), and the grown
  * store analyzed. A Seq Scan of a growing table fails, naming the statement, the plan and the
  * state of the statistics.
  */
@@ -110,7 +110,7 @@ it('plans with values of a clone in the store', async () => {
 
 /**
  * Forgets every statistic of the store's tables and indexes, as if never analyzed or vacuumed
- * (superuser only; PostgreSQL 18's pg_clear_relation_stats does the same).
+ * (superuser only; PostgreSQL 18's pg_clear_relation_stats and pg_clear_attribute_stats do this).
  */
 async function forgetStatistics(): Promise<void> {
   const relations = `SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'i')`;
