@@ -141,11 +141,6 @@ export class Waiters {
     });
   }
 
-  /** Whether the process is stopping: nothing more is held. */
-  get stopping(): boolean {
-    return this.closing;
-  }
-
   /** How many requests are held now. */
   get held(): number {
     return this.size;
