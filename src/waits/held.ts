@@ -78,9 +78,10 @@ export async function answerHeld<T>(reply: FastifyReply, held: HeldRead<T>): Pro
         break;
       }
     }
+    // Set first, so a refusal after the wait says it was held too (and is left out of the latency histogram).
+    reply.header('preference-applied', preferenceApplied(seconds!));
     // A client that went away is told nothing: no query for it.
     if (!reply.raw.destroyed) await held.recheck();
-    reply.header('preference-applied', preferenceApplied(seconds!));
     return held.answer(value, true);
   } finally {
     holding?.release();
