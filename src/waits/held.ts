@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { WorkspaceKind } from './limits.js';
+import type { Woken } from './waiters.js';
 import { preferenceApplied } from './prefer.js';
 
 /** While what a read found is committed but not readable yet, it is read again this often (ms), doubling. */
@@ -49,8 +50,9 @@ export interface HeldRead<T> {
  * not wait on what it read, or finds no place (docs/waiting.md), is answered at once as without
  * Prefer. Each wake-up naming the target reads again (a wake-up is a hint: the change may not be
  * this request's), one read for every request it woke that reads the same (Hold.shared). The end of
- * the wait, or the process stopping, answers with what was read last, without a query; a lost
- * listener, or what was read ceasing to be readable, answers with a fresh read.
+ * the wait, or the process stopping, answers with what was read last; a lost listener, or what was
+ * read ceasing to be readable, answers with a fresh read. Before a held request answers, its
+ * credential is checked again (held.recheck).
  */
 export async function answerHeld<T>(reply: FastifyReply, held: HeldRead<T>): Promise<FastifyReply> {
   const { seconds } = held;
@@ -66,12 +68,13 @@ export async function answerHeld<T>(reply: FastifyReply, held: HeldRead<T>): Pro
     const ceasesReadable = readableMs < seconds! * 1000;
     if (ceasesReadable) holding.endIn(Math.max(0, readableMs));
     let value = first;
+    let woken: Woken = 'changed';
     for (let delay = SETTLE_FROM_MS; !held.answers(first, value); ) {
       if (held.settling?.(value)) {
         holding.lookAgainIn(delay);
         delay = Math.min(2 * delay, SETTLE_UP_TO_MS);
       }
-      const woken = await holding.next();
+      woken = await holding.next();
       if (woken === 'changed') value = await holding.shared(held.readKey, held.read);
       else {
         if (woken === 'unheard' || (woken === 'deadline' && ceasesReadable)) value = await held.read();
@@ -80,8 +83,9 @@ export async function answerHeld<T>(reply: FastifyReply, held: HeldRead<T>): Pro
     }
     // Set first, so a refusal after the wait says it was held too (and is left out of the latency histogram).
     reply.header('preference-applied', preferenceApplied(seconds!));
-    // A client that went away is told nothing: no query for it.
-    if (!reply.raw.destroyed) await held.recheck();
+    // Not for a client that went away (it is told nothing), nor as the process stops: each request
+    // then answers nothing new since its first read, made with a credential then valid, and no query.
+    if (woken !== 'closing' && !reply.raw.destroyed) await held.recheck();
     return held.answer(value, true);
   } finally {
     holding?.release();
