@@ -7,6 +7,7 @@ import { meRoutes } from './routes.js';
  * key as the first credential resolver, and GET /v1/me.
  */
 export {
+  authenticateOwner,
   bearerToken,
   isSecret,
   OPERATOR_WORKSPACE,

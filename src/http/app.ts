@@ -14,6 +14,8 @@ import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
+// The plugin alone: the rest of src/waits/ reaches the auth capability, whose record imports this file.
+import { heldReads } from '../waits/plugin.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
 export type Routes = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
@@ -156,6 +158,8 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
 
   app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound(), write));
 
+  // Before the capabilities' scopes, so that each sees the one registry of held requests.
+  await app.register(heldReads, { ctx });
   for (const { routes } of parts) if (routes) await app.register(async (scope) => routes(scope, ctx));
   return app;
 }

@@ -35,7 +35,7 @@ import { loadSession } from './store.js';
 import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
 import { SessionViewCache } from './viewCache.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
+import { answerHeld, namesEtag, ownerHold, preferredWait } from '../waits/index.js';
 import { preferenceAppliedHeader, waitHeaders, waitedNotModified } from '../waits/schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -70,7 +70,6 @@ async function ifMatchRequired(request: FastifyRequest): Promise<void> {
 /** Owner routes of Sessions (webhook and delivery routes live with webhooks). */
 export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   const cache = new SessionViewCache(ctx.wakeups);
-  const waiters = holdingIn(app, ctx);
   for (const schema of [...REQUEST_SCHEMAS, createSessionResponseSchema, sessionResponseSchema, sessionEventsResponseSchema]) app.addSchema(schema);
   requireOwner(app, ctx);
 
@@ -133,31 +132,33 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     async (request: WithId, reply) => {
       const { id } = request.params;
       const principal = ownerOf(request);
-      const read = () =>
-        cache.get(id, async () => {
-          const { rows } = await ctx.store.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
-          const row = rows[0];
-          return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
-        });
-      let view = await read();
-      if (!view || (await sessionAccess(ctx.store.pool, principal, { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
+      const ifNoneMatch = request.headers['if-none-match'];
+      const load = async () => {
+        const { rows } = await ctx.store.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
+        const row = rows[0];
+        return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
+      };
       // A poller that sends the ETag back gets 304 while nothing changed; with Prefer: wait it is
       // held until the Session changes (docs/waiting.md).
-      const unchanged = namesEtag(request.headers['if-none-match'], view.etag);
-      const seconds = unchanged ? preferredWait(request.headers.prefer) : undefined;
-      if (seconds !== undefined) {
-        const etag = view.etag;
-        const held = await heldRead(
-          { waiters, channel: EVENTS_CHANNEL, target: id, workspaceId: principal.workspaceId, seconds, now: ctx.clock.now(), reply, read, readKey: id, answers: (v) => v?.etag !== etag },
-          view as typeof view | undefined,
-        );
-        if (held.applied !== undefined) reply.header('preference-applied', preferenceApplied(held.applied));
-        if (!held.value) throw sessionNotFound();
-        view = held.value;
-      }
-      reply.header('etag', view.etag);
-      if (namesEtag(request.headers['if-none-match'], view.etag)) return reply.code(304).send();
-      return reply.type(JSON_TYPE).send(view.body);
+      return answerHeld(reply, {
+        seconds: ifNoneMatch === undefined ? undefined : preferredWait(request.headers.prefer),
+        channel: EVENTS_CHANNEL,
+        target: id,
+        ...ownerHold(request, ctx),
+        read: async () => {
+          const view = await cache.get(id, load);
+          return view && (await sessionAccess(ctx.store.pool, principal, { id, workspaceId: view.workspaceId })) !== 'none' ? view : undefined;
+        },
+        readKey: `${id} ${principal.credentialId}`,
+        waitsOn: (first) => first !== undefined && namesEtag(ifNoneMatch, first.etag),
+        answers: (first, view) => view?.etag !== first?.etag,
+        answer: (view) => {
+          if (!view) throw sessionNotFound();
+          reply.header('etag', view.etag);
+          if (namesEtag(ifNoneMatch, view.etag)) return reply.code(304).send();
+          return reply.type(JSON_TYPE).send(view.body);
+        },
+      });
     },
   );
 

@@ -14,7 +14,7 @@ import type { TrialRefusal } from './decide.js';
 import { TRIAL_REFUSALS, type TrialRequestRefusal } from './refusals.js';
 import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
+import { answerHeld, namesEtag, preferredWait } from '../waits/index.js';
 import { preferenceAppliedHeader, waitedNotModified, waitHeaders } from '../waits/schemas.js';
 
 /**
@@ -59,7 +59,6 @@ const rateLimited = {
 };
 
 export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
-  const waiters = holdingIn(app, ctx);
   await app.register(
     async (trial) => {
       // A trial Session's interaction is checked exactly as a published revision is.
@@ -135,36 +134,32 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
           const workspaceId = await trialOfRequest(ctx, request);
           const { id } = request.params;
-          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
-          const view = await read();
-          if (!workspaceId || !view) throw notFound();
-          // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.
-          const seconds = namesEtag(request.headers['if-none-match'], view.etag) ? preferredWait(request.headers.prefer) : undefined;
-          if (seconds === undefined) return reply.header('etag', view.etag).type(JSON_TYPE).send(view.body);
-          const etag = view.etag;
-          const held = await heldRead(
-            {
-              waiters,
-              channel: EVENTS_CHANNEL,
-              target: id,
-              workspaceId,
-              seconds,
-              readableUntil: view.resultAvailableUntil,
-              now: ctx.clock.now(),
-              reply,
-              read,
-              readKey: id,
-              answers: (v) => v?.etag !== etag,
+          if (!workspaceId || !isSessionId(id)) throw notFound();
+          const ifNoneMatch = request.headers['if-none-match'];
+          return answerHeld(reply, {
+            seconds: ifNoneMatch === undefined ? undefined : preferredWait(request.headers.prefer),
+            channel: EVENTS_CHANNEL,
+            target: id,
+            workspaceId,
+            workspaceKind: 'trial',
+            read: () => readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()),
+            readKey: `${id} ${workspaceId}`,
+            waitsOn: (first) => first !== undefined && namesEtag(ifNoneMatch, first.etag),
+            answers: (first, view) => view?.etag !== first?.etag,
+            // The wait ends when the result stops being readable (then 404, as a fresh read).
+            readableForMs: (first) => (first ? first.resultAvailableUntil.getTime() - ctx.clock.now().getTime() : Infinity),
+            // A credential that opens no trial any more is answered as any other: 404.
+            recheck: async () => {
+              if ((await trialOfRequest(ctx, request)) !== workspaceId) throw notFound();
             },
-            view as typeof view | undefined,
-          );
-          if (!held.value) throw notFound();
-          reply.header('etag', held.value.etag);
-          // A request not held (a cap, the listener down) is answered as if it had not asked to wait.
-          if (held.applied === undefined) return reply.type(JSON_TYPE).send(held.value.body);
-          reply.header('preference-applied', preferenceApplied(held.applied));
-          if (held.value.etag === etag) return reply.code(304).send();
-          return reply.type(JSON_TYPE).send(held.value.body);
+            answer: (view, held) => {
+              if (!view) throw notFound();
+              reply.header('etag', view.etag);
+              // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.
+              if (held && namesEtag(ifNoneMatch, view.etag)) return reply.code(304).send();
+              return reply.type(JSON_TYPE).send(view.body);
+            },
+          });
         },
       );
     },

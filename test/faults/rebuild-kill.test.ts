@@ -42,7 +42,7 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string): Prom
 
 it('SIGKILL mid-rebuild leaves the live view serving; a second run starts clean and ends equal to it', async () => {
   const { port } = t.app.server.address() as { port: number };
-  await seedHistory(db, { baseUrl: `http://127.0.0.1:${port}`, ownerKey: t.ctx.config.ownerKey!, ctx: t.ctx, close: async () => undefined }, {
+  await seedHistory(db, { baseUrl: `http://127.0.0.1:${port}`, ownerKey: t.ctx.config.ownerKey!, ctx: t.ctx, app: t.app, close: async () => undefined }, {
     sessions: SESSIONS,
     openable: true,
     statistics: 'analyzed',
