@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { operation } from '../../src/http/contract.js';
 import { EDGE_REFUSALS } from '../../src/http/edgeRefusals.js';
-import { refusalError } from '../../src/http/refusal.js';
+import { refusalError, type RefusalAnswer } from '../../src/http/refusal.js';
 import { SESSION_REFUSALS } from '../../src/sessions/index.js';
 import { openTestApp } from '../support/lifecycle.js';
 
@@ -10,7 +10,7 @@ import { openTestApp } from '../support/lifecycle.js';
  * A route's contract declares the refusals it can answer; in tests the edge reports any other it
  * answers, and the test app fails when it closes. A route that declares what it answers closes quietly.
  */
-function routeRefusing(declared: readonly (typeof SESSION_REFUSALS)[keyof typeof SESSION_REFUSALS][]) {
+function routeRefusing(declared: readonly RefusalAnswer<never>[]) {
   return (app: FastifyInstance) => {
     app.get(
       '/test/refuses',
