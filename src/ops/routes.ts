@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { operation } from '../http/contract.js';
+import { refusalStatus } from '../http/refusal.js';
+import { OPS_REFUSALS } from './refusals.js';
 import type { ServiceContext } from '../serviceContext.js';
 import type { ServiceParts } from './parts.js';
 import { sharedReadiness } from './readiness.js';
@@ -8,6 +10,7 @@ import { versionAt } from '../version.js';
 const ok = { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } } as const;
 const OK_BODY = JSON.stringify({ status: 'ok' });
 const NOT_READY_BODY = JSON.stringify({ status: 'unavailable' });
+const NOT_READY = refusalStatus(OPS_REFUSALS, { refused: 'not_ready' });
 
 const versionSchema = {
   type: 'object',
@@ -70,11 +73,11 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
     },
     async (request, reply) => {
       const problems = await ready();
-      if (problems.length > 0) request.log.warn({ problems }, 'not ready');
-      return reply
-        .code(problems.length === 0 ? 200 : 503)
-        .type('application/json; charset=utf-8')
-        .send(problems.length === 0 ? OK_BODY : NOT_READY_BODY);
+      const type = 'application/json; charset=utf-8';
+      if (problems.length === 0) return reply.type(type).send(OK_BODY);
+      request.log.warn({ problems }, 'not ready');
+      // Its status is the refusal's; its body is a load balancer's {status}, never the envelope.
+      return reply.code(NOT_READY.status).type(type).send(NOT_READY_BODY);
     },
   );
 
