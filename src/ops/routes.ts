@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { operation } from '../http/contract.js';
 import { refusalStatus } from '../http/refusal.js';
 import { OPS_REFUSALS } from './refusals.js';
@@ -77,7 +77,7 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
       if (problems.length === 0) return reply.type(type).send(OK_BODY);
       request.log.warn({ problems }, 'not ready');
       // Its status is the refusal's; its body is a load balancer's {status}, never the envelope.
-      return reply.code(NOT_READY.status).type(type).send(NOT_READY_BODY);
+      return (reply as FastifyReply).code(NOT_READY.status).type(type).send(NOT_READY_BODY);
     },
   );
 
