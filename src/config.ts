@@ -88,7 +88,7 @@ const TRUST_PROXY_VALUES =
  * More proxies than any deployment chains in front of a service: a larger count trusts hops the
  * client wrote itself, as `true` would.
  */
-export const MAX_PROXY_HOPS = 10;
+const MAX_PROXY_HOPS = 10;
 
 /** An address as written in full (four decimal parts for IPv4: `1.5` is no proxy's address). */
 const isAddress = (text: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && ipaddr.IPv6.isValid(text));

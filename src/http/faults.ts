@@ -24,8 +24,6 @@ const FRAMEWORK_REFUSALS: Record<string, () => ApiError> = {
   FST_ERR_MAX_PARAM_LENGTH: () => edgeRefused({ refused: 'url_too_long' }),
 };
 
-/** Whether fastify refused the request's content type (a capability may answer it in its own words). */
-export const isContentTypeRefused = (error: unknown): boolean => (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
 
 /**
  * Maps anything thrown while handling a request to the envelope; nothing fastify-, Node- or
