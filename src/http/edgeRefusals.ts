@@ -15,6 +15,10 @@ export type EdgeRefusal =
   | { refused: 'body_too_large' }
   | { refused: 'content_type_refused'; message?: string; reason?: string }
   | { refused: 'url_too_long' }
+  /** What Node's HTTP server refuses before fastify sees the request (clientErrors.ts). */
+  | { refused: 'request_timeout' }
+  | { refused: 'headers_too_large' }
+  | { refused: 'expectation_unsupported' }
   | { refused: 'route_not_found' }
   | { refused: 'database_unreachable'; retryAfterSeconds: number }
   | { refused: 'data_key_missing' }
@@ -48,6 +52,9 @@ export const EDGE_REFUSALS: RefusalTable<EdgeRefusal> = {
     meaning: 'The body is not of a content type (or charset) the route takes.',
   },
   url_too_long: { status: 414, code: 'INVALID_SCHEMA', message: 'A path segment of the request URL is too long.', reason: 'url_too_long' },
+  request_timeout: { status: 408, code: 'INVALID_SCHEMA', message: 'The request did not arrive in time.', reason: 'request_timeout' },
+  headers_too_large: { status: 431, code: 'INVALID_SCHEMA', message: 'The request headers are too large.', reason: 'headers_too_large' },
+  expectation_unsupported: { status: 417, code: 'INVALID_SCHEMA', message: 'The only expectation the service meets is 100-continue.', reason: 'unsupported_expectation' },
   route_not_found: { status: 404, code: 'NOT_FOUND', message: 'No such route.' },
   database_unreachable: {
     status: 503,
