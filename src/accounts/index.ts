@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
+import { ACCOUNT_ERROR_PAGES } from './errorPages.js';
 import { accountsProjection } from './projection.js';
 import { ACCOUNT_REFUSALS } from './refusals.js';
 import { accountRoutes } from './routes.js';
@@ -17,4 +18,5 @@ export const accounts: Capability = {
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   inlineProjections: ({ streamKeys }) => [accountsProjection(streamKeys)],
   refusals: ACCOUNT_REFUSALS,
+  errorPages: ACCOUNT_ERROR_PAGES,
 };

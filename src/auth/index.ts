@@ -21,4 +21,6 @@ export {
   type SessionOfWorkspace,
 } from './owner.js';
 
+export { AUTH_REFUSALS };
+
 export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS };

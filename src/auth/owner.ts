@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Reader } from '../../eventstore/index.js';
 import type { OwnerPrincipal, SessionOfWorkspace } from '../principal.js';
 import type { CredentialResolver, ServiceContext } from '../serviceContext.js';
-import { internal } from '../http/errors.js';
+import { internal } from '../http/edgeRefusals.js';
 import { refusalError } from '../http/refusal.js';
 import { AUTH_REFUSALS } from './refusals.js';
 

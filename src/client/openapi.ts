@@ -1080,7 +1080,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too: the human link cannot be replayed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1090,7 +1090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1100,7 +1100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1110,7 +1110,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has created 60 Sessions in the last minute, its quota; Retry-After says when one more is admitted. This workspace has created 5000 Sessions in the last 24 hours, its quota; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1121,7 +1131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1131,7 +1141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1264,7 +1274,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INVALID_SCHEMA: the id is not a Session ID. */
+            /** @description INVALID_SCHEMA: The id is not a Session ID. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1274,7 +1284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1284,7 +1294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1294,9 +1304,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1477,7 +1498,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1487,7 +1508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1497,7 +1518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1507,7 +1528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1517,7 +1538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1527,7 +1548,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1537,8 +1558,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1557,7 +1588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1567,7 +1598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1705,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed. */
+            /** @description INVALID_SCHEMA: The Idempotency-Key is malformed. POST /v1/sessions/{id}/complete takes no body. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1715,7 +1746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1725,7 +1756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1735,7 +1766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1745,7 +1776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1755,8 +1786,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1775,7 +1826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1785,7 +1836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1863,7 +1914,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionEventsResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1873,7 +1924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1883,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1893,7 +1944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2008,7 +2059,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description INVALID_SCHEMA: revision is not a positive integer of up to 9 digits. */
+            /** @description INVALID_SCHEMA: Revision is not a positive integer of up to 9 digits. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2018,7 +2069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2028,7 +2079,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no such revision. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2038,9 +2089,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2102,7 +2164,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventFeedResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500. */
+            /** @description INVALID_SCHEMA: Limit is not an integer from 1 to 500. The query parameter after is not a cursor this feed gave (next_cursor). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2112,7 +2174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2122,7 +2184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2132,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2170,7 +2232,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2180,9 +2242,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2236,9 +2309,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2295,7 +2389,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRegisterResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: the body is malformed; WEBHOOK_INVALID_URL: the URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. WEBHOOK_INVALID_URL: The URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2305,7 +2399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2315,7 +2409,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has registered webhook URLs and rotated secrets 20 times in the last 24 hours, its quota for both together; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2326,7 +2440,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2370,7 +2494,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookVerifyResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2380,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook endpoint to verify (PUT /v1/webhook first). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2390,7 +2514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_VERIFICATION_FAILED: the endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
+            /** @description WEBHOOK_VERIFICATION_FAILED: The endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2400,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description RATE_LIMITED: This workspace has sent 10 webhook verifications in the last hour, its quota; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2411,7 +2535,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2455,7 +2589,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRotateResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2465,7 +2599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook to rotate the secret of (PUT /v1/webhook first). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2475,7 +2609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description RATE_LIMITED: This workspace has registered webhook URLs and rotated secrets 20 times in the last 24 hours, its quota for both together; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2486,7 +2620,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2556,7 +2700,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveriesResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2566,7 +2710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2576,9 +2720,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2610,7 +2765,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2620,7 +2775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2630,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no accepted response with this event_id. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no accepted response with this event_id. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2640,7 +2795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no verified webhook endpoint. */
+            /** @description WEBHOOK_NOT_CONFIGURED: The workspace has no verified webhook endpoint. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2650,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2660,7 +2815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2768,7 +2923,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrialCreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. The request body must be JSON (Content-Type: application/json). UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2778,7 +2933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            /** @description NOT_FOUND: No trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2788,7 +2943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2798,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
+            /** @description RATE_LIMITED: This trial's creation window has ended; start a new trial (a request without Authorization). This trial has created its 10 Sessions; start a new trial (a request without Authorization). This trial has 3 Sessions awaiting an answer; one more can be created once one is answered or its action window ends. 3 trials were started from this client in the last 24 hours. The service has started as many trials as it may in the last 24 hours. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2809,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2819,7 +2974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            /** @description TRIAL_UNAVAILABLE: The trial is not available on this service. SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2957,7 +3112,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            /** @description NOT_FOUND: No trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2967,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2977,7 +3132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            /** @description TRIAL_UNAVAILABLE: The trial is not available on this service. SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3084,7 +3239,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailLinkAccepted"];
                 };
             };
-            /** @description INVALID_SCHEMA: the body is malformed, or the address is not a plausible email address. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. That is not a plausible email address. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3094,7 +3249,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: 5 links per address and 20 per client per rolling hour; Retry-After gives the seconds until one more is admitted. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: 5 sign-in links were sent to this address in the last hour; wait before asking for another. 20 sign-in links were asked for from this client in the last hour; wait before asking for another. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3105,7 +3280,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SIGN_IN_UNAVAILABLE: this service has no email configured; SERVICE_UNAVAILABLE: the mail provider did not confirm, or the database is out of reach (Retry-After). */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SIGN_IN_UNAVAILABLE: Sign-in is not available: this service has no email configured. SERVICE_UNAVAILABLE: The mail provider did not confirm sending the link; it may still arrive, and earlier links still work. Try again later. The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3177,7 +3362,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3187,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3197,9 +3382,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireOwner } from '../auth/index.js';
-import { errorResponses } from '../http/errors.js';
+import { ownerOf, requireOwner } from '../auth/index.js';
 import { refusalError } from '../http/refusal.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { answerHeld, FEED_CHANNEL, ownerHold, preferredWait } from '../waits/index.js';
@@ -35,7 +34,7 @@ export async function feedRoutes(app: FastifyInstance, ctx: ServiceContext): Pro
         security: [{ bearer: [] }],
         querystring: feedQuerySchema,
         headers: waitHeaders,
-        response: { 200: { $ref: 'EventFeedResponse#', headers: preferenceAppliedHeader }, ...errorResponses(400, 401, 500, 503) },
+        response: { 200: { $ref: 'EventFeedResponse#', headers: preferenceAppliedHeader } },
       },
     },
     async (request: FeedRequest, reply) => {

@@ -4,14 +4,14 @@ import type { ServiceContext } from '../serviceContext.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
-import { completeContract, type ContractDocument, type ContractPart } from './contract.js';
+import { completeContract, declaredRefusals, type ContractDocument, type ContractPart } from './contract.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
-import { errorEnvelopeSchema } from './errors.js';
+import { errorEnvelopeSchema, type ApiError } from './errors.js';
 import { toApiError } from './faults.js';
 import { drainOf } from './drain.js';
 import { edgeHeaders } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
-import { assertOneMeaning, type RefusalAnswer } from './refusal.js';
+import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
 // The plugin alone: the rest of src/waits/ reaches the auth capability, whose record imports this file.
@@ -32,6 +32,11 @@ export interface EdgePart {
 export interface AppOptions {
   /** Tests shorten them to see a slow client cut off. */
   timeouts?: HttpTimeouts;
+  /**
+   * Told of every refusal a route answers that its contract does not declare (`refuses`): tests
+   * fail on it (test/support/app.ts), so a route's declared refusals are the ones it answers.
+   */
+  undeclared?: (route: string, refusal: ApiError) => void;
 }
 
 /** The part of the request a validation error is about, to name the refused value's path. */
@@ -151,6 +156,8 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refusal = toApiError(error, validatedPart(request, error));
+    const declared = declaredRefusals(request.routeOptions.schema);
+    if (declared && !declares(declared, refusal)) options.undeclared?.(`${request.method} ${request.routeOptions.url}`, refusal);
     if (isDatabaseUnreachable(error)) outage.report(error);
     else if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
     void sendRefusal(reply, refusal, write);

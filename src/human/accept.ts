@@ -2,7 +2,7 @@ import { canonicalJson, newEventId, sha256Hex } from '../../eventstore/index.js'
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { buildReceiptClaims } from '../receipts/index.js';
-import { signReceipt } from '../receipts/index.js';
+import { signReceipt, type ReceiptRefusal } from '../receipts/index.js';
 import {
   appendSession,
   currentRevision,
@@ -36,7 +36,7 @@ export type SubmitOutcome =
   | { kind: 'invalid'; interaction: InteractiveInteraction; revision: number; fieldErrors: FieldErrors; formErrors: string[] }
   /** 409 SESSION_REVISION_CONFLICT: the current revision, with the safe draft over its proposals. */
   | { kind: 'stale'; interaction: InteractiveInteraction; revision: number; draft: TypedData }
-  | { kind: 'refused'; refusal: AnswerRefusal };
+  | { kind: 'refused'; refusal: AnswerRefusal | ReceiptRefusal };
 
 export function acceptedView(state: SessionState, response: AcceptedResponse): AcceptedView {
   return {
@@ -126,6 +126,7 @@ export async function submitAnswer(ctx: Pick<ServiceContext, 'clock' | 'config' 
         returnChannel: before.trial ? null : endpoint ? 'webhook' : 'poll',
       }),
     );
+    if (typeof receipt !== 'string') return { kind: 'refused', refusal: receipt };
     const records = await appendSession(uow, ctx.streamKeys, sessionId, before.version, [{ event: { ...event!, receipt }, eventId }]);
     const after = fold(records, before)!;
     const response = after.responses.at(-1)!;

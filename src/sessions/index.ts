@@ -76,7 +76,7 @@ export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionRespo
 /** The event feed lists a Session's events as its own GET does. */
 export { eventItem, withLinkExpiry } from './view.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
-export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
+export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INTERACTION_REFUSALS, sessionIdParams } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 
 export const sessions: Capability = {

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses } from '../http/errors.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
-import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/index.js';
+import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
 import {
   completeSession,
   createSession,
@@ -96,7 +95,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
-        response: { 201: { $ref: 'CreateSessionResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 413, 500, 503) },
+        response: { 201: { $ref: 'CreateSessionResponse#' } },
       },
     },
     async (request: WithInteraction<Interaction>, reply) => {
@@ -126,7 +125,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
         headers: waitHeaders,
-        response: { 200: { $ref: 'SessionResponse#', headers: preferenceAppliedHeader }, 304: waitedNotModified, ...errorResponses(400, 401, 404, 500) },
+        response: { 200: { $ref: 'SessionResponse#', headers: preferenceAppliedHeader }, 304: waitedNotModified },
       },
     },
     async (request: WithId, reply) => {
@@ -173,7 +172,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         params: sessionIdParams,
         headers: idempotencyHeaders,
         body: publishRequestSchema,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500, 503) },
+        response: { 200: { $ref: 'SessionResponse#' } },
       },
     },
     (request: WithInteraction<InteractiveInteraction>, reply) =>
@@ -194,7 +193,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500, 503) },
+        response: { 200: { $ref: 'SessionResponse#' } },
       },
     },
     (request: WithId, reply) =>
@@ -212,7 +211,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
-        response: { 200: { $ref: 'SessionEventsResponse#' }, ...errorResponses(401, 404, 500, 503) },
+        response: { 200: { $ref: 'SessionEventsResponse#' } },
       },
     },
     async (request: WithId, reply) => {
@@ -232,7 +231,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,
-        response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' }, ...errorResponses(400, 401, 404, 500) },
+        response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' } },
       },
     },
     async (request: FastifyRequest<{ Params: { id: string; revision: string } }>, reply) => {

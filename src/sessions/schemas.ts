@@ -1,4 +1,9 @@
+import { AUTH_REFUSALS } from '../auth/index.js';
 import { HEADERS, operation } from '../http/contract.js';
+import { EDGE_REFUSALS, STORE_FAULTS } from '../http/edgeRefusals.js';
+import { meaning } from '../http/refusal.js';
+import { QUOTA_REFUSALS } from '../quotas/index.js';
+import { SESSION_REFUSALS } from './refusals.js';
 import { ACTION_INTENTS } from './interaction.js';
 import { LIMITS, PATTERN_WORDS, PATTERNS } from './limits.js';
 
@@ -414,20 +419,35 @@ export const exampleSession = (revision: number, status: 'active' | 'completed',
 
 export const EXAMPLE_HUMAN_URL = 'https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E';
 
-const invalidInteraction =
-  'INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names ' +
-  'the value); nothing was changed.';
+const interactionRefusals = [
+  EDGE_REFUSALS.request_invalid,
+  EDGE_REFUSALS.body_too_large,
+  EDGE_REFUSALS.component_unknown,
+  SESSION_REFUSALS.interaction_invalid,
+  SESSION_REFUSALS.surface_too_large,
+];
 
-/** The conflicts of a change to a Session. */
-const changeConflict =
-  'SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; ' +
-  'IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request.';
+/** What a change to a Session (a revision, its completion) can be refused, besides its request's shape. */
+const changeRefusals = [
+  AUTH_REFUSALS.owner_credential_required,
+  SESSION_REFUSALS.session_read_only,
+  SESSION_REFUSALS.session_not_found,
+  SESSION_REFUSALS.session_completed,
+  SESSION_REFUSALS.display_session,
+  SESSION_REFUSALS.idempotency_conflict,
+  SESSION_REFUSALS.if_match_stale,
+  SESSION_REFUSALS.if_match_required,
+  ...STORE_FAULTS,
+];
+
+/** A request whose id (or revision) is not one the service could have given. */
+const malformedPath = (what: string) => meaning(EDGE_REFUSALS.request_invalid, what);
 
 /** The example interaction of creating a Session (and a trial's). */
 export const EXAMPLE_INTERACTION = exampleInteraction(EXAMPLE_TITLE);
 
-/** What a Session's creation refuses in its body (the trial's too). */
-export const INVALID_INTERACTION = invalidInteraction;
+/** What a Session's creation refuses of its body and headers (the trial's too, which answers its content type itself). */
+export const INTERACTION_REFUSALS = [...interactionRefusals, SESSION_REFUSALS.create_not_replayable];
 
 export const sessionOperations = {
   createSession: operation({
@@ -441,7 +461,14 @@ export const sessionOperations = {
         headers: ['ETag', 'Location'],
       },
     },
-    refusals: { 400: `${invalidInteraction} An Idempotency-Key is refused too: the human link cannot be replayed.` },
+    refuses: [
+      AUTH_REFUSALS.owner_credential_required,
+      ...INTERACTION_REFUSALS,
+      EDGE_REFUSALS.content_type_refused,
+      QUOTA_REFUSALS.sessions_per_minute_used,
+      QUOTA_REFUSALS.sessions_per_day_used,
+      ...STORE_FAULTS,
+    ],
   }),
   getSession: operation({
     operationId: 'getSession',
@@ -450,7 +477,7 @@ export const sessionOperations = {
       200: { description: 'The Session as it is now.', example: exampleSession(1, 'active'), headers: ['ETag'] },
       304: { description: "Not modified: If-None-Match holds the Session's current ETag (with Prefer: wait, nothing changed within the wait).", headers: ['ETag'] },
     },
-    refusals: { 400: 'INVALID_SCHEMA: the id is not a Session ID.' },
+    refuses: [AUTH_REFUSALS.owner_credential_required, malformedPath('The id is not a Session ID.'), SESSION_REFUSALS.session_not_found, ...STORE_FAULTS],
     reads: ['If-None-Match'],
   }),
   publishRevision: operation({
@@ -458,14 +485,20 @@ export const sessionOperations = {
     summary: 'Publish a new revision of an interactive Session',
     request: { interaction: exampleInteraction(AMENDED_TITLE) },
     answers: { 200: { description: 'Published: the Session with the new revision as its current one.', example: exampleSession(2, 'active'), headers: ['ETag'] } },
-    refusals: { 400: invalidInteraction, 409: changeConflict },
+    refuses: [...interactionRefusals, EDGE_REFUSALS.content_type_refused, ...changeRefusals],
     reads: ['If-Match', 'Idempotency-Key'],
   }),
   completeSession: operation({
     operationId: 'completeSession',
     summary: 'Complete a Session: it takes no further revision or answer',
     answers: { 200: { description: 'Completed: the Session, status completed.', example: exampleSession(2, 'completed'), headers: ['ETag'] } },
-    refusals: { 400: 'INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed.', 409: changeConflict },
+    refuses: [
+      malformedPath('The Idempotency-Key is malformed.'),
+      SESSION_REFUSALS.complete_takes_no_body,
+      EDGE_REFUSALS.body_too_large,
+      EDGE_REFUSALS.content_type_refused,
+      ...changeRefusals,
+    ],
     reads: ['If-Match', 'Idempotency-Key'],
   }),
   listSessionEvents: operation({
@@ -494,6 +527,7 @@ export const sessionOperations = {
         },
       },
     },
+    refuses: [AUTH_REFUSALS.owner_credential_required, SESSION_REFUSALS.session_not_found, ...STORE_FAULTS],
   }),
   getSessionRevision: operation({
     operationId: 'getSessionRevision',
@@ -504,6 +538,12 @@ export const sessionOperations = {
         example: { id: EXAMPLE_ID, revision: 1, interaction: exampleSession(1, 'active').interaction, response_schema: exampleResponseSchema },
       },
     },
-    refusals: { 400: 'INVALID_SCHEMA: revision is not a positive integer of up to 9 digits.', 404: 'SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision.' },
+    refuses: [
+      AUTH_REFUSALS.owner_credential_required,
+      malformedPath('Revision is not a positive integer of up to 9 digits.'),
+      SESSION_REFUSALS.session_not_found,
+      SESSION_REFUSALS.revision_not_found,
+      ...STORE_FAULTS,
+    ],
   }),
 };

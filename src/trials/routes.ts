@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses, type ApiError } from '../http/errors.js';
+import type { ApiError } from '../http/errors.js';
 import { toApiError } from '../http/faults.js';
 import { refusalError } from '../http/refusal.js';
 import { etagOf, isSessionId, SESSION_REFUSALS } from '../sessions/index.js';
@@ -53,11 +53,6 @@ function createdBody(created: TrialCreated): string {
   });
 }
 
-const rateLimited = {
-  description: 'RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more.',
-  $ref: 'ErrorEnvelope#',
-};
-
 export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   await app.register(
     async (trial) => {
@@ -74,7 +69,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
       // Refusals keep the envelope of the root handler; only what the trial routes answer
       // differently is changed: a body that is not JSON is a malformed body (there is no 415).
       trial.setErrorHandler((error) => {
-        throw toApiError(error).status === 415 ? refused({ refused: 'trial_body_not_json' }) : error;
+        throw toApiError(error).refused === 'content_type_refused' ? refused({ refused: 'trial_body_not_json' }) : error;
       });
 
       trial.post<{ Body: { interaction: InteractiveInteraction } }>(
@@ -86,7 +81,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             description: 'Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.',
             security: [{}, { bearer: [] }],
             body: publishRequestSchema,
-            response: { 201: { $ref: 'TrialCreateSessionResponse#' }, 429: rateLimited, ...errorResponses(400, 404, 413, 500, 503) },
+            response: { 201: { $ref: 'TrialCreateSessionResponse#' } },
           },
           // Before the body is read: a credential that opens no trial is 404 whatever the body.
           onRequest: async (request) => {
@@ -127,7 +122,6 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             response: {
               200: { $ref: 'TrialSessionResponse#', headers: preferenceAppliedHeader },
               304: waitedNotModified,
-              ...errorResponses(404, 500, 503),
             },
           },
         },

@@ -45,6 +45,11 @@ describe('a failure: 1, its message and no stack trace', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be a port number'],
     [{ SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_TRUST_PROXY: '1000000' }, 'SVC_TRUST_PROXY must be a hop count of at most 10; 1000000 is refused'],
+    [{ SVC_TRUST_PROXY: '1.5' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_TRUST_PROXY: '0.0.0.0/0' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_TRUST_PROXY: '10.0.0.1, ::/0' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_OWNER_KEY: 'abc' }, 'SVC_OWNER_KEY must be at least 32 characters'],
     [{ SVC_DATA_KEY: 'c2hvcnQ' }, 'SVC_DATA_KEY must be exactly 32 random bytes in base64url'],
     [{ SVC_METRICS_PORT: '-1' }, 'SVC_METRICS_PORT must be a port number'],
     [{ SVC_DATABASE_POOLING: 'statement' }, 'SVC_DATABASE_POOLING must be none or transaction'],

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../http/errors.js';
+import type { ApiError } from '../../http/errors.js';
 import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/index.js';
 import { acceptedDetails, type AcceptedView } from './accepted.js';
 import { displayDataList } from './display.js';
@@ -82,8 +82,8 @@ export const NOT_FOUND_PAGE = pageDocument({
 });
 
 /** A refusal on the human page; the link back reloads the page the person came from. */
-export function errorPage(code: ErrorCode, status: number, requestId?: string): string {
-  const text = errorText(code, status);
+export function errorPage({ code, refused }: Pick<ApiError, 'code' | 'refused'>, requestId?: string): string {
+  const text = errorText(code, refused);
   return pageDocument({
     title: text.title,
     errorCode: code,
