@@ -1,13 +1,21 @@
 import type { Projection, StreamKeys } from '../eventstore/index.js';
 import type { EdgePart } from './http/app.js';
+import type { OperatorCommand } from './commandLine.js';
 import type { ServiceContext } from './serviceContext.js';
-
-/** The background roles a capability may run (src/service.ts starts the ones a process is given). */
-export type WorkerRole = 'dispatcher' | 'purger' | 'checkpointer';
 
 export interface Worker {
   start(): void;
   stop(): Promise<void>;
+}
+
+/**
+ * A background role a capability runs: a process given its name (alone, or among every role of
+ * `serve` and `worker`) starts it (src/service.ts); the usage lists it with its summary.
+ */
+export interface WorkerDeclaration {
+  role: string;
+  summary: string;
+  start(ctx: ServiceContext): Worker;
 }
 
 /**
@@ -25,5 +33,7 @@ export interface Capability extends EdgePart {
   inlineProjections?: (deps: { streamKeys: StreamKeys }) => Projection[];
   /** Read models that follow the log from a checkpoint (the projector role). */
   asyncProjections?: Projection[];
-  workers?: Partial<Record<WorkerRole, (ctx: ServiceContext) => Worker>>;
+  workers?: readonly WorkerDeclaration[];
+  /** The operator's commands that act on it (`svc NAME ...`), run once beside the service. */
+  commands?: readonly OperatorCommand[];
 }

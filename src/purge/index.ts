@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
+import { eraseCommand } from './erase.js';
 import { purgeScheduleProjection } from './projection.js';
 import { PurgeWorker } from './worker.js';
 
@@ -10,7 +11,6 @@ import { PurgeWorker } from './worker.js';
  */
 export { eraseSession, type Purged } from './commands.js';
 export { decidePurge, purgeDeadline, type PurgeCommand } from './decide.js';
-export { eraseCommand } from './erase.js';
 export { foldLifetime } from './lifetime.js';
 export { PurgeWorker } from './worker.js';
 export { purgeBacklog, type PurgeBacklog } from './backlog.js';
@@ -19,5 +19,6 @@ export const purge: Capability = {
   // Its table: the schedule.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   asyncProjections: [purgeScheduleProjection],
-  workers: { purger: (ctx) => new PurgeWorker(ctx) },
+  workers: [{ role: 'purger', summary: 'purges each Session when its retention ends', start: (ctx) => new PurgeWorker(ctx) }],
+  commands: [eraseCommand],
 };

@@ -25,5 +25,5 @@ export const webhooks: Capability = {
   inlineProjections: () => [webhookEndpointsProjection, deliveriesProjection],
   refusals: WEBHOOK_REFUSALS,
   contract: webhookContract,
-  workers: { dispatcher: (ctx) => new DeliveryDispatcher(ctx) },
+  workers: [{ role: 'dispatcher', summary: 'delivers accepted answers to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
 };
