@@ -1,7 +1,7 @@
-import type { Projection, StreamKeys } from '../eventstore/index.js';
+import type { Projection, Reader, StreamKeys } from '../eventstore/index.js';
 import type { EdgePart } from './http/app.js';
 import type { OperatorCommand } from './commandLine.js';
-import type { ServiceContext } from './serviceContext.js';
+import type { CredentialResolver, ServiceContext } from './serviceContext.js';
 
 export interface Worker {
   start(): void;
@@ -16,6 +16,17 @@ export interface WorkerDeclaration {
   role: string;
   summary: string;
   start(ctx: ServiceContext): Worker;
+}
+
+/**
+ * A figure of the capability's backlog, read from its tables each time /metrics is scraped
+ * (src/ops/metrics.ts registers every capability's); a sample per label set.
+ */
+export interface BacklogGauge {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+  read(db: Reader, now: Date): Promise<ReadonlyArray<{ labels?: Record<string, string>; value: number }>>;
 }
 
 /**
@@ -34,6 +45,10 @@ export interface Capability extends EdgePart {
   /** Read models that follow the log from a checkpoint (the projector role). */
   asyncProjections?: Projection[];
   workers?: readonly WorkerDeclaration[];
+  /** How it turns an owner route's bearer token into a principal; tried in the list's order. */
+  credentialResolver?: CredentialResolver;
+  /** Its backlogs as Prometheus gauges. */
+  gauges?: readonly BacklogGauge[];
   /** The operator's commands that act on it (`svc NAME ...`), run once beside the service. */
   commands?: readonly OperatorCommand[];
 }

@@ -2,13 +2,13 @@ import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
 import { accountsProjection } from './projection.js';
 import { ACCOUNT_REFUSALS } from './refusals.js';
+import { developerKeyResolver } from './resolver.js';
 import { accountRoutes } from './routes.js';
 
 /**
  * Developer accounts: email-link sign-in, self-service API keys (a developer key is one more owner
  * credential resolver, resolver.ts), and claiming a trial into an account. docs/accounts.md.
  */
-export { developerKeyResolver } from './resolver.js';
 
 export const accounts: Capability = {
   name: 'accounts',
@@ -17,4 +17,5 @@ export const accounts: Capability = {
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   inlineProjections: ({ streamKeys }) => [accountsProjection(streamKeys)],
   refusals: ACCOUNT_REFUSALS,
+  credentialResolver: developerKeyResolver,
 };

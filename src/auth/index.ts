@@ -1,4 +1,5 @@
 import type { Capability } from '../capability.js';
+import { ownerKeyResolver } from './owner.js';
 import { AUTH_REFUSALS } from './refusals.js';
 import { meRoutes } from './routes.js';
 
@@ -10,7 +11,6 @@ export {
   bearerToken,
   isSecret,
   OPERATOR_WORKSPACE,
-  ownerKeyResolver,
   ownerOf,
   requireOwner,
   sessionAccess,
@@ -20,4 +20,4 @@ export {
   type SessionOfWorkspace,
 } from './owner.js';
 
-export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS };
+export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS, credentialResolver: ownerKeyResolver };

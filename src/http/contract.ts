@@ -1,4 +1,4 @@
-import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
+import { preferenceAppliedHeader, waitHeaders } from '../waits/index.js';
 import { HTTP_LIMITS } from './limits.js';
 
 /**

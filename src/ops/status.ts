@@ -2,7 +2,8 @@ import { bundledMigrations, pendingMigrations } from '../../eventstore/index.js'
 import { newestCheckpoint, payloadOf } from '../audit/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
-import { deliveryQueue, projectionLag, secondsBetween, type DeliveryQueue, type ProjectionLag } from './backlog.js';
+import { deliveryQueue, type DeliveryQueue } from '../webhooks/index.js';
+import { projectionLag, secondsBetween, type ProjectionLag } from './backlog.js';
 import { UsageError, type OperatorCommand } from '../commandLine.js';
 import { dataKeyStatus, type DataKeyStatus } from './dataKeys.js';
 import type { ServiceParts } from './parts.js';

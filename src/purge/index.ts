@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
+import { PURGE_GAUGES } from './backlog.js';
 import { eraseCommand } from './erase.js';
 import { purgeScheduleProjection } from './projection.js';
 import { PurgeWorker } from './worker.js';
@@ -19,6 +20,7 @@ export const purge: Capability = {
   // Its table: the schedule.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   asyncProjections: [purgeScheduleProjection],
+  gauges: PURGE_GAUGES,
   workers: [{ role: 'purger', summary: 'purges each Session when its retention ends', start: (ctx) => new PurgeWorker(ctx) }],
   commands: [eraseCommand],
 };

@@ -35,8 +35,7 @@ import { loadSession } from './store.js';
 import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
 import { SessionViewCache } from './viewCache.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
-import { preferenceAppliedHeader, waitHeaders, waitedNotModified } from '../waits/schemas.js';
+import { heldRead, holdingIn, namesEtag, preferenceApplied, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -8,6 +8,7 @@ export { heldRead } from './held.js';
 export { WAIT_LIMITS } from './limits.js';
 export { namesEtag, preferenceApplied, preferredWait } from './prefer.js';
 export { FEED_CHANNEL } from './channels.js';
+export { preferenceAppliedHeader, waitedNotModified, waitHeaders } from './schemas.js';
 export type { Waiters } from './waiters.js';
 
 const perContext = new WeakMap<ServiceContext, Waiters>();
