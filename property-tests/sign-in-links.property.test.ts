@@ -61,7 +61,6 @@ it('lets a link sign in exactly when the rule says it may', () => {
             address: 'a',
             tokenHash: id,
             newAccount: { accountId: 'acc_1', workspaceId: 'wks_1' },
-            email: 'e',
             session: { sessionId: 'asn', tokenHash: 's' },
             now: new Date(now),
           });
