@@ -39,7 +39,7 @@ export const asyncProjections = (): Projection[] => capabilities.flatMap((c) => 
 const projectionNames = (): string[] => [...inlineProjections({ streamKeys: new StreamKeys(new DeploymentKey()) }), ...asyncProjections()].map((p) => p.name);
 
 /** What the operator's checks and commands know of the whole service (src/ops/parts.ts). */
-export const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections(), projectionNames: projectionNames() };
+const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections(), projectionNames: projectionNames() };
 
 /** The operator's commands every capability declares. */
 export const operatorCommands: readonly OperatorCommand[] = capabilities.flatMap((c) => c.commands ?? []);

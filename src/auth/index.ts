@@ -10,13 +10,11 @@ import { meRoutes } from './routes.js';
 export {
   bearerToken,
   isSecret,
-  OPERATOR_WORKSPACE,
   ownerOf,
   requireOwner,
   sessionAccess,
   type CredentialResolver,
   type OwnerPrincipal,
-  type SessionAccess,
   type SessionOfWorkspace,
 } from './owner.js';
 

@@ -21,7 +21,7 @@ export interface DevelopmentDatabase extends EmbeddedDatabase {
 /** How long a command waits for the cluster the file names before it starts one of its own. */
 const CONNECT_TIMEOUT_MS = 3_000;
 
-export const databaseUrlFile = (dataDir: string): string => join(dataDir, 'database-url');
+const databaseUrlFile = (dataDir: string): string => join(dataDir, 'database-url');
 
 /** The URL the file names, when a cluster answers on it; a file left behind by a killed process names none. */
 async function runningUrl(file: string): Promise<string | undefined> {

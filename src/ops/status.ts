@@ -18,7 +18,7 @@ export interface Status {
   data_keys: DataKeyStatus;
 }
 
-export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<Status> {
+async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<Status> {
   const now = ctx.clock.now();
   const newest = await newestCheckpoint(ctx.store.pool);
   const pending = (await pendingMigrations(ctx.store.pool, parts.migrationFolders)).length;
@@ -32,7 +32,7 @@ export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | '
   };
 }
 
-export function formatStatus(s: Status): string {
+function formatStatus(s: Status): string {
   const lines = ['projections:'];
   if (s.projections.length === 0) lines.push('  (no async projection)');
   for (const p of s.projections) lines.push(`  ${p.name}: at position ${p.position}, ${p.behind} events behind`);

@@ -10,7 +10,7 @@ import { PurgeWorker } from './worker.js';
  * worker that purges what is due, and an operator's erasure on request, all through one purge
  * (commands.ts). See docs/architecture.md, "Purge", and the README's "Data lifecycle".
  */
-export { eraseSession, type Purged } from './commands.js';
+export { eraseSession } from './commands.js';
 export { decidePurge, purgeDeadline, type PurgeCommand } from './decide.js';
 export { foldLifetime } from './lifetime.js';
 export { PurgeWorker } from './worker.js';

@@ -23,11 +23,8 @@ export {
   findSessionByLink,
   loadSession,
   readSession,
-  toSessionRecord,
-  type LinkedSession,
-  type PendingSessionEvent,
 } from './store.js';
-export { decideAcceptance, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
+export { decideAcceptance, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
@@ -35,11 +32,8 @@ export {
   etagOf,
   fold,
   isErased,
-  revisionAnswered,
   revisionInteraction,
   type AcceptedResponse,
-  type ErasedSession,
-  type PublicEvent,
   type SessionState,
   type SessionStatus,
 } from './state.js';
@@ -51,8 +45,6 @@ export {
   SESSION_EVENT_TYPES,
   SESSION_PURGED,
   type PurgeReason,
-  type ResponseAccepted,
-  type SessionCompleted,
   type SessionCreated,
   type SessionPurged,
 } from './events.js';

@@ -13,7 +13,7 @@ import { freePort } from '../../src/database/embedded.js';
  * database: few, so that a client's transactions really land on different server connections.
  */
 
-export const PGBOUNCER = '/usr/sbin/pgbouncer';
+const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 export interface PgBouncer {
   /** `serverUrl`'s database, reached through the pooler. */

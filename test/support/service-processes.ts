@@ -10,7 +10,7 @@ import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '
  * after the test. Dispatchers connect as DISPATCHER_APP, so the test can find their connections.
  */
 
-export const DISPATCHER_APP = 'svc-test-dispatcher';
+const DISPATCHER_APP = 'svc-test-dispatcher';
 
 export interface ServiceProcesses {
   dispatcher(): Promise<ServiceProcess>;
