@@ -4,7 +4,7 @@ import type { ServiceContext } from '../serviceContext.js';
 import { toApiError } from '../http/faults.js';
 import { refusalError as tableRefusal, refusalStatus as tableStatus } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { HUMAN_PAGE_HEADERS } from '../human/index.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import {
   accountOfSession,
   claimTrial,

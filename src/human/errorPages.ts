@@ -1,5 +1,5 @@
 import { isUrlFault, type ErrorPages } from '../http/refusals.js';
-import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { errorPage, NOT_FOUND_PAGE } from './render/pages.js';
 
 /**

@@ -7,9 +7,5 @@ import { humanRoutes } from './routes.js';
  * The human link: the page a person opens and answers (routes.ts), accepted in one unit of work
  * with its receipt and webhook delivery (accept.ts). Every refusal on its paths is its HTML page.
  */
-export { HUMAN_PAGE_HEADERS } from './headers.js';
-/** The pages of developer accounts share the human page's markup and layout. */
-export { html, type SafeHtml } from './render/html.js';
-export { pageDocument } from './render/layout.js';
 
 export const human: Capability = { name: 'human', routes: humanRoutes, refusals: FORM_REFUSALS, errorPages: HUMAN_ERROR_PAGES };

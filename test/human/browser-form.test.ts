@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { convertSubmission, formValuesOf, parseSubmission } from '../../src/human/form.js';
-import { HUMAN_PAGE_HEADERS } from '../../src/human/headers.js';
+import { HUMAN_PAGE_HEADERS } from '../../src/html/index.js';
 import { formPage } from '../../src/human/render/pages.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { useBrowser } from '../support/browser.js';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page, Response } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { useBrowser } from '../support/browser.js';
 import { useTestApp } from '../support/lifecycle.js';
