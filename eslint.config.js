@@ -12,6 +12,21 @@ const rooms = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: t
   .filter((entry) => entry.isDirectory() && entry.name !== 'client' && existsSync(new URL(`./src/${entry.name}/index.ts`, import.meta.url)))
   .map((entry) => entry.name);
 
+/** Imports of an inner file of one of `names` from a test: through the repository's src/. */
+const testReachingInto = (names) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          regex: `^(\\.\\./)+src/(${names.join('|')})/(?!index\\.js$)`,
+          message: "A test uses a capability through its index.ts or test support; only the capability's own test folder reaches inside.",
+        },
+      ],
+    },
+  ],
+});
+
 /** Flat config: ESLint's and typescript-eslint's recommended rules over every file of the repository. */
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'test-output/', 'build/'] },
@@ -59,6 +74,9 @@ export default tseslint.config(
       ],
     },
   },
+  // Tests use a capability as the service does; test/<name>/ may unit-test the inner files of src/<name>/.
+  { files: ['test/**', 'property-tests/**'], rules: testReachingInto(rooms) },
+  ...rooms.map((room) => ({ files: [`test/${room}/**`], rules: testReachingInto(rooms.filter((other) => other !== room)) })),
   {
     // Tests build sparse arrays on purpose, to prove that holes are refused.
     files: ['test/**', 'property-tests/**'],

@@ -12,7 +12,7 @@ import {
   type InteractiveInteraction,
   type Scalar,
   type ScalarRecord,
-} from '../../src/sessions/interaction.js';
+} from '../../src/sessions/index.js';
 
 /**
  * Generators of valid interactions (in their stored form, response_policy included) and of valid and

@@ -4,6 +4,11 @@ import { accountsProjection } from './projection.js';
 import { ACCOUNT_REFUSALS } from './refusals.js';
 import { developerKeyResolver } from './resolver.js';
 import { accountRoutes } from './routes.js';
+export { requestSignInLink } from './commands.js';
+export { decideLinkSent, decideSignIn } from './decide.js';
+export { type AddressEvent } from './events.js';
+export { type SignInMail } from './mail.js';
+export { NEW_ADDRESS, evolveAddress, type AddressState } from './state.js';
 
 /**
  * Developer accounts: email-link sign-in, self-service API keys (a developer key is one more owner

@@ -17,5 +17,6 @@ export {
   type OwnerPrincipal,
   type SessionOfWorkspace,
 } from './owner.js';
+export { OPERATOR_WORKSPACE } from './owner.js';
 
 export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS, credentialResolver: ownerKeyResolver };

@@ -2,6 +2,9 @@ import type { Capability } from '../capability.js';
 import { HUMAN_ERROR_PAGES } from './errorPages.js';
 import { FORM_REFUSALS } from './refusals.js';
 import { humanRoutes } from './routes.js';
+export { newClientEventId, parseSubmission } from './form.js';
+export { own } from './own.js';
+export { NOT_FOUND_PAGE } from './render/pages.js';
 
 /**
  * The human link: the page a person opens and answers (routes.ts), accepted in one unit of work

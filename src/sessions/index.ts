@@ -70,6 +70,10 @@ export { eventItem, withLinkExpiry } from './view.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
 export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
+export { ACTION_INTENTS, type Action } from './interaction.js';
+export { checkResponse, responseSchemaOf } from './responseSchema.js';
+export { parseCreateInteraction, parsePublishInteraction } from './validation/interaction.js';
+export { sessionBodies, sessionBody } from './view.js';
 
 export const sessions: Capability = {
   name: 'sessions',

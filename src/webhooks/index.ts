@@ -16,6 +16,9 @@ export { resealSecrets } from './commands.js';
 export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, mayReceive, queueDelivery, type DeliveryQueue } from './deliveries/index.js';
 export { createEgress, policyOf } from './egress.js';
 export { countSecretsSealedByInitial, endpointOfRow, secretsSealedByInitial, type Endpoint } from './endpoints/index.js';
+export { DeliveryDispatcher } from './deliveries/index.js';
+export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
+export { DELIVERIES_CHANNEL } from './sql.js';
 
 export const webhooks: Capability = {
   name: 'webhooks',

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { convertSubmission, formValuesOf, parseSubmission } from '../../src/human/form.js';
 import { HUMAN_PAGE_HEADERS } from '../../src/html/index.js';
 import { formPage } from '../../src/human/render/pages.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { useBrowser } from '../support/browser.js';
 import { policyViolations } from './browser-page.js';
 import { everyField, hostileInteractive } from './fixtures.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page, Response } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { useBrowser } from '../support/browser.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { freePort } from '../support/processes.js';

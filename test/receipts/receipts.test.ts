@@ -7,7 +7,7 @@ import { ApiError } from '../../src/http/errors.js';
 import { buildReceiptClaims, responderSubject, type AcceptedDecision } from '../../src/receipts/claims.js';
 import { parseReceiptKeys } from '../../src/receiptKeys.js';
 import { signReceipt } from '../../src/receipts/sign.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/envelope.js';
 import { useTestDatabase } from '../support/lifecycle.js';

@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { DELIVERIES_CHANNEL } from '../../src/webhooks/sql.js';
+import { DELIVERIES_CHANNEL } from '../../src/webhooks/index.js';
 import type { TestDatabase } from './database.js';
 import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from './processes.js';
 
