@@ -64,11 +64,12 @@ export {
 } from './interaction.js';
 export { PATTERNS } from './limits.js';
 export { checkInteraction } from './rules.js';
-export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
+export { publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
+export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */
 export { eventItem, withLinkExpiry } from './view.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
-export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
+export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 export { ACTION_INTENTS, type Action } from './interaction.js';
 export { checkResponse, responseSchemaOf } from './responseSchema.js';

@@ -17,17 +17,14 @@ import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { checkInteraction } from './rules.js';
 import {
   createRequestSchema,
-  createSessionResponseSchema,
   idempotencyHeaders,
   publishRequestSchema,
   REQUEST_SCHEMAS,
   revisionParams,
-  sessionEventsResponseSchema,
   sessionIdParams,
-  sessionOperations,
-  sessionResponseSchema,
   wellFormedSessionIdParams,
-} from './schemas.js';
+} from './requestSchemas.js';
+import { createSessionResponseSchema, sessionEventsResponseSchema, sessionOperations, sessionResponseSchema } from './schemas.js';
 import { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
