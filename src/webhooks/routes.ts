@@ -7,13 +7,11 @@ import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/inde
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { deliveryItem, type DeliveryRow, redeliver } from './deliveries/index.js';
+import { registerRequestSchema, sessionEventParams, sessionParams } from './requestSchemas.js';
 import {
   deliveriesResponseSchema,
-  registerRequestSchema,
   registerResponseSchema,
   rotateResponseSchema,
-  sessionEventParams,
-  sessionParams,
   verifyResponseSchema,
   webhookEndpointSchema,
   webhookOperations,
