@@ -74,7 +74,7 @@ function open(key: Buffer, sealed: string, aad: string): Buffer {
  * The key row of the deployment's digest key: a key like a stream's (wrapped by a data key, so a
  * rotation re-wraps it), never destroyed, whose stream holds no event.
  */
-export const DIGEST_KEY_STREAM = 'deployment-digests';
+const DIGEST_KEY_STREAM = 'deployment-digests';
 
 /**
  * The deployment data keys (SVC_DATA_KEYS): the first wraps every new stream key, each of the

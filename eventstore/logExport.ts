@@ -10,7 +10,7 @@ import type { UnitOfWork } from './unitOfWork.js';
 const BATCH = 2_000;
 
 /** The rows of a cursor declared in this unit of work, one batch at a time; closed at the end. */
-export async function* fetchAll<R extends object>(
+async function* fetchAll<R extends object>(
   uow: UnitOfWork,
   cursor: string,
   declare: (cursor: string) => string,

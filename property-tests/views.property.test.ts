@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { loadSession } from '../src/sessions/store.js';
-import { etagOf } from '../src/sessions/state.js';
-import { sessionBodies, sessionBody, withLinkExpiry } from '../src/sessions/view.js';
+import { loadSession } from '../src/sessions/index.js';
+import { etagOf } from '../src/sessions/index.js';
+import { sessionBodies, sessionBody, withLinkExpiry } from '../src/sessions/index.js';
 import type { TestApp } from '../test/support/app.js';
 import { formBody, postForm } from '../test/human/form-post.js';
 import { useTestApp } from '../test/support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../test/support/sessions.js';
-import type { InteractiveInteraction } from '../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../src/sessions/index.js';
 
 /**
  * The inline Session view is a fold of the log: after any sequence of creates, publishes, answers

@@ -1,4 +1,4 @@
-import { aggregateStream, appendEvents, eventOf, foldEvents, handleCommand, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
+import { aggregateStream, appendEvents, foldEvents, handleCommand, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isManagementCredential, trialForClaim } from '../trials/index.js';
 import {
@@ -27,7 +27,7 @@ import {
   type KeyIntent,
   type NewKey,
 } from './decide.js';
-import { LINK_ISSUED, accountStreamId, addressStreamId, claimStreamId, clientTurnId, type AccountEvent, type LinkIssued } from './events.js';
+import { accountStreamId, addressStreamId, claimStreamId, clientTurnId, type AccountEvent, type LinkIssued } from './events.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import type { Mailer } from './mail.js';
 import * as sql from './sql.js';
@@ -113,12 +113,6 @@ export interface SignedIn {
   pending: PendingKeyOutcome;
 }
 
-/** The address as the link's request typed it, opened from its sealed event. */
-async function linkEmail(uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, stream: string, linkId: string): Promise<string> {
-  const issued = (await uow.readStream(stream)).find((r) => r.type === LINK_ISSUED && r.data.link_id === linkId)!;
-  return eventOf<LinkIssued>(addressDecider, issued, await ctx.streamKeys.opener(uow, stream)).email;
-}
-
 /**
  * Consumes a sign-in link: signs its address in (opening its account the first time) and starts a
  * browser session; with a key intent of this browser, creates the pending key in the same unit of
@@ -134,13 +128,11 @@ export function signIn(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys
     if (!link) return { refused: 'sign_in_link_invalid' };
     const stream = addressStreamId(link.address);
     const { state: address, version } = await aggregateStream(uow, addressDecider, stream, keysOf(ctx));
-    const email = await linkEmail(uow, ctx, stream, link.link_id);
     const session = { sessionId: newSessionId(), tokenHash: secretHash(sessionToken) };
     const decision = decideSignIn(address, {
       address: link.address,
       tokenHash: secretHash(token),
       newAccount: { accountId: newAccountId(), workspaceId: newDeveloperWorkspaceId() },
-      email,
       session,
       now,
     });
@@ -159,7 +151,7 @@ export function signIn(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys
       } else pending = decided;
     }
     await appendEvents(uow, accountDecider, accountStreamId(decision.accountId), before.version, events, keysOf(ctx));
-    return { sessionToken, session: { sessionId: session.sessionId, accountId: decision.accountId, workspaceId: signedIn.workspaceId, email }, pending };
+    return { sessionToken, session: { sessionId: session.sessionId, accountId: decision.accountId, workspaceId: signedIn.workspaceId, email: address.links.find((l) => l.linkId === link.link_id)!.email }, pending };
   });
 }
 

@@ -112,8 +112,6 @@ export interface SignIn {
   tokenHash: string;
   /** The account and workspace to open when the address has none yet. */
   newAccount: { accountId: string; workspaceId: string };
-  /** The address, for the account opened (the link's own, as it was requested). */
-  email: string;
   /** The new browser session: its id and its cookie token's hash. */
   session: { sessionId: string; tokenHash: string };
   now: Date;
@@ -133,7 +131,7 @@ export function decideSignIn(address: AddressState, command: SignIn): SignInDeci
   const accountId = address.accountId ?? command.newAccount.accountId;
   const opened: AccountEvent[] =
     address.accountId === undefined
-      ? [{ type: ACCOUNT_OPENED, at, account_id: accountId, workspace_id: command.newAccount.workspaceId, address: command.address, email: command.email }]
+      ? [{ type: ACCOUNT_OPENED, at, account_id: accountId, workspace_id: command.newAccount.workspaceId, address: command.address, email: link.email }]
       : [];
   return {
     accountId,

@@ -1,5 +1,5 @@
 import type { ErrorPages } from '../http/refusals.js';
-import { HUMAN_PAGE_HEADERS } from '../human/index.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { accountErrorPage } from './render/pages.js';
 
 /**

@@ -3,7 +3,7 @@ import { clientDigest } from '../clients.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { refusalError as tableRefusal, refusalStatus as tableStatus } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { HUMAN_PAGE_HEADERS } from '../human/index.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import {
   accountOfSession,
   claimTrial,

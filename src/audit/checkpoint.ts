@@ -55,7 +55,7 @@ export function payloadOf(jws: string): CheckpointPayload {
   return JSON.parse(Buffer.from(jws.split('.')[1] ?? '', 'base64url').toString('utf8')) as CheckpointPayload;
 }
 
-export const coverageOf = (payload: CheckpointPayload): Checkpoint => ({
+const coverageOf = (payload: CheckpointPayload): Checkpoint => ({
   transactionId: String(payload.transaction_id),
   globalPosition: String(payload.position),
 });
@@ -72,7 +72,7 @@ export async function newestCheckpoint(db: Reader): Promise<NewestCheckpoint | u
   return row && { version: row.stream_version, jws: (JSON.parse(row.data) as CheckpointDocument).checkpoint };
 }
 
-export class ReceiptKeysMissing extends Error {
+class ReceiptKeysMissing extends Error {
   constructor() {
     super('receipt keys are not configured (SVC_RECEIPT_KEYS): a checkpoint is signed with the active one');
     this.name = 'ReceiptKeysMissing';

@@ -5,18 +5,12 @@ import { auditExport, formatProblem } from './auditor.js';
 import { writeCheckpoint, type CheckpointDocument } from './checkpoint.js';
 import { exportTo } from './export.js';
 import { loadKeys } from './keySet.js';
-import { CommandRefused, UsageError } from '../commandLine.js';
+import { CommandRefused, UsageError, type OperatorCommand } from '../commandLine.js';
 
 /**
  * The auditor's commands. Each returns its exit code: 0 done, 1 failed (or the audit found
  * problems), 2 a usage error, printed with its usage.
  */
-
-export const AUDIT_USAGE = `  export [--session ID] [--decrypt]   the log (or one Session's streams) as JSON Lines on stdout
-  audit FILE --keys JWKS [--checkpoint FILE] [--issuer ORIGIN]
-                      check an export offline: every chain, checkpoint and (opened) receipt;
-                      JWKS is a file or the served /.well-known/svc-receipt-keys.json URL
-  checkpoint          sign a log checkpoint now and print it as {"checkpoint": "<JWS>"}`;
 
 function usage(problem: string): never {
   throw new UsageError(problem);
@@ -33,16 +27,16 @@ function parse<T>(args: string[], options: ParseArgsConfig['options']): Parsed<T
   }
 }
 
-export async function exportCommand(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, args: string[]): Promise<number> {
+async function exportLog(args: string[], open: () => Promise<Pick<ServiceContext, 'store' | 'streamKeys'>>): Promise<number> {
   const parsed = parse<{ session?: string; decrypt?: boolean }>(args, { session: { type: 'string' }, decrypt: { type: 'boolean' } });
   if (!parsed.ok) return usage(parsed.problem);
   if (parsed.positionals.length > 0) return usage(`export takes no ${parsed.positionals[0]}`);
-  await exportTo(ctx, { sessionId: parsed.values.session, decrypt: parsed.values.decrypt ?? false }, process.stdout);
+  await exportTo(await open(), { sessionId: parsed.values.session, decrypt: parsed.values.decrypt ?? false }, process.stdout);
   return 0;
 }
 
 /** Runs with no database and no service: everything it needs is in the files it is given. */
-export async function auditCommand(args: string[]): Promise<number> {
+async function auditFile(args: string[]): Promise<number> {
   const parsed = parse<{ keys?: string; checkpoint?: string; issuer?: string }>(args, {
     keys: { type: 'string' },
     checkpoint: { type: 'string' },
@@ -76,10 +70,32 @@ async function keptCheckpoint(path: string): Promise<string> {
   return checkpoint;
 }
 
-export async function checkpointCommand(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store'>, args: string[]): Promise<number> {
+async function checkpointNow(args: string[], open: () => Promise<Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store'>>): Promise<number> {
   if (args.length > 0) return usage(`checkpoint takes no ${args[0]}`);
-  const jws = await writeCheckpoint(ctx, { notWithinMs: 0, wait: true });
+  const jws = await writeCheckpoint(await open(), { notWithinMs: 0, wait: true });
   if (jws === undefined) throw new CommandRefused('another checkpointer wrote a checkpoint at the same moment; run it again');
   console.log(JSON.stringify({ checkpoint: jws }));
   return 0;
 }
+
+export const AUDIT_COMMANDS: readonly OperatorCommand[] = [
+  {
+    name: 'export',
+    synopsis: '[--session ID] [--decrypt]',
+    summary: "the log (or one Session's streams) as JSON Lines on stdout",
+    details: () => '--decrypt opens sealed content with the data keys; without it the export holds ciphertext (docs/audit.md).',
+    run: exportLog,
+  },
+  {
+    name: 'audit',
+    synopsis: 'FILE --keys JWKS [--checkpoint FILE] [--issuer ORIGIN]',
+    summary: 'check an export offline, with no database: every chain, checkpoint and (opened) receipt',
+    details: () => 'JWKS is a file or the served /.well-known/svc-receipt-keys.json URL; exit 1 when a problem is found.',
+    run: (args) => auditFile(args),
+  },
+  {
+    name: 'checkpoint',
+    summary: 'sign a log checkpoint now and print it as {"checkpoint": "<JWS>"}',
+    run: checkpointNow,
+  },
+];

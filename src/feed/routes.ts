@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ownerOf, requireOwner } from '../auth/index.js';
+import { ownerHold, requireOwner } from '../auth/index.js';
 import { refusalError } from '../http/refusal.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { answerHeld, FEED_CHANNEL, ownerHold, preferredWait } from '../waits/index.js';
-import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
+import { answerHeld, FEED_CHANNEL, preferenceAppliedHeader, preferredWait, waitHeaders } from '../waits/index.js';
 import { decodeCursor, encodeCursor, FEED_START, type FeedCursor } from './cursor.js';
 import { readFeed, type FeedPage } from './read.js';
 import { FEED_REFUSALS } from './refusals.js';

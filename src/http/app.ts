@@ -14,8 +14,7 @@ import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
-// The plugin alone: the rest of src/waits/ reaches the auth capability, whose record imports this file.
-import { heldReads } from '../waits/plugin.js';
+import { heldReads } from '../waits/index.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
 export type Routes = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;

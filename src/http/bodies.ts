@@ -13,7 +13,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
 /** Refuses a declared charset other than UTF-8 (415), and bytes that are not UTF-8 (400). */
-export function utf8Text(raw: Buffer, contentType: string | undefined): string {
+function utf8Text(raw: Buffer, contentType: string | undefined): string {
   const charset = CHARSET.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw edgeRefused({ refused: 'content_type_refused', message: 'The request body must be UTF-8: no other charset is accepted.', reason: 'unsupported_charset' });

@@ -1,4 +1,4 @@
-import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
+import { preferenceAppliedHeader, waitHeaders } from '../waits/index.js';
 import type { ErrorCode } from './errors.js';
 import { meaningOf, type RefusalAnswer } from './refusal.js';
 

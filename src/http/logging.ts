@@ -33,7 +33,7 @@ export function loggablePath(url: string): string {
 }
 
 /** The path of a request as it may be logged: its route's, with capability parameters redacted. */
-export function loggedPath(request: LoggedRequest): string {
+function loggedPath(request: LoggedRequest): string {
   const route = request.routeOptions?.url;
   if (route === undefined) return loggablePath(request.url);
   const params = (request.params ?? {}) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { isUrlFault, type ErrorPages } from '../http/refusals.js';
 import type { ApiError } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
 import { SESSION_REFUSALS } from '../sessions/index.js';
-import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { errorPage, NOT_FOUND_PAGE } from './render/pages.js';
 
 /**

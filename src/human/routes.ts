@@ -8,9 +8,9 @@ import { RECEIPT_REFUSALS, type ReceiptRefusal } from '../receipts/index.js';
 import { currentInteraction, currentRevision, findSessionByLink, loadSession, SESSION_REFUSALS, type SessionRefusal, type SessionState } from '../sessions/index.js';
 import { acceptedView, linkLive, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type Submission } from './form.js';
-import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { FORM_REFUSALS } from './refusals.js';
-import { STYLESHEET_PATH } from './render/layout.js';
+import { STYLESHEET_PATH } from '../html/index.js';
 import { completedPage, confirmationPage, displayPage, formPage, respondedPage } from './render/pages.js';
 
 /**

@@ -23,11 +23,8 @@ export {
   findSessionByLink,
   loadSession,
   readSession,
-  toSessionRecord,
-  type LinkedSession,
-  type PendingSessionEvent,
 } from './store.js';
-export { decideAcceptance, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
+export { decideAcceptance, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
@@ -35,11 +32,8 @@ export {
   etagOf,
   fold,
   isErased,
-  revisionAnswered,
   revisionInteraction,
   type AcceptedResponse,
-  type ErasedSession,
-  type PublicEvent,
   type SessionState,
   type SessionStatus,
 } from './state.js';
@@ -51,8 +45,6 @@ export {
   SESSION_EVENT_TYPES,
   SESSION_PURGED,
   type PurgeReason,
-  type ResponseAccepted,
-  type SessionCompleted,
   type SessionCreated,
   type SessionPurged,
 } from './events.js';
@@ -72,12 +64,17 @@ export {
 } from './interaction.js';
 export { PATTERNS } from './limits.js';
 export { checkInteraction } from './rules.js';
-export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
+export { publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
+export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */
 export { eventItem, withLinkExpiry } from './view.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
-export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INTERACTION_REFUSALS, sessionIdParams } from './schemas.js';
+export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INTERACTION_REFUSALS } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
+export { ACTION_INTENTS, type Action } from './interaction.js';
+export { checkResponse, responseSchemaOf } from './responseSchema.js';
+export { parseCreateInteraction, parsePublishInteraction } from './validation/interaction.js';
+export { sessionBodies, sessionBody } from './view.js';
 
 export const sessions: Capability = {
   name: 'sessions',

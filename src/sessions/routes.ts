@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/index.js';
+import { ownerHold, ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
 import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
@@ -16,17 +16,14 @@ import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { checkInteraction } from './rules.js';
 import {
   createRequestSchema,
-  createSessionResponseSchema,
   idempotencyHeaders,
   publishRequestSchema,
   REQUEST_SCHEMAS,
   revisionParams,
-  sessionEventsResponseSchema,
   sessionIdParams,
-  sessionOperations,
-  sessionResponseSchema,
   wellFormedSessionIdParams,
-} from './schemas.js';
+} from './requestSchemas.js';
+import { createSessionResponseSchema, sessionEventsResponseSchema, sessionOperations, sessionResponseSchema } from './schemas.js';
 import { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
@@ -34,8 +31,7 @@ import { loadSession } from './store.js';
 import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
 import { SessionViewCache } from './viewCache.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { answerHeld, namesEtag, ownerHold, preferredWait } from '../waits/index.js';
-import { preferenceAppliedHeader, waitHeaders, waitedNotModified } from '../waits/schemas.js';
+import { answerHeld, namesEtag, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

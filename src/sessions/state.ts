@@ -105,7 +105,7 @@ export const revisionAnswered = (state: SessionState, revision: number): boolean
 /** The Session's ETag: strong, `"<revision>.<event_count>"`. */
 export const etagOf = (state: SessionState): string => `"${currentRevision(state)}.${state.events.length}"`;
 
-export function evolve(state: SessionState | undefined, record: SessionRecord): SessionState {
+function evolve(state: SessionState | undefined, record: SessionRecord): SessionState {
   const { event } = record;
   if (event.type === SESSION_CREATED) {
     return {

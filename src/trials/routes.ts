@@ -14,8 +14,7 @@ import type { TrialRefusal } from './decide.js';
 import { TRIAL_REFUSALS, type TrialRequestRefusal } from './refusals.js';
 import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { answerHeld, namesEtag, preferredWait } from '../waits/index.js';
-import { preferenceAppliedHeader, waitedNotModified, waitHeaders } from '../waits/schemas.js';
+import { answerHeld, namesEtag, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
 /**
  * The trial routes: POST /v1/trial/sessions (without Authorization it starts a trial) and

@@ -1,7 +1,6 @@
 export { answerHeld, type HeldRead } from './held.js';
 export { heldReads } from './plugin.js';
-export { WAIT_LIMITS, type WorkspaceKind } from './limits.js';
+export { WAIT_LIMITS } from './limits.js';
 export { namesEtag, preferredWait } from './prefer.js';
 export { FEED_CHANNEL } from './channels.js';
-export type { Waiters } from './waiters.js';
-export { ownerHold } from './owner.js';
+export { preferenceAppliedHeader, waitedNotModified, waitHeaders } from './schemas.js';

@@ -6,13 +6,11 @@ import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { deliveryItem, type DeliveryRow, redeliver } from './deliveries/index.js';
+import { registerRequestSchema, sessionEventParams, sessionParams } from './requestSchemas.js';
 import {
   deliveriesResponseSchema,
-  registerRequestSchema,
   registerResponseSchema,
   rotateResponseSchema,
-  sessionEventParams,
-  sessionParams,
   verifyResponseSchema,
   webhookEndpointSchema,
   webhookOperations,

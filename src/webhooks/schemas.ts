@@ -2,13 +2,16 @@ import { operation, type ContractPart } from '../http/contract.js';
 import { AUTH_REFUSALS } from '../auth/index.js';
 import { JSON_BODY_FAULTS, STORE_FAULTS } from '../http/edgeRefusals.js';
 import { QUOTA_REFUSALS } from '../quotas/index.js';
-import { SESSION_REFUSALS, sessionIdParams } from '../sessions/index.js';
+import { SESSION_REFUSALS } from '../sessions/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { OUTCOMES, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, RETRY_AFTER_CAP_MS, TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 import { MAX_URL_LENGTH } from './url.js';
 import { MAX_VERIFICATION_ANSWER_BYTES } from './endpoints/index.js';
 
-/** The webhook routes' schemas: checked by fastify's Ajv (request bodies) and the contract document. */
+/**
+ * What the webhook routes answer, the requests the service sends an endpoint, and what the
+ * contract document says of both (examples, summaries). What a request must be is requestSchemas.ts.
+ */
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
@@ -36,13 +39,6 @@ const shownSecret = {
   additionalProperties: false,
   description: 'Shown once.',
   properties: { kid: idPattern('wk_'), secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$' } },
-} as const;
-
-export const registerRequestSchema = {
-  type: 'object',
-  required: ['url'],
-  additionalProperties: false,
-  properties: { url: { type: 'string', description: `Absolute https URL on port 443, at most ${MAX_URL_LENGTH} characters, no user info, no fragment` } },
 } as const;
 
 export const registerResponseSchema = {
@@ -151,15 +147,6 @@ export const deliveriesResponseSchema = {
       },
     },
   },
-} as const;
-
-/** The path of a delivery route: a Session's, as the Sessions routes take it (404 for any id not the caller's). */
-export const sessionParams = sessionIdParams;
-
-export const sessionEventParams = {
-  type: 'object',
-  required: ['id', 'event_id'],
-  properties: { ...sessionIdParams.properties, event_id: { type: 'string', description: "The Event ID (evt_…) of the Session's accepted response." } },
 } as const;
 
 /**

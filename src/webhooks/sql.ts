@@ -128,3 +128,12 @@ SELECT delivery_id, event_id, kind, status, endpoint_id, next_attempt_at, deadli
        last_outcome, attempts
   FROM webhook_deliveries WHERE session_id = $1
  ORDER BY created_at, delivery_id`;
+
+/**
+ * The delivery queue across every workspace, for the operator: pending and failed jobs each
+ * counted from their own partial index, never from the table of every job.
+ */
+export const DELIVERY_QUEUE = `
+SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::integer AS pending,
+       (SELECT count(*) FROM webhook_deliveries WHERE status = 'failed')::integer AS failed,
+       (SELECT min(created_at) FROM webhook_deliveries WHERE status = 'pending') AS oldest_pending`;

@@ -81,7 +81,6 @@ describe('the links of an address', () => {
       address: 'addr',
       tokenHash: token,
       newAccount: { accountId: 'acc_NEW', workspaceId: 'wks_NEW' },
-      email: 'dev@example.com',
       session: { sessionId: 'asn_1', tokenHash: 'session' },
       now: at(ms),
     } satisfies SignIn);
@@ -99,6 +98,11 @@ describe('the links of an address', () => {
     expect(signIn(address(issued(1, 0), sent(1, 0)), 't1', 15 * MINUTE)).toEqual({ refused: 'sign_in_link_invalid' });
     expect(signIn(address(issued(1, 0), sent(1, 0), used(1, MINUTE)), 't1', 2 * MINUTE)).toEqual({ refused: 'sign_in_link_invalid' });
     expect(signIn(address(issued(1, 0)), 'unknown', MINUTE)).toEqual({ refused: 'sign_in_link_invalid' });
+  });
+
+  it("opens the account with the address as the link's request typed it, from the folded link", () => {
+    const typed = { ...issued(1, 0), email: 'Dev.Person@Example.COM' };
+    expect(signIn(address(typed, sent(1, 0)), 't1', MINUTE)).toMatchObject({ accountEvents: [{ type: 'account.opened', email: 'Dev.Person@Example.COM' }, {}] });
   });
 
   it('signs a known address into its account without opening another', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/http/errors.js';
 import { formValuesOf, safeDraft } from '../../src/human/form.js';
 import type { AcceptedView } from '../../src/human/render/accepted.js';
-import { escapeHtml, html } from '../../src/human/render/html.js';
+import { escapeHtml, html } from '../../src/html/index.js';
 import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from '../../src/human/render/pages.js';
 import { useBrowser } from '../support/browser.js';
 import { errorCode } from './browser-page.js';

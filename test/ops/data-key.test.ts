@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { dataKeysOf, loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { errorCodeOf, formBody, PAGE_FORM_HEADERS } from '../human/form-post.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testConfig } from '../support/config.js';

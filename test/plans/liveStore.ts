@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { catchUpAll } from '../../projections/index.js';
-import { requestSignInLink } from '../../src/accounts/commands.js';
-import type { SignInMail } from '../../src/accounts/mail.js';
+import { requestSignInLink } from '../../src/accounts/index.js';
+import type { SignInMail } from '../../src/accounts/index.js';
 import { clientDigest } from '../../src/clients.js';
 import { asyncProjections } from '../../src/capabilities.js';
 import { eraseSession } from '../../src/purge/index.js';
-import { ADMISSIONS_STREAM } from '../../src/trials/events.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { ADMISSIONS_STREAM } from '../../src/trials/index.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { Browser, bearer, inputValue } from '../accounts/support.js';
 import { answerOn } from '../audit/support.js';
 import type { TestApp } from '../support/app.js';

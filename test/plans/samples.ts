@@ -113,7 +113,6 @@ export const SAMPLES: Record<string, Sample> = {
 
   // What an operator is shown.
   'src/ops/sql.ts#PROJECTION_LAG': { params: () => [['purge_schedule']] },
-  'src/ops/sql.ts#DELIVERY_QUEUE': { params: () => [] },
 
   // The human link.
   'src/human/sql.ts#SUBMISSION_READ': { params: (s) => [s.session.linkHash] },
@@ -213,6 +212,7 @@ export const SAMPLES: Record<string, Sample> = {
   'src/webhooks/sql.ts#LOCK_PENDING_OF_SESSION': { params: (s) => [s.session.id] },
   'src/webhooks/sql.ts#LOCK_PENDING_OF_EVENT': { params: (s) => [s.session.id, s.session.responseEventId] },
   'src/webhooks/sql.ts#SESSION_DELIVERIES': { params: (s) => [s.session.id] },
+  'src/webhooks/sql.ts#DELIVERY_QUEUE': { params: () => [] },
 };
 
 /**

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { PurgeWorker, eraseSession } from '../../src/purge/index.js';
 import { appendSession, newSessionId } from '../../src/sessions/index.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, interactive, owner } from '../support/sessions.js';

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { expect, it } from 'vitest';
 import { verify } from '../../eventstore/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
-import { parseSubmission } from '../../src/human/form.js';
+import { parseSubmission } from '../../src/human/index.js';
 import { PurgeWorker } from '../../src/purge/index.js';
 import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
 import { useTestApp } from '../support/lifecycle.js';

@@ -3,8 +3,7 @@ import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/
 import { acceptedDetails, type AcceptedView } from './accepted.js';
 import { displayDataList } from './display.js';
 import { errorText } from './errors.js';
-import { html, type SafeHtml } from './html.js';
-import { pageDocument } from './layout.js';
+import { html, pageDocument, type SafeHtml } from '../../html/index.js';
 import { surfaceForm, type SurfaceForm } from './surface.js';
 
 /** Every page the human link shows, as complete HTML documents. Pure: no I/O, no clock, no randomness. */

@@ -8,7 +8,7 @@ import { isErased, readSession, type AcceptedResponse } from '../../sessions/ind
  */
 
 /** Its key order is fixed: one response, one byte string. */
-export function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
+function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
   return JSON.stringify({
     type: 'response.accepted',
     event_id: response.eventId,

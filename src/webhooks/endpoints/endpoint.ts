@@ -4,7 +4,7 @@ import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
 
-export const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
+const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
 
 export interface Endpoint {
   id: string;
@@ -20,13 +20,13 @@ export interface WebhookState {
   secrets: StoredSecret[];
 }
 
-export const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
+const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
 
 /** Verified reads as pending again once its 30 days are over. */
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
   endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
 
-export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
+function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case ENDPOINT_REGISTERED:
       return {

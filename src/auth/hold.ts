@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { authenticateOwner, ownerOf } from '../auth/index.js';
+import type { HeldRead } from '../waits/index.js';
+import { authenticateOwner, ownerOf } from './owner.js';
 import type { ServiceContext } from '../serviceContext.js';
-import type { HeldRead } from './held.js';
 
 /**
  * What an owner route's credential gives a held read: the workspace whose places it takes (the
