@@ -1,6 +1,6 @@
 import type { ExportedEvent, StreamHead } from './chain.js';
 import { HeadsHash } from './chain.js';
-import { START, type Checkpoint } from './events.js';
+import { START, type Checkpoint, type Reader } from './events.js';
 import type { EventStore } from './store.js';
 import * as sql from './sql.js';
 import type { UnitOfWork } from './unitOfWork.js';
@@ -59,6 +59,17 @@ export async function exportLog(
       count += rows.length;
     }
     return count;
+  });
+}
+
+/** The events at these positions as the export writes them, in the order of the positions given. */
+export async function linkedEvents(db: Reader, positions: readonly string[]): Promise<ExportedEvent[]> {
+  const { rows } = await db.query<ExportRow>(sql.LINKED_AT, [positions]);
+  const byPosition = new Map(rows.map((row) => [row.global_position, toExported(row)]));
+  return positions.map((position) => {
+    const event = byPosition.get(position);
+    if (!event) throw new Error(`no event at position ${position}`);
+    return event;
   });
 }
 

@@ -126,6 +126,9 @@ export const NEWEST_POSITION = `SELECT coalesce(max(global_position), 0)::text A
  * Everything after the checkpoint that this snapshot sees, in-flight horizon ignored. Safe only
  * while every writer that could still commit an earlier event is shut out (a rebuild's table lock).
  */
+/** One event by its position: where a reader that kept only a position resumes readAll. */
+export const READ_AT = `SELECT ${COLUMNS} FROM events WHERE global_position = $1`;
+
 export const READ_ALL_VISIBLE = `
 SELECT ${COLUMNS} FROM events
  WHERE (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
@@ -248,6 +251,12 @@ SELECT global_position::text AS global_position, transaction_id::text AS transac
  ORDER BY events.transaction_id, events.global_position`;
 
 export const EXPORT_CURSOR = exporting('');
+/** Every stored value of the links of the events at these positions (the Merkle tree's leaves). */
+export const LINKED_AT = `
+SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, event_id, stream_id,
+       stream_version, type, data, metadata, events_recorded_at_text(recorded_at) AS recorded_at,
+       encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, link_format
+  FROM events WHERE global_position = ANY ($1::bigint[])`;
 export const EXPORT_STREAMS_CURSOR = exporting('WHERE stream_id = ANY ($1::text[])');
 
 /**

@@ -196,10 +196,17 @@ export function appendLeaves(hasher: TreeHasher, size: number, frontier: readonl
   return { nodes, frontier: stack.map((node) => node.hash) };
 }
 
+/**
+ * Why a proof does not hold: malformed (not a proof of this shape), root_mismatch (the hashes lead
+ * elsewhere: a changed byte or a forked tree), and for a signed checkpoint wrong_key,
+ * bad_signature, wrong_origin, and leaf_mismatch (the leaf is not the entry asked about).
+ */
+export type ProofReason = 'malformed' | 'root_mismatch' | 'wrong_key' | 'bad_signature' | 'wrong_origin' | 'leaf_mismatch';
+
 /** Why a proof does not hold, as a reason a program can test and a sentence. */
 export class ProofError extends Error {
   constructor(
-    readonly reason: 'malformed' | 'root_mismatch',
+    readonly reason: ProofReason,
     message: string,
   ) {
     super(message);
