@@ -66,8 +66,8 @@ const consistencyQuery = {
   required: ['from', 'to'],
   additionalProperties: false,
   properties: {
-    from: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The smaller tree size, at least 1.' },
-    to: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The larger tree size.' },
+    from: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'The smaller tree size, at least 1 (a decimal integer).' },
+    to: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'The larger tree size, at least from (a decimal integer).' },
   },
 } as const;
 
@@ -141,8 +141,8 @@ export async function logRoutes(app: FastifyInstance, ctx: ServiceContext): Prom
   app.get(
     '/v1/log/consistency',
     { schema: { ...getLogConsistency, tags, security, querystring: consistencyQuery, response: { 200: consistencyResponse, ...errorResponses(400, 401, 404, 500) } } },
-    async (request: FastifyRequest<{ Querystring: { from: number; to: number } }>, reply) => {
-      const { from, to } = request.query;
+    async (request: FastifyRequest<{ Querystring: { from: string; to: string } }>, reply) => {
+      const [from, to] = [Number(request.query.from), Number(request.query.to)];
       if (from < 1 || from > to) throw refused({ refused: 'consistency_sizes', from, to });
       const { size } = await treeHead(ctx.store.pool);
       if (to > size) throw refused({ refused: 'tree_size_not_reached', size });

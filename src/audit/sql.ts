@@ -29,7 +29,7 @@ export const LOCK_TREE = `SELECT pg_advisory_xact_lock(hashtext('svc.log-tree'))
 /** The tree's last leaf: its index (the size less one) and the event's position. */
 export const TREE_END = `
 SELECT leaf_index::text AS leaf_index, global_position::text AS global_position
-  FROM log_tree_leaves ORDER BY leaf_index DESC LIMIT 1`;
+  FROM log_tree_leaves ORDER BY log_tree_leaves.leaf_index DESC LIMIT 1`;
 
 export const INSERT_LEAVES = `
 INSERT INTO log_tree_leaves (global_position, leaf_index) SELECT * FROM unnest($1::bigint[], $2::bigint[])`;

@@ -43,12 +43,11 @@ export interface VerifierKey {
 }
 
 export function parseVerifierKey(text: string): VerifierKey {
-  const parts = text.trim().split('+');
-  const [name, id, key] = parts;
-  if (parts.length !== 3 || !name || !KEY_NAME.test(name) || !/^[0-9a-f]{8}$/.test(id ?? '')) {
-    throw new ProofError('malformed', 'the verifier key is not <name>+<key id>+<key>');
-  }
-  const material = fromBase64(key!, 'the verifier key');
+  // The key is base64, which may hold '+': the name ends at the first '+', the id is the next field.
+  const match = /^([^+]+)\+([0-9a-f]{8})\+(.+)$/.exec(text.trim());
+  if (!match || !KEY_NAME.test(match[1]!)) throw new ProofError('malformed', 'the verifier key is not <name>+<key id>+<key>');
+  const [, name, id, key] = match as unknown as [string, string, string, string];
+  const material = fromBase64(key, 'the verifier key');
   if (material.length !== 33 || material[0] !== ED25519) throw new ProofError('malformed', 'the verifier key is not an Ed25519 key');
   const publicKey = material.slice(1);
   if (hex(noteKeyId(name, publicKey)) !== id) throw new ProofError('malformed', "the verifier key's id is not the one its name and key make");
