@@ -5,7 +5,7 @@ import { formatTlogProof } from '../client/tlogProof.js';
 import { operation } from '../http/contract.js';
 import { errorResponses } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
-import { receiptKeysUnavailable } from '../receipts/sign.js';
+import { receiptKeysUnavailable } from '../receipts/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { ownedViewRow, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_REFUSALS } from '../sessions/index.js';
 import { newestCheckpoint } from './checkpoint.js';

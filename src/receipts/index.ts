@@ -4,6 +4,6 @@ import { receiptRoutes } from './routes.js';
 
 /** Signed receipts of accepted answers: the claims, the signature, and the public key set. */
 export { buildReceiptClaims, type ReceiptClaims } from './claims.js';
-export { signReceipt } from './sign.js';
+export { receiptKeysUnavailable, signReceipt } from './sign.js';
 
 export const receipts: Capability = { name: 'receipts', routes: receiptRoutes, refusals: RECEIPT_REFUSALS };
