@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/index.js';
 import { parseCheckpointText, toBase64 } from '../client/note.js';
-import { formatTlogProof } from '../client/tlogProof.js';
+import { formatTlogProof } from '../client/bundle.js';
 import { operation } from '../http/contract.js';
 import { errorResponses } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';

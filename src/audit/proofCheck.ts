@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { linkText, type ExportedEvent } from '../../eventstore/index.js';
 import { ProofError, treeHasher, verifyConsistencyProof, verifyInclusionProof } from '../client/merkle.js';
 import { fromBase64, openCheckpoint, parseVerifierKey, type TreeHead } from '../client/note.js';
-import { parseTlogProof } from '../client/tlogProof.js';
+import { parseTlogProof } from '../client/bundle.js';
 
 /**
  * The offline checks of `audit verify-proof` and `audit verify-consistency` (docs/audit.md): no

@@ -1,7 +1,7 @@
 import { ClientError } from './errors.js';
 import { ProofError, treeHasher, verifyInclusionProof } from './merkle.js';
 import { openCheckpoint, parseVerifierKey } from './note.js';
-import { parseTlogProof } from './tlogProof.js';
+import { parseTlogProof } from './bundle.js';
 
 /**
  * Proof that the service's log holds an accepted response, checked with no call to the service:

@@ -1,4 +1,4 @@
-import { sha256 } from './sha256.js';
+import { sha256 } from './digest.js';
 
 /**
  * The Merkle tree of RFC 6962 / RFC 9162 over the service's log: hashing, the proofs made from

@@ -1,5 +1,5 @@
 import { ProofError, type Hash } from './merkle.js';
-import { sha256 } from './sha256.js';
+import { sha256 } from './digest.js';
 
 /**
  * C2SP signed notes (c2sp.org/signed-note) with Ed25519 signatures, and the tree heads they carry

@@ -18,7 +18,7 @@ import {
   type Hash,
   type TreeHasher,
 } from '../../src/client/merkle.js';
-import { sha256 } from '../../src/client/sha256.js';
+import { sha256 } from '../../src/client/digest.js';
 
 /**
  * The Merkle tree module against the public test vectors of transparency-dev/merkle (copied into
