@@ -223,4 +223,18 @@ describe('proof of one decision', () => {
     const refusedBare = await cli(['verify-proof', await file('bare.tlog-proof', bare), '--export', exported, '--event', first.response.event_id, '--key', verifierKey]);
     expect(refusedBare).toEqual({ code: 1, out: expect.stringMatching(/^not verified \(root_mismatch\)/) });
   });
+
+  it("proves a Session's resolution as well as its responses", async () => {
+    const { sessionId } = await answered();
+    const read = await t.app.inject({ url: `/v1/sessions/${sessionId}`, headers: bearer(key) });
+    const done = await t.app.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/complete`, headers: { ...bearer(key), 'if-match': read.headers.etag as string } });
+    expect(done.statusCode, done.body).toBe(200);
+    const completion = await db.pool.query<{ event_id: string }>(`SELECT event_id FROM events WHERE stream_id = $1 AND type = 'session.completed'`, [sessionId]);
+    const eventId = completion.rows[0]!.event_id;
+    expectError(await proofOf(sessionId, eventId), 404, 'NOT_FOUND');
+    await checkpointNow();
+    const res = await proofOf(sessionId, eventId);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await verifyInclusion({ event_id: eventId }, res.body, verifierKey)).toMatchObject({ eventId, streamId: sessionId });
+  });
 });
