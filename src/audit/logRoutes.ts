@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/index.js';
-import { parseCheckpointText, toBase64 } from '../client/note.js';
+import { parseCheckpointText, parseNote, toBase64 } from '../client/note.js';
 import { formatTlogProof } from '../client/bundle.js';
 import { operation } from '../http/contract.js';
 import { errorResponses } from '../http/errors.js';
@@ -11,7 +11,7 @@ import { ownedViewRow, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_REFUSALS } 
 import { newestCheckpoint } from './checkpoint.js';
 import { logOrigin, verifierKeys } from './logNote.js';
 import { AUDIT_REFUSALS, type AuditRefusal } from './refusals.js';
-import { consistencyProof, eventLeaf, inclusionProof, treeHead } from './tree.js';
+import { consistencyProof, eventLeaf, inclusionProof, treeSize } from './tree.js';
 
 /**
  * The log as a transparency log (docs/audit.md, "Proof of one decision"): its newest checkpoint
@@ -96,7 +96,7 @@ const proofParams = {
 async function newestNote(ctx: ServiceContext) {
   const newest = await newestCheckpoint(ctx.store.pool);
   if (!newest?.note) throw refused({ refused: 'no_checkpoint_yet' });
-  return { note: newest.note, head: parseCheckpointText(newest.note.slice(0, newest.note.lastIndexOf('\n\n') + 1)) };
+  return { note: newest.note, head: parseCheckpointText(parseNote(newest.note).text) };
 }
 
 /** Public: GET /.well-known/svc-log-verifier-keys.txt. */
@@ -144,7 +144,7 @@ export async function logRoutes(app: FastifyInstance, ctx: ServiceContext): Prom
     async (request: FastifyRequest<{ Querystring: { from: string; to: string } }>, reply) => {
       const [from, to] = [Number(request.query.from), Number(request.query.to)];
       if (from < 1 || from > to) throw refused({ refused: 'consistency_sizes', from, to });
-      const { size } = await treeHead(ctx.store.pool);
+      const size = await treeSize(ctx.store.pool);
       if (to > size) throw refused({ refused: 'tree_size_not_reached', size });
       const proof = await consistencyProof(ctx.store.pool, from, to);
       return reply.header('cache-control', 'no-store').send({ from, to, proof: proof.map(toBase64) });

@@ -74,6 +74,9 @@ async function frontierOf(db: Reader, size: number): Promise<Hash[]> {
   });
 }
 
+/** How many leaves the tree has. */
+export const treeSize = async (db: Reader): Promise<number> => (await treeEnd(db)).size;
+
 /** The tree as it is stored: its size and root. */
 export async function treeHead(db: Reader): Promise<TreeHead> {
   const { size } = await treeEnd(db);
