@@ -12,7 +12,7 @@ export { UnitOfWork, type OpenedKey, type StoredKey, type WrappedKey } from './u
 export { WakeupNotifier, type Logger } from './notifier.js';
 export { Wakeups, RECONNECT } from './wakeups.js';
 export { WokenLoop, type WokenLoopOptions } from './wokenLoop.js';
-export { STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
+export { LINK_COLUMNS, STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations, type Migration } from './migrate.js';
 export * from './sealing.js';
 export * from './decider.js';

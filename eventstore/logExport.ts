@@ -29,12 +29,13 @@ export async function* fetchAll<R extends object>(
   }
 }
 
-interface ExportRow extends Omit<ExportedEvent, 'global_position' | 'transaction_id'> {
+/** A row of LINK_COLUMNS, as pg reads it. */
+export interface ExportRow extends Omit<ExportedEvent, 'global_position' | 'transaction_id'> {
   global_position: string;
   transaction_id: string;
 }
 
-const toExported = (row: ExportRow): ExportedEvent => ({
+export const toExported = (row: ExportRow): ExportedEvent => ({
   ...row,
   global_position: Number(row.global_position),
   transaction_id: Number(row.transaction_id),

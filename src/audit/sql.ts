@@ -1,4 +1,6 @@
-/** Every statement of the audit capability: exports, log checkpoints. */
+import { LINK_COLUMNS } from '../../eventstore/index.js';
+
+/** Every statement of the audit capability: exports, log checkpoints, the log's Merkle tree. */
 
 /**
  * The delivery streams of one Session, found in the log itself (the deliveries projection loses
@@ -43,8 +45,8 @@ SELECT want.level, want.node_index::text AS node_index, n.hash
   FROM unnest($1::smallint[], $2::bigint[]) AS want(level, node_index)
  CROSS JOIN LATERAL (SELECT hash FROM log_tree_nodes t WHERE t.level = want.level AND t.node_index = want.node_index) AS n`;
 
-/** An event of a stream, and its leaf if it has one yet. */
+/** An event of a stream, every value of its link, and its leaf if it has one yet: one round trip for a proof. */
 export const LEAF_OF_EVENT = `
-SELECT e.global_position::text AS global_position, e.type, l.leaf_index::text AS leaf_index
-  FROM events e LEFT JOIN log_tree_leaves l ON l.global_position = e.global_position
- WHERE e.event_id = $1 AND e.stream_id = $2`;
+SELECT ${LINK_COLUMNS}, l.leaf_index::text AS leaf_index
+  FROM events LEFT JOIN log_tree_leaves l ON l.global_position = events.global_position
+ WHERE events.event_id = $1 AND events.stream_id = $2`;

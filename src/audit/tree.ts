@@ -7,7 +7,9 @@ import {
   linkedEvents,
   readAll,
   readAt,
+  toExported,
   type EventStore,
+  type ExportRow,
   type Reader,
   type UnitOfWork,
 } from '../../eventstore/index.js';
@@ -147,9 +149,9 @@ export interface EventLeaf {
 
 /** An event of a stream as a leaf of the tree; undefined when the stream has no such event. */
 export async function eventLeaf(db: Reader, eventId: string, streamId: string): Promise<EventLeaf | undefined> {
-  const { rows } = await db.query<{ global_position: string; type: string; leaf_index: string | null }>(sql.LEAF_OF_EVENT, [eventId, streamId]);
+  const { rows } = await db.query<ExportRow & { leaf_index: string | null }>(sql.LEAF_OF_EVENT, [eventId, streamId]);
   const row = rows[0];
   if (!row) return undefined;
-  const [event] = await linkedEvents(db, [row.global_position]);
-  return { type: row.type, ...(row.leaf_index === null ? {} : { index: Number(row.leaf_index) }), leaf: Buffer.from(linkText(event!), 'utf8') };
+  const { leaf_index: index, ...link } = row;
+  return { type: row.type, ...(index === null ? {} : { index: Number(index) }), leaf: Buffer.from(linkText(toExported(link)), 'utf8') };
 }
