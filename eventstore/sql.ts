@@ -122,13 +122,13 @@ SELECT coalesce(histogram_bounds::text::text[], '{}') AS bounds FROM pg_stats
 /** The newest position in the log: an estimate of how many events a replay of it folds. */
 export const NEWEST_POSITION = `SELECT coalesce(max(global_position), 0)::text AS position FROM events`;
 
+/** One event by its position: where a reader that kept only a position resumes readAll. */
+export const READ_AT = `SELECT ${COLUMNS} FROM events WHERE global_position = $1`;
+
 /**
  * Everything after the checkpoint that this snapshot sees, in-flight horizon ignored. Safe only
  * while every writer that could still commit an earlier event is shut out (a rebuild's table lock).
  */
-/** One event by its position: where a reader that kept only a position resumes readAll. */
-export const READ_AT = `SELECT ${COLUMNS} FROM events WHERE global_position = $1`;
-
 export const READ_ALL_VISIBLE = `
 SELECT ${COLUMNS} FROM events
  WHERE (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
