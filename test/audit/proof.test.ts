@@ -6,6 +6,7 @@ import { exportLog } from '../../eventstore/index.js';
 import { Checkpointer } from '../../src/audit/checkpointer.js';
 import { auditCommand } from '../../src/audit/cli.js';
 import { logOrigin, signCheckpoint } from '../../src/audit/logNote.js';
+import { growTree } from '../../src/audit/tree.js';
 import { ClientError, verifyInclusion } from '../../src/client/index.js';
 import { fromBase64 } from '../../src/client/note.js';
 import { ManualClock } from '../../src/clock.js';
@@ -236,5 +237,24 @@ describe('proof of one decision', () => {
     const res = await proofOf(sessionId, eventId);
     expect(res.statusCode, res.body).toBe(200);
     expect(await verifyInclusion({ event_id: eventId }, res.body, verifierKey)).toMatchObject({ eventId, streamId: sessionId });
+  });
+
+  it('the tree refuses changes, and never makes a leaf of an event changed before it was one', async () => {
+    await answered();
+    await untilHorizonPasses(db.pool);
+    await growTree(t.ctx.store);
+    await expect(db.pool.query('UPDATE log_tree_nodes SET hash = hash WHERE level = 0 AND node_index = 0')).rejects.toThrow(/append-only/);
+    await expect(db.pool.query('DELETE FROM log_tree_leaves WHERE leaf_index = 0')).rejects.toThrow(/append-only/);
+    const { response } = await answered();
+    const intruder = await db.pool.connect();
+    try {
+      await intruder.query('ALTER TABLE events DISABLE TRIGGER events_no_update_delete');
+      await intruder.query(`UPDATE events SET type = 'response.acceptee' WHERE event_id = $1`, [response.event_id]);
+      await intruder.query('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
+    } finally {
+      intruder.release();
+    }
+    await untilHorizonPasses(db.pool);
+    await expect(growTree(t.ctx.store)).rejects.toThrow(`event ${response.event_id}`);
   });
 });
