@@ -41,7 +41,7 @@ function epochMicros(recordedAt: string): string {
 // JSON.stringify writes a string exactly as RFC 8785 does; data and metadata are stored canonical.
 const json = JSON.stringify;
 
-function linkText(event: LinkFields): string {
+export function linkText(event: LinkFields): string {
   if (event.link_format === 2) {
     return `[${json(event.prev_hash)},${json(event.event_id)},${json(event.stream_id)},${event.stream_version},${json(event.type)},${event.data},${event.metadata},${json(event.recorded_at)}]`;
   }

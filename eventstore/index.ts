@@ -12,7 +12,7 @@ export { UnitOfWork } from './unitOfWork.js';
 export { type Logger } from './notifier.js';
 export { Wakeups } from './wakeups.js';
 export { WokenLoop } from './wokenLoop.js';
-export { STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
+export { LINK_COLUMNS, STREAM_READ_COLUMNS, streamReadJoins } from './sql.js';
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations } from './migrate.js';
 export * from './sealing.js';
 export * from './decider.js';

@@ -122,6 +122,9 @@ SELECT coalesce(histogram_bounds::text::text[], '{}') AS bounds FROM pg_stats
 /** The newest position in the log: an estimate of how many events a replay of it folds. */
 export const NEWEST_POSITION = `SELECT coalesce(max(global_position), 0)::text AS position FROM events`;
 
+/** One event by its position: where a reader that kept only a position resumes readAll. */
+export const READ_AT = `SELECT ${COLUMNS} FROM events WHERE global_position = $1`;
+
 /**
  * Everything after the checkpoint that this snapshot sees, in-flight horizon ignored. Safe only
  * while every writer that could still commit an earlier event is shut out (a rebuild's table lock).
@@ -234,20 +237,26 @@ export const NOTIFY = `
 SELECT pg_notify(w.channel, w.payload)
   FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush, unnest($1::text[], $2::text[]) AS w(channel, payload)`;
 
+/** Every stored value of an event's link, under its stored name, as an export line holds it (eventstore/chain.ts). */
+export const LINK_COLUMNS = `events.global_position::text AS global_position, events.transaction_id::text AS transaction_id,
+       events.event_id, events.stream_id, events.stream_version, events.type, events.data, events.metadata,
+       events_recorded_at_text(events.recorded_at) AS recorded_at, encode(events.prev_hash, 'hex') AS prev_hash,
+       encode(events.hash, 'hex') AS hash, events.link_format`;
+
 /**
  * The log for an export, every stored value of each link, in log order: all of it, or the named
  * streams. Read through a cursor, so an export of any size holds one batch at a time.
  */
 const exporting = (where: string) => (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
-SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, event_id, stream_id,
-       stream_version, type, data, metadata, events_recorded_at_text(recorded_at) AS recorded_at,
-       encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, link_format
+SELECT ${LINK_COLUMNS}
   FROM events
  ${where}
  ORDER BY events.transaction_id, events.global_position`;
 
 export const EXPORT_CURSOR = exporting('');
+/** Every stored value of the links of the events at these positions (the Merkle tree's leaves). */
+export const LINKED_AT = `SELECT ${LINK_COLUMNS} FROM events WHERE global_position = ANY ($1::bigint[])`;
 export const EXPORT_STREAMS_CURSOR = exporting('WHERE stream_id = ANY ($1::text[])');
 
 /**

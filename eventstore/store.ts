@@ -119,6 +119,12 @@ export async function readAll(db: Reader, after: Checkpoint = START, limit = 500
   return rows.map(toRecorded);
 }
 
+/** The event at a global position, undefined when there is none: checkpointOf it resumes readAll after it. */
+export async function readAt(db: Reader, globalPosition: string): Promise<RecordedEvent | undefined> {
+  const { rows } = await db.query<EventRow>(sql.READ_AT, [globalPosition]);
+  return rows[0] && toRecorded(rows[0]);
+}
+
 /** The oldest transaction still in flight, as a checkpoint's transaction id: nothing below it can still commit. */
 export async function transactionHorizon(db: Reader): Promise<string> {
   const { rows } = await db.query<{ horizon: string }>(sql.HORIZON);

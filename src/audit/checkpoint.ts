@@ -11,7 +11,9 @@ import {
   type UnitOfWork,
 } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
+import { logOrigin, signCheckpoint } from './logNote.js';
 import * as sql from './sql.js';
+import { growTree, treeHead } from './tree.js';
 
 /**
  * Signed log checkpoints. A hash chain shows a changed or missing event inside a stream, but not
@@ -26,7 +28,7 @@ import * as sql from './sql.js';
 export const CHECKPOINT_STREAM = 'log-checkpoints';
 /** A slice of the heads that changed since the previous checkpoint: `{heads: [[stream_id, version, hash]]}`. */
 export const HEADS_RECORDED = 'log.heads_recorded';
-/** `{checkpoint: <compact JWS>}`; always the last event of a checkpoint. */
+/** `{checkpoint: <compact JWS>, note: <the tree head as a signed note>}`; always the last event of a checkpoint. */
 export const CHECKPOINTED = 'log.checkpointed';
 export const CHECKPOINT_TYP = 'svc-log-checkpoint+jwt';
 
@@ -60,16 +62,24 @@ const coverageOf = (payload: CheckpointPayload): Checkpoint => ({
   globalPosition: String(payload.position),
 });
 
+/** What a log.checkpointed event holds; checkpoints signed before the Merkle tree have no note. */
+interface Checkpointed extends CheckpointDocument {
+  note?: string;
+}
+
 interface NewestCheckpoint {
   /** The checkpoint stream's version: its next append goes after it. */
   version: number;
   jws: string;
+  note?: string;
 }
 
 export async function newestCheckpoint(db: Reader): Promise<NewestCheckpoint | undefined> {
   const { rows } = await db.query<{ stream_version: number; data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
   const row = rows[0];
-  return row && { version: row.stream_version, jws: (JSON.parse(row.data) as CheckpointDocument).checkpoint };
+  if (!row) return undefined;
+  const { checkpoint, note } = JSON.parse(row.data) as Checkpointed;
+  return { version: row.stream_version, jws: checkpoint, ...(note === undefined ? {} : { note }) };
 }
 
 class ReceiptKeysMissing extends Error {
@@ -87,8 +97,9 @@ export interface CheckpointTurn {
 }
 
 /**
- * Writes a checkpoint unless one was written within `notWithinMs`, or another checkpointer holds
- * the turn; returns its JWS, or undefined when none was written. The whole of it is one
+ * Grows the Merkle tree to the horizon, then writes a checkpoint unless one was written within
+ * `notWithinMs`, or another checkpointer holds the turn; returns its JWS, or undefined when none
+ * was written. The tree grows on every call, so it keeps up between checkpoints. The checkpoint is one
  * repeatable-read transaction: the horizon, the heads and the counts are those of one snapshot,
  * and a checkpoint committed after that snapshot makes this append conflict, so copies running
  * side by side never write two within the interval.
@@ -96,6 +107,7 @@ export interface CheckpointTurn {
 export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store'>, turn: CheckpointTurn): Promise<string | undefined> {
   const keys = ctx.receiptKeys;
   if (!keys) throw new ReceiptKeysMissing();
+  await growTree(ctx.store);
   const work = async (uow: UnitOfWork): Promise<string | undefined> => {
     await uow.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const { rows } = await uow.query<{ locked: boolean }>(turn.wait ? sql.LOCK_CHECKPOINTS : sql.TRY_LOCK_CHECKPOINTS);
@@ -133,7 +145,9 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
     const jws = await new CompactSign(Buffer.from(canonicalJson(payload), 'utf8'))
       .setProtectedHeader({ alg: 'EdDSA', typ: CHECKPOINT_TYP, kid: keys.active.kid })
       .sign(keys.active.privateKey);
-    await uow.append(CHECKPOINT_STREAM, version, [{ type: CHECKPOINTED, data: { checkpoint: jws } }]);
+    // The tree as this snapshot holds it: its passes commit whole, so it is a prefix of the log.
+    const note = signCheckpoint(logOrigin(ctx.config.publicOrigin), await treeHead(uow), keys.active);
+    await uow.append(CHECKPOINT_STREAM, version, [{ type: CHECKPOINTED, data: { checkpoint: jws, note } }]);
     return jws;
   };
   try {

@@ -346,6 +346,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/svc-log-verifier-keys.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The verifier keys of the log's checkpoint notes, one a line (C2SP signed-note vkeys) */
+        get: operations["getLogVerifierKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The log's newest checkpoint: a C2SP tlog-checkpoint signed note */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/responses/{event_id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof that the log holds a Session's accepted response (or its resolution): a C2SP tlog-proof@v1 bundle
+         * @description The bundle's `extra` line is the leaf: the event's chain link text (docs/audit.md), whose event id the client checks; its `index` is the leaf's place in the tree, then the inclusion path, then the newest checkpoint. Verify it offline with the verifier key (the client's verifyInclusion, or `svc audit verify-proof`).
+         */
+        get: operations["getResponseProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The RFC 6962 consistency proof between two sizes of the log's tree */
+        get: operations["getLogConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -3294,6 +3365,244 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogVerifierKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active key first, then every retained one: the receipt keys, named by the log's origin. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example svc.example/log+5b0b9f02+AQJmNWEf2WV8zK4OMpYgf1VuGpZMm5jxfwAgC4lKkF8w */
+                    "text/plain": string;
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: this service has no receipt signing key configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note: origin, tree size and RFC 6962 root hash, signed (Ed25519) by the key GET /.well-known/svc-log-verifier-keys.txt lists. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example svc.example/log
+                     *     1042
+                     *     faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM=
+                     *
+                     *     — svc.example/log 4p9Zw8uF0rG1n6ZbCtr0gWOtx/e0KkxcxZxnDKYd5vqnFS1NVdSGN2cCymXhCpSm9Dl2Xdy7BApzFCtVRZUsb0ckBgw=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no checkpoint with a tree head has been signed yet. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getResponseProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID. */
+                id: string;
+                /** @description The Event ID (evt_…) of the Session's accepted response or of its completion. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof bundle. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example c2sp.org/tlog-proof@v1
+                     *     extra WyI…
+                     *     index 1041
+                     *     …
+                     *
+                     *     svc.example/log
+                     *     1042
+                     *     faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM=
+                     *
+                     *     — svc.example/log 4p9Zw8uF0rG1n6ZbCtr0gWOtx/e0KkxcxZxnDKYd5vqnFS1NVdSGN2cCymXhCpSm9Dl2Xdy7BApzFCtVRZUsb0ckBgw=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: the Session is unknown or another workspace's. NOT_FOUND: no accepted response or resolution with this event id in the Session, or (reason not_checkpointed_yet, with Retry-After) not in a signed checkpoint yet. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogConsistency: {
+        parameters: {
+            query: {
+                /** @description The smaller tree size, at least 1 (a decimal integer). */
+                from: string;
+                /** @description The larger tree size, at least from (a decimal integer). */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof hashes (base64), from the first tree's side up; none when the sizes are equal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": 1000,
+                     *       "to": 1042,
+                     *       "proof": [
+                     *         "faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM="
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        from: number;
+                        to: number;
+                        proof: string[];
+                    };
+                };
+            };
+            /** @description INVALID_SCHEMA: from or to is not a whole number, from is 0, or from is past to. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND (reason tree_size_not_reached): the tree has fewer leaves than to. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: the service failed to handle the request. */
+            500: {
+                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

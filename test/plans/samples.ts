@@ -45,6 +45,8 @@ export const SAMPLES: Record<string, Sample> = {
   },
   'eventstore/sql.ts#STREAM_ID_BOUNDS': { params: () => [] },
   'eventstore/sql.ts#NEWEST_POSITION': { params: () => [] },
+  'eventstore/sql.ts#READ_AT': { params: (s) => [s.log.globalPosition] },
+  'eventstore/sql.ts#LINKED_AT': { params: (s) => [[s.log.globalPosition, s.log.globalPosition]] },
   'eventstore/sql.ts#READ_ALL_VISIBLE': { params: (s) => [s.log.transactionId, s.log.globalPosition, 5_000] },
   'eventstore/sql.ts#VERIFY': { params: () => [], wholeTable: 'verify: every link of the log' },
   'eventstore/sql.ts#VERIFY_STREAM': { params: (s) => [s.session.id] },
@@ -110,6 +112,12 @@ export const SAMPLES: Record<string, Sample> = {
   'src/audit/sql.ts#NEWEST_CHECKPOINT': { params: () => ['log-checkpoints'] },
   'src/audit/sql.ts#TRY_LOCK_CHECKPOINTS': { params: () => [] },
   'src/audit/sql.ts#LOCK_CHECKPOINTS': { params: () => [] },
+  'src/audit/sql.ts#LOCK_TREE': { params: () => [] },
+  'src/audit/sql.ts#TREE_END': { params: () => [] },
+  'src/audit/sql.ts#INSERT_LEAVES': { params: (s) => [[s.log.globalPosition], [1_000_000]] },
+  'src/audit/sql.ts#INSERT_NODES': { params: () => [[0, 1], [1_000_000, 500_000], [randomBytes(32), randomBytes(32)]] },
+  'src/audit/sql.ts#READ_NODES': { params: () => [[19, 18, 0], [0, 2, 1_000_001]] },
+  'src/audit/sql.ts#LEAF_OF_EVENT': { params: (s) => [s.session.responseEventId, s.session.id] },
 
   // What an operator is shown.
   'src/ops/sql.ts#PROJECTION_LAG': { params: () => [['purge_schedule']] },
@@ -222,4 +230,5 @@ export const SAMPLES: Record<string, Sample> = {
 export const TRIGGERS: Record<string, { fires: string } | { unplanned: string }> = {
   events_chain: { fires: 'eventstore/sql.ts#APPEND' },
   events_append_only: { unplanned: 'refuses the change; reads nothing' },
+  log_tree_append_only: { unplanned: 'refuses the change; reads nothing' },
 };

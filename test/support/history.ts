@@ -61,8 +61,27 @@ const STAGE = 'seed_stage';
 /** Clone n's version of an id of the template store. */
 export const cloneOf = (id: string, n: number): string => `${id.slice(0, -SUFFIX)}${String(n).padStart(SUFFIX, '0')}`;
 
-/** Tables that are not cloned: the log has its own statement; the others do not grow with the store. */
-const NOT_CLONED = ['events', 'schema_migrations', 'projection_checkpoints'];
+/**
+ * Tables that are not cloned: the log has its own statement, and so has its Merkle tree (its
+ * leaves follow the grown log's order, which no template row knows); the others do not grow.
+ */
+const LOG_TREE = ['log_tree_leaves', 'log_tree_nodes'];
+const NOT_CLONED = ['events', 'schema_migrations', 'projection_checkpoints', ...LOG_TREE];
+
+/**
+ * The log's Merkle tree laid over the grown log, as the checkpointer would have grown it: a leaf
+ * per event in log order and every whole subtree, with stand-in hashes (a store for plans and
+ * timings needs the tree's rows, not its proofs).
+ */
+const TREE_OVER_LOG = `
+INSERT INTO log_tree_leaves (global_position, leaf_index)
+SELECT global_position, (SELECT count(*) FROM log_tree_leaves) + row_number() OVER (ORDER BY transaction_id, global_position) - 1
+  FROM events WHERE NOT EXISTS (SELECT FROM log_tree_leaves l WHERE l.global_position = events.global_position);
+INSERT INTO log_tree_nodes (level, node_index, hash)
+SELECT level, node_index, sha256(int8send(node_index) || int2send(level::smallint))
+  FROM generate_series(0, 40) AS level,
+       LATERAL generate_series(0, ((SELECT count(*) FROM log_tree_leaves) >> level) - 1) AS node_index
+ON CONFLICT DO NOTHING`;
 
 /** The events' columns a clone writes; the rest take their defaults (the position, the link format). */
 const EVENT_COLUMNS = ['event_id', 'stream_id', 'stream_version', 'type', 'data', 'metadata', 'recorded_at', 'prev_hash', 'hash'];
@@ -319,7 +338,7 @@ export async function cloneStore(pool: pg.Pool, options: CloneOptions): Promise<
   const columns = new Map<string, Column[]>();
   for (const table of tables) columns.set(table, (await pool.query<Column>(COLUMNS, [table])).rows);
   const ids = await templateIds(pool, columns, shared, options.keep ?? []);
-  const seeded = ['events', ...tables];
+  const seeded = ['events', ...tables, ...LOG_TREE];
   if (options.statistics !== 'analyzed') {
     await pool.query(seeded.map((t) => `ALTER TABLE ${quote(t)} SET (autovacuum_enabled = false)`).join(';'));
   }
@@ -358,6 +377,7 @@ export async function cloneStore(pool: pg.Pool, options: CloneOptions): Promise<
   } finally {
     await pool.query(`DROP SCHEMA ${STAGE} CASCADE`);
   }
+  await pool.query(TREE_OVER_LOG);
   await pool.query(`
 UPDATE projection_checkpoints SET (transaction_id, global_position) =
   (SELECT transaction_id, global_position FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1)`);
