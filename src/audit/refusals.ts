@@ -16,6 +16,6 @@ export const AUDIT_REFUSALS: RefusalTable<AuditRefusal> = {
     reason: 'not_checkpointed_yet',
     message: 'The event is not in a signed checkpoint yet: ask again after Retry-After seconds, when the next one is due.',
   },
-  tree_size_not_reached: { status: 404, code: 'NOT_FOUND', reason: 'tree_size_not_reached', message: (r) => `The log's tree has ${r.size} leaves so far.` },
-  consistency_sizes: { status: 400, code: 'INVALID_SCHEMA', message: (r) => `A consistency proof needs 1 <= from <= to; from is ${r.from}, to ${r.to}.` },
+  tree_size_not_reached: { status: 404, code: 'NOT_FOUND', reason: 'tree_size_not_reached', message: (r) => `The log's tree has ${r.size} leaves so far.`, meaning: 'The tree has fewer leaves than to.' },
+  consistency_sizes: { status: 400, code: 'INVALID_SCHEMA', message: (r) => `A consistency proof needs 1 <= from <= to; from is ${r.from}, to ${r.to}.`, meaning: 'from is 0, or from is past to.' },
 };

@@ -3394,7 +3394,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: this service has no receipt signing key configured. */
+            /** @description SERVICE_UNAVAILABLE: Receipt signing keys are not configured. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3433,7 +3433,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3443,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: no checkpoint with a tree head has been signed yet. */
+            /** @description NOT_FOUND: No log checkpoint has been signed yet. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3453,9 +3453,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3501,7 +3512,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3511,7 +3522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: the Session is unknown or another workspace's. NOT_FOUND: no accepted response or resolution with this event id in the Session, or (reason not_checkpointed_yet, with Retry-After) not in a signed checkpoint yet. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: This Session has no accepted response or resolution with this event id. No log checkpoint has been signed yet. The event is not in a signed checkpoint yet: ask again after Retry-After seconds, when the next one is due. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3521,9 +3532,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3570,7 +3592,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_SCHEMA: from or to is not a whole number, from is 0, or from is past to. */
+            /** @description INVALID_SCHEMA: from or to is missing or not a whole number. from is 0, or from is past to. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3580,7 +3602,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3590,7 +3612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND (reason tree_size_not_reached): the tree has fewer leaves than to. */
+            /** @description NOT_FOUND: The tree has fewer leaves than to. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3600,9 +3622,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
