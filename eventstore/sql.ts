@@ -39,6 +39,14 @@ export const STREAM_HEAD = `
 SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`;
 
 /**
+ * A stream's data key row beside a row of another table (a projection's row sealed with it, read
+ * back): `k`, one probe of the primary key. KEY_COLUMNS are its columns as a KeyRow.
+ */
+export const keyJoin = (streamId: string): string => `
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys WHERE stream_id = ${streamId} LIMIT 1) k ON true`;
+export const KEY_COLUMNS = 'k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id';
+
+/**
  * Reading a stream with its wrapped data key, for each row of a statement's FROM: the joins, and
  * the columns every such statement returns (`requested`, the stream id asked for, comes from the
  * statement). A stream with no event yields one row of nulls (and its key, if it has one).
@@ -48,10 +56,9 @@ SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE 
  * the planner cannot hash-join the whole log against the ids asked for, as a generic plan over a
  * never-analyzed log did.
  */
-export const streamReadJoins = (requested: string): string => `
-  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys WHERE stream_id = ${requested} LIMIT 1) k ON true
+export const streamReadJoins = (requested: string): string => `${keyJoin(requested)}
   LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = ${requested} ORDER BY stream_version) e ON true`;
-export const STREAM_READ_COLUMNS = `k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id,
+export const STREAM_READ_COLUMNS = `${KEY_COLUMNS},
   e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash`;
 
 /**

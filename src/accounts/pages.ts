@@ -100,7 +100,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     void send(reply, 404, accountErrorPage({ code: 'NOT_FOUND', message: 'There is no such account page.' }, request.id));
   });
 
-  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, readCookie(request, ACCOUNT_COOKIE), now());
+  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, ctx.streamKeys, readCookie(request, ACCOUNT_COOKIE), now());
   const sessionCsrf = (session: AccountSession): string => csrfToken(key, `session:${session.sessionId}`);
 
   /** Before sign-in, forms are bound to a random value this browser holds in a cookie. */
@@ -127,7 +127,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     cookies: readonly string[] = [],
   ): Promise<FastifyReply> {
     const { nonce, renderedAt } = issueNonce(key, session.sessionId, now());
-    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, session.accountId, now());
+    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, ctx.streamKeys, session.accountId, now());
     const view: KeysView = {
       csrf: sessionCsrf(session),
       email: session.email,

@@ -74,7 +74,9 @@ export { PATTERNS } from './limits.js';
 export { checkInteraction } from './rules.js';
 export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */
-export { eventItem, withLinkExpiry } from './view.js';
+export { eventItem } from './view.js';
+/** A trial reads its Sessions' views as owners do, opened with each Session's key. */
+export { openView, type StoredViewRow } from './storedView.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
 export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';

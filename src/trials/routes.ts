@@ -135,7 +135,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
           const workspaceId = await trialOfRequest(ctx, request);
           const { id } = request.params;
-          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
+          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.store.pool, ctx.streamKeys, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
           const view = await read();
           if (!workspaceId || !view) throw notFound();
           // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.

@@ -35,6 +35,7 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#STREAM_HEAD': { params: (s) => [s.account.signInStream] },
   'eventstore/sql.ts#READ_STREAMS': { params: (s) => [[s.session.id, s.delivery.streamId]] },
   'eventstore/sql.ts#streamReadJoins': { unplanned: 'a part of the statements that read streams (READ_STREAMS, SUBMISSION_READ), planned with them' },
+  'eventstore/sql.ts#keyJoin': { unplanned: 'a part of the statements that read a row sealed with its stream key (VIEW_BY_ID, REVISION_BY_ID, READABLE_SESSION), planned with them' },
   'eventstore/sql.ts#READ_ALL': { params: (s) => [s.log.transactionId, s.log.globalPosition, 500] },
   'eventstore/sql.ts#HORIZON': { params: () => [] },
   'eventstore/sql.ts#READ_BY_STREAM': { params: (s) => [s.log.horizon, s.session.id, 1, 5_000, s.open.id] },
