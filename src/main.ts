@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
-import { DataKeyUnavailable, MigrationChanged, TransactionIdsBehind, Wakeups, migrate, verify } from '../eventstore/index.js';
+import { DataKeyUnavailable, MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/index.js';
 import { MIGRATION_FOLDERS, serviceParts } from './capabilities.js';
 import { systemClock } from './clock.js';
@@ -65,7 +65,7 @@ const HELP = new Set(['help', '--help', '-h']);
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
-const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, TransactionIdsBehind, DataKeyUnavailable];
+const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, DataKeyUnavailable];
 
 function isExpected(error: unknown): boolean {
   if (EXPECTED_ERRORS.some((kind) => error instanceof kind) || isDatabaseUnreachable(error)) return true;
