@@ -62,8 +62,8 @@ const STAGE = 'seed_stage';
 /** Clone n's version of an id of the template store. */
 export const cloneOf = (id: string, n: number): string => `${id.slice(0, -SUFFIX)}${String(n).padStart(SUFFIX, '0')}`;
 
-/** Tables that are not cloned: the log has its own statement; the others do not grow with the store. */
-const NOT_CLONED = ['events', 'schema_migrations', 'projection_checkpoints'];
+/** Tables that are not cloned: the log has its own statement; the others do not grow with the store (log_epoch is one row). */
+const NOT_CLONED = ['events', 'schema_migrations', 'projection_checkpoints', 'log_epoch'];
 
 /** The events' columns a clone writes; the rest take their defaults (the position, the link format). */
 const EVENT_COLUMNS = ['event_id', 'stream_id', 'stream_version', 'type', 'data', 'metadata', 'recorded_at', 'prev_hash', 'hash'];
