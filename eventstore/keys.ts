@@ -361,10 +361,12 @@ const SEALED_VALUE = /^v1\.[\w-]{16}\.[\w-]*\.[\w-]{22}$/;
 /** The row cipher of a stream's opened key; undefined for none or a destroyed one. */
 export function rowCipherOf(streamId: string, key: OpenedKey | undefined): RowCipher | undefined {
   if (key === undefined || key === 'destroyed') return undefined;
-  const ivKey = createHmac('sha256', key).update('row-iv', 'utf8').digest();
+  // Derived when the first value is sealed: a read only opens.
+  let ivKey: Buffer | undefined;
   const context = (column: string): string => `${streamId} ${column}`;
   return {
     seal(column, text) {
+      ivKey ??= createHmac('sha256', key).update('row-iv', 'utf8').digest();
       const plaintext = Buffer.from(text, 'utf8');
       const iv = createHmac('sha256', ivKey).update(context(column), 'utf8').update('\0').update(plaintext).digest().subarray(0, 12);
       return sealUnder(key, iv, plaintext, context(column));
