@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
-import { DataKeyUnavailable, MigrationChanged, TransactionIdsBehind, Wakeups, migrate, verify } from '../eventstore/index.js';
+import { DataKeyUnavailable, MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
 import { MIGRATION_FOLDERS, operatorCommands } from './capabilities.js';
 import { systemClock } from './clock.js';
 import { CommandRefused, HELP_FLAGS, UsageError, helpOf, usageLine, type CommandDescription } from './commandLine.js';
@@ -108,7 +108,7 @@ const USAGE = ['usage: svc [command] [--help]', ...COMMANDS.map(usageLine)].join
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
-const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, TransactionIdsBehind, DataKeyUnavailable];
+const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, DataKeyUnavailable];
 
 function isExpected(error: unknown): boolean {
   if (EXPECTED_ERRORS.some((kind) => error instanceof kind) || isDatabaseUnreachable(error)) return true;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { Wakeups, assertMigrationsUnchanged, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
+import { Wakeups, advanceLogEpoch, assertMigrationsUnchanged, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
 import { asyncProjections, capabilities, MIGRATION_FOLDERS, ops, workers } from './capabilities.js';
 import { systemClock, type Clock } from './clock.js';
@@ -74,7 +74,13 @@ export async function startService(
   const pool = createPool(options.databaseUrl, 10, config.databasePooling);
   if (options.migrateFirst) await migrate(pool, MIGRATION_FOLDERS);
   await assertMigrationsUnchanged(pool, MIGRATION_FOLDERS);
-  await assertTransactionIdsAhead(pool);
+  const advanced = await advanceLogEpoch(pool);
+  if (advanced) {
+    log.warn(
+      { epoch: advanced.epoch, idsOffset: String(advanced.idsOffset), newestStored: String(advanced.newestStored) },
+      "the cluster's transaction ids were behind the log (a restored or replicated copy): the log's epoch advanced, new events sort after every stored one",
+    );
+  }
   // LISTEN and the fence need a connection of their own for the life of the process: never a pooler's.
   const wakeups = new Wakeups(config.listenDatabaseUrl ?? options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });

@@ -1,4 +1,4 @@
-import { aggregateStream, appendEvents, foldEvents, handleCommand, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
+import { aggregateStream, appendEvents, foldEvents, handleCommand, type Folded, type Reader, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isManagementCredential, trialForClaim } from '../trials/index.js';
 import {
@@ -30,6 +30,7 @@ import {
 import { accountStreamId, addressStreamId, claimStreamId, clientTurnId, type AccountEvent, type LinkIssued } from './events.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import type { Mailer } from './mail.js';
+import { accountColumns } from './sealedColumns.js';
 import * as sql from './sql.js';
 import { accountDecider, addressDecider, claimDecider, type AccountState } from './state.js';
 
@@ -156,11 +157,13 @@ export function signIn(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys
 }
 
 /** The live account session a cookie's token opens; undefined for none, an ended or an expired one. */
-export async function liveSession(db: Reader, token: string | undefined, now: Date): Promise<AccountSession | undefined> {
+export async function liveSession(db: Reader, keys: StreamKeys, token: string | undefined, now: Date): Promise<AccountSession | undefined> {
   if (token === undefined || !isToken(token)) return undefined;
   const { rows } = await db.query<{ session_id: string; account_id: string; workspace_id: string; email: string | null }>(sql.LIVE_SESSION, [secretHash(token), now]);
   const row = rows[0];
-  return row && { sessionId: row.session_id, accountId: row.account_id, workspaceId: row.workspace_id, email: row.email };
+  if (!row) return undefined;
+  const open = await accountColumns(db, keys, row.account_id);
+  return { sessionId: row.session_id, accountId: row.account_id, workspaceId: row.workspace_id, email: open('accounts.email', row.email) };
 }
 
 /** The account an account session (live or not) belongs to: whose a key form was. */

@@ -90,7 +90,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     if (request.method === 'POST' && !sameOrigin(request, ctx.config.publicOrigin)) throw refusalError({ refused: 'not_same_origin' });
   });
 
-  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, readCookie(request, ACCOUNT_COOKIE), now());
+  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, ctx.streamKeys, readCookie(request, ACCOUNT_COOKIE), now());
   const sessionCsrf = (session: AccountSession): string => csrfToken(key, `session:${session.sessionId}`);
 
   /** Before sign-in, forms are bound to a random value this browser holds in a cookie. */
@@ -117,7 +117,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     cookies: readonly string[] = [],
   ): Promise<FastifyReply> {
     const { nonce, renderedAt } = issueNonce(key, session.sessionId, now());
-    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, session.accountId, now());
+    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, ctx.streamKeys, session.accountId, now());
     const view: KeysView = {
       csrf: sessionCsrf(session),
       email: session.email,

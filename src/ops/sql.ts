@@ -11,7 +11,7 @@ SELECT p.name, coalesce(c.global_position, 0)::text AS position,
        (SELECT count(*) FROM events
          WHERE (events.transaction_id, global_position) > (coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0))
            AND events.transaction_id >= coalesce(c.transaction_id, '0'::xid8)
-           AND events.transaction_id < pg_snapshot_xmax(pg_current_snapshot()))::integer AS behind
+           AND events.transaction_id < log_snapshot_end())::integer AS behind
   FROM unnest($1::text[]) AS p(name)
   LEFT JOIN projection_checkpoints c ON c.name = p.name
  ORDER BY p.name`;

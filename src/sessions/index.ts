@@ -67,14 +67,16 @@ export { checkInteraction } from './rules.js';
 export { publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
 export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */
-export { eventItem, withLinkExpiry } from './view.js';
+export { eventItem } from './view.js';
+/** A trial reads its Sessions' views as owners do, opened with each Session's key. */
+export { openView, type StoredViewRow } from './storedView.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
 export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INTERACTION_REFUSALS } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 export { ACTION_INTENTS, type Action } from './interaction.js';
 export { checkResponse, responseSchemaOf } from './responseSchema.js';
 export { parseCreateInteraction, parsePublishInteraction } from './validation/interaction.js';
-export { sessionBodies, sessionBody } from './view.js';
+export { sessionBodies, sessionBody, withLinkExpiry } from './view.js';
 
 export const sessions: Capability = {
   name: 'sessions',

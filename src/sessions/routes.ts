@@ -28,9 +28,10 @@ import { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
 import { loadSession } from './store.js';
-import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
+import { openRevision, openView, type StoredViewRow } from './storedView.js';
+import { eventsBody, sessionBody } from './view.js';
 import { SessionViewCache } from './viewCache.js';
-import { EVENTS_CHANNEL } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, type KeyRow } from '../../eventstore/index.js';
 import { answerHeld, namesEtag, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -129,9 +130,8 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const principal = ownerOf(request);
       const ifNoneMatch = request.headers['if-none-match'];
       const load = async () => {
-        const { rows } = await ctx.store.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
-        const row = rows[0];
-        return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
+        const { rows } = await ctx.store.pool.query<StoredViewRow>(sql.VIEW_BY_ID, [id]);
+        return rows[0] && openView(ctx.streamKeys, id, rows[0]);
       };
       // A poller that sends the ETag back gets 304 while nothing changed; with Prefer: wait it is
       // held until the Session changes (docs/waiting.md).
@@ -232,10 +232,13 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     async (request: FastifyRequest<{ Params: { id: string; revision: string } }>, reply) => {
       const { id, revision } = request.params;
-      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.store.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
-      if (!row) throw sessionNotFound();
-      if (row.body === null) throw refused({ refused: 'revision_not_found', revision: request.params.revision });
-      return reply.type(JSON_TYPE).send(row.body);
+      const row = await ownedViewRow<KeyRow & { workspace_id: string; body: string | null }>(ctx.store.pool, ownerOf(request), id, sql.REVISION_BY_ID, [
+        Number(revision),
+      ]);
+      const body = row && openRevision(ctx.streamKeys, id, row);
+      if (body === undefined) throw sessionNotFound();
+      if (body === null) throw refused({ refused: 'revision_not_found', revision: request.params.revision });
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 }

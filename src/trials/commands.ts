@@ -1,7 +1,7 @@
-import { UNSEALED, aggregateStream, appendEvents, foldEvents, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
+import { UNSEALED, aggregateStream, appendEvents, foldEvents, type Folded, type Reader, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { newSessionId, openSession, withLinkExpiry, type CreatedSession, type SessionStatus } from '../sessions/index.js';
+import { newSessionId, openSession, openView, type CreatedSession, type SessionStatus, type StoredViewRow } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/index.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
 import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
@@ -137,19 +137,22 @@ export interface TrialSessionView {
 }
 
 /** A trial's Session as the trial reads it, while its result is readable; reading changes nothing. */
-export async function readTrialSession(db: Reader, workspaceId: string, sessionId: string, now: Date): Promise<TrialSessionView | undefined> {
-  const { rows } = await db.query<{ action_expires_at: Date; result_available_until: Date; etag: string; body: string; link_expires_at: Date }>(
-    sql.READABLE_SESSION,
-    [sessionId, workspaceId, now],
-  );
+export async function readTrialSession(
+  db: Reader,
+  keys: StreamKeys,
+  workspaceId: string,
+  sessionId: string,
+  now: Date,
+): Promise<TrialSessionView | undefined> {
+  const { rows } = await db.query<StoredViewRow & { action_expires_at: Date; result_available_until: Date }>(sql.READABLE_SESSION, [sessionId, workspaceId, now]);
   const row = rows[0];
-  if (!row) return undefined;
+  const view = row && openView(keys, sessionId, row);
+  if (!view) return undefined;
   const trial = {
     workspace_id: workspaceId,
     action_expires_at: row.action_expires_at.toISOString(),
     result_available_until: row.result_available_until.toISOString(),
   };
   // The Session's body as owners receive it, with `trial` added as its last member.
-  const body = withLinkExpiry(row.body, row.link_expires_at.toISOString());
-  return { etag: row.etag, body: `${body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
+  return { etag: view.etag, body: `${view.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
 }

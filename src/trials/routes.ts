@@ -135,7 +135,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             target: id,
             workspaceId,
             workspaceKind: 'trial',
-            read: () => readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()),
+            read: () => readTrialSession(ctx.store.pool, ctx.streamKeys, workspaceId, id, ctx.clock.now()),
             readKey: `${id} ${workspaceId}`,
             waitsOn: (first) => first !== undefined && namesEtag(ifNoneMatch, first.etag),
             answers: (first, view) => view?.etag !== first?.etag,

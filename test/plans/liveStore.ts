@@ -207,7 +207,7 @@ export async function growLiveStore(t: TestApp, receiver: Receiver, options: Pic
   const grown = await cloneStore(t.ctx.store.pool, { clones, full: 0, shared: [ADMISSIONS_STREAM], spacingMs: SPACING_MS, statistics: 'none', ...options });
   const log = await one<StoreSample['log']>(
     t,
-    `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition", pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
+    `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition", log_horizon()::text AS horizon
        FROM events ORDER BY global_position DESC OFFSET 500 LIMIT 1`,
   );
   const sample = { ...cloneSample(template, Math.floor(clones / 2)), log };

@@ -24,6 +24,7 @@ import { exportedStatements, type Exported } from './statements.js';
 const NOT_GROWING: Record<string, string> = {
   schema_migrations: 'one row per release',
   projection_checkpoints: 'one row per async projection, updated in place',
+  log_epoch: 'one row: the offset the log adds to the cluster\'s transaction ids',
 };
 const MODES: readonly PlanMode[] = ['generic', 'custom'];
 

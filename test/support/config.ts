@@ -11,7 +11,7 @@ export function receiptKeySet(kids: string[]): string {
  * The deployment data key of every configuration of a test process, as one deployment has one:
  * apps started over the same database open each other's stream keys and share one digest key.
  */
-const TEST_DATA_KEYS = `initial:${randomBytes(32).toString('base64url')}`;
+export const TEST_DATA_KEYS = `initial:${randomBytes(32).toString('base64url')}`;
 
 /** A complete, ready configuration; each test overrides what it is about. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
