@@ -105,6 +105,31 @@ export type Step<S, E, R = never> = (proposal: Proposal<S, E>) => Promise<R | vo
 /** The steps of a command besides its decide, and the options of its stream. */
 export interface CommandOptions<S, E, R> extends StreamOptions {
   steps?: ReadonlyArray<Step<S, E, R>>;
+  /**
+   * Take the stream's turn before loading it (UnitOfWork.lockStream): for a stream many writers
+   * append to at once, so that they queue rather than keep losing the race.
+   */
+  turn?: boolean;
+  /**
+   * For a long ledger whose content a projection holds: the stream is not folded; its head's
+   * version is read, then this reads the state from the projection, so a write committed before
+   * the version was read is in the state, and one committed after it makes the append conflict.
+   */
+  project?: (uow: UnitOfWork) => Promise<S>;
+}
+
+/**
+ * The decider of a ledger: a stream that is only appended to and counted by a projection, whose
+ * state (read by CommandOptions.project) no event of the command changes.
+ */
+export const ledger = <S, E extends DomainEvent>(kind: StreamKind = {}): Decider<S, E> => ({ ...kind, initialState: undefined as S, evolve: (state) => state });
+
+/** The state a command decides on and the version it appends at: folded, or read from a ledger's projection. */
+async function load<S, E extends DomainEvent>(uow: UnitOfWork, decider: Decider<S, E>, streamId: string, options: CommandOptions<S, E, unknown>): Promise<Folded<S>> {
+  if (options.turn) await uow.lockStream(streamId);
+  if (!options.project) return aggregateStream(uow, decider, streamId, options);
+  const version = await uow.streamVersion(streamId);
+  return { version, state: await options.project(uow) };
 }
 
 /** The state after `events`, for a decider that reads nothing of an event's position. */
@@ -258,8 +283,8 @@ export async function handleCommand<S, E extends DomainEvent, R extends object =
   decide: (state: S) => Decision<E, R>,
   options: CommandOptions<S, E, Refusal<R>> = {},
 ): Promise<Handled<S, E> | Refusal<R>> {
-  const { state, version } = await aggregateStream(uow, decider, streamId, options);
-  return appendDecision(uow, decider, streamId, { state, version }, decide(state), options);
+  const folded = await load(uow, decider, streamId, options);
+  return appendDecision(uow, decider, streamId, folded, decide(folded.state), options);
 }
 
 /**
