@@ -44,6 +44,8 @@ export interface Decider<S, E extends DomainEvent> {
   sealed?: SealedFields;
   /** Its events' older shapes turned into today's as they are read (upcasting.ts); none when absent. */
   upcast?: Upcaster;
+  /** A ledger (see `ledger`): commands append at its head and never fold it. */
+  ledger?: true;
   /**
    * The state once an event's content can no longer be opened (its stream's key destroyed).
    * Absent: reading such an event throws StreamKeyDestroyed.
@@ -111,25 +113,29 @@ export interface CommandOptions<S, E, R> extends StreamOptions {
    */
   turn?: boolean;
   /**
-   * For a long ledger whose content a projection holds: the stream is not folded; its head's
-   * version is read, then this reads the state from the projection, so a write committed before
-   * the version was read is in the state, and one committed after it makes the append conflict.
+   * A ledger's state, read from the projection that holds its content: after its head's version,
+   * so a write committed before the version was read is in the state, and one committed after it
+   * makes the append conflict. Absent for a ledger: its decider's initial state.
    */
   project?: (uow: UnitOfWork) => Promise<S>;
+  /** The command starts the stream (its id is new): nothing to load, appended at version 0 (a stream that exists conflicts). */
+  starts?: boolean;
 }
 
 /**
- * The decider of a ledger: a stream that is only appended to and counted by a projection, whose
- * state (read by CommandOptions.project) no event of the command changes.
+ * The decider of a ledger: a long stream that is only appended to and counted by a projection. A
+ * command never folds it: it appends at the stream's head, deciding on what CommandOptions.project
+ * reads (no event of the command changes that state).
  */
-export const ledger = <S, E extends DomainEvent>(kind: StreamKind = {}): Decider<S, E> => ({ ...kind, initialState: undefined as S, evolve: (state) => state });
+export const ledger = <S, E extends DomainEvent>(kind: StreamKind = {}): Decider<S, E> => ({ ...kind, ledger: true, initialState: undefined as S, evolve: (state) => state });
 
 /** The state a command decides on and the version it appends at: folded, or read from a ledger's projection. */
 async function load<S, E extends DomainEvent>(uow: UnitOfWork, decider: Decider<S, E>, streamId: string, options: CommandOptions<S, E, unknown>): Promise<Folded<S>> {
+  if (options.starts) return { state: decider.initialState, version: 0 };
   if (options.turn) await uow.lockStream(streamId);
-  if (!options.project) return aggregateStream(uow, decider, streamId, options);
+  if (!decider.ledger) return aggregateStream(uow, decider, streamId, options);
   const version = await uow.streamVersion(streamId);
-  return { version, state: await options.project(uow) };
+  return { version, state: options.project ? await options.project(uow) : decider.initialState };
 }
 
 /** The state after `events`, for a decider that reads nothing of an event's position. */

@@ -82,7 +82,9 @@ export function startTrial(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store
     if ('refused' in admitted) return admitted;
     const credential = newManagementCredential();
     const sessionId = newSessionId();
-    const started = await handleCommand(uow, trialDecider, trialStreamId(workspaceId), () => decideStart({ workspaceId, credentialHash: credentialHash(credential), sessionId, now }));
+    const started = await handleCommand(uow, trialDecider, trialStreamId(workspaceId), () => decideStart({ workspaceId, credentialHash: credentialHash(credential), sessionId, now }), {
+      starts: true,
+    });
     return { ...(await openTrialSession(uow, ctx, started.state!, { ...request, sessionId, now })), managementCredential: credential };
   });
 }

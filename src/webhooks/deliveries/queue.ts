@@ -1,12 +1,10 @@
 import { ulid } from 'ulid';
-import { appendEvents, type UnitOfWork } from '../../../eventstore/index.js';
+import { handleCommand, type UnitOfWork } from '../../../eventstore/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
-import { deliveryDecider, endUnavailable } from './delivery.js';
-import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './events.js';
+import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
+import { deliveryStreamId, type DeliveryKind } from './events.js';
 import { currentEndpoint, type Endpoint, isVerified } from '../endpoints/index.js';
-import { DELIVERY_BUDGET_MS } from '../retryPolicy.js';
 import * as sql from '../sql.js';
-import { loadDelivery } from './streams.js';
 
 /**
  * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
@@ -36,19 +34,7 @@ export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, no
 
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
   const deliveryId = `obx_${ulid()}`;
-  await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), 0, [
-    {
-      type: DELIVERY_QUEUED,
-      at: job.now.toISOString(),
-      delivery_id: deliveryId,
-      workspace_id: job.workspaceId,
-      session_id: job.sessionId,
-      event_id: job.eventId,
-      endpoint_id: job.endpointId,
-      kind: job.kind,
-      deadline_at: new Date(job.now.getTime() + DELIVERY_BUDGET_MS).toISOString(),
-    },
-  ]);
+  await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), () => decideQueued({ ...job, deliveryId }), { starts: true });
   uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
   return deliveryId;
 }
@@ -64,8 +50,7 @@ export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, '
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
 async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
-  const { state: job, version } = await loadDelivery(uow, deliveryId);
-  if (job) await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), version, endUnavailable(job, now));
+  await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), (job) => ({ events: job ? endUnavailable(job, now) : [] }));
 }
 
 /** A replaced endpoint's pending jobs end as endpoint_unavailable; they are never redirected. */
