@@ -2,6 +2,8 @@ import { CompactSign } from 'jose';
 import {
   START,
   canonicalJson,
+  handleCommand,
+  ledger,
   StreamVersionConflict,
   headsSince,
   headsUpToHorizon,
@@ -29,6 +31,11 @@ export const HEADS_RECORDED = 'log.heads_recorded';
 /** `{checkpoint: <compact JWS>}`; always the last event of a checkpoint. */
 export const CHECKPOINTED = 'log.checkpointed';
 export const CHECKPOINT_TYP = 'svc-log-checkpoint+jwt';
+
+type CheckpointEvent = { type: typeof HEADS_RECORDED; heads: Array<[string, number, string]> } | { type: typeof CHECKPOINTED; checkpoint: string };
+
+/** The checkpoint stream: a ledger an auditor reads whole, appended to at its head. */
+const checkpoints = ledger<undefined, CheckpointEvent>();
 
 /** Heads per log.heads_recorded event: the first checkpoint of a large log records every stream. */
 const HEADS_PER_EVENT = 1_000;
@@ -61,15 +68,13 @@ export const coverageOf = (payload: CheckpointPayload): Checkpoint => ({
 });
 
 interface NewestCheckpoint {
-  /** The checkpoint stream's version: its next append goes after it. */
-  version: number;
   jws: string;
 }
 
 export async function newestCheckpoint(db: Reader): Promise<NewestCheckpoint | undefined> {
-  const { rows } = await db.query<{ stream_version: number; data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
+  const { rows } = await db.query<{ data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
   const row = rows[0];
-  return row && { version: row.stream_version, jws: (JSON.parse(row.data) as CheckpointDocument).checkpoint };
+  return row && { jws: (JSON.parse(row.data) as CheckpointDocument).checkpoint };
 }
 
 export class ReceiptKeysMissing extends Error {
@@ -105,11 +110,9 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
     const previous = newest && payloadOf(newest.jws);
     if (previous && now.getTime() - previous.iat * 1000 < turn.notWithinMs) return undefined;
 
-    let version = newest?.version ?? 0;
-    const record = async (heads: Array<[string, number, string]>) => {
-      await uow.append(CHECKPOINT_STREAM, version, [{ type: HEADS_RECORDED, data: { heads } }]);
-      version += 1;
-    };
+    // Appended at the stream's head as this snapshot has it: a checkpoint committed since conflicts.
+    const append = (event: CheckpointEvent) => handleCommand(uow, checkpoints, CHECKPOINT_STREAM, () => ({ events: [event] }));
+    const record = (heads: Array<[string, number, string]>) => append({ type: HEADS_RECORDED, heads });
     let pending: Array<[string, number, string]> = [];
     for await (const heads of headsSince(uow, previous ? coverageOf(previous) : START)) {
       for (const [streamId, head] of heads) {
@@ -133,7 +136,7 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
     const jws = await new CompactSign(Buffer.from(canonicalJson(payload), 'utf8'))
       .setProtectedHeader({ alg: 'EdDSA', typ: CHECKPOINT_TYP, kid: keys.active.kid })
       .sign(keys.active.privateKey);
-    await uow.append(CHECKPOINT_STREAM, version, [{ type: CHECKPOINTED, data: { checkpoint: jws } }]);
+    await append({ type: CHECKPOINTED, checkpoint: jws });
     return jws;
   };
   try {
