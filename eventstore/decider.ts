@@ -9,7 +9,9 @@ import { upcastRecorded, type Upcaster } from './upcasting.js';
  * The one pipeline of a command on a stream, after Emmett's `CommandHandler`:
  *
  *   load     the stream, once per unit of work (a caller may have read it already, beside what
- *            else it needed, with UnitOfWork.readStreamsWith: no second round trip)
+ *            else it needed, with UnitOfWork.readStreamsWith: no second round trip); a ledger's
+ *            head and its projection instead, nothing for a stream the command starts
+ *   upcast   its events' older shapes into today's (upcasting.ts)
  *   open     its sealed content, each stored event once per process while it is in memory
  *   evolve   state, event and where the event stands (its id, version and opened metadata)
  *   decide   pure: the events to append, or a typed refusal returned as it is
