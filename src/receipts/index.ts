@@ -1,5 +1,5 @@
 import type { Capability } from '../capability.js';
-import { signAcceptedAnswer } from './reaction.js';
+import { signAcceptedAnswer } from './sign.js';
 import { RECEIPT_REFUSALS } from './refusals.js';
 import { receiptRoutes } from './routes.js';
 

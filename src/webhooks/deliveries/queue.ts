@@ -1,9 +1,10 @@
 import { ulid } from 'ulid';
-import { appendEvents, type UnitOfWork } from '../../../eventstore/index.js';
+import { appendEvents, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
+import type { AnswerReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { deliveryDecider, endUnavailable } from './delivery.js';
 import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './events.js';
-import { currentEndpoint, type Endpoint, isVerified } from '../endpoints/index.js';
+import { currentEndpoint, endpointOfJson, type Endpoint, isVerified } from '../endpoints/index.js';
 import { DELIVERY_BUDGET_MS } from '../retryPolicy.js';
 import * as sql from '../sql.js';
 import { loadDelivery } from './streams.js';
@@ -61,6 +62,24 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
 export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
   return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
 }
+
+/**
+ * An accepted answer's delivery, queued in the accepting unit of work. The workspace's current
+ * endpoint is read with the Session and share-locked until commit, so the delivery goes where the
+ * receipt says (a PUT that replaces the endpoint waits, then ends this job with the others). A
+ * trial Session has no return channel: its result is only read, never sent.
+ */
+const receiving = (read: JsonObject | null, trial: boolean, now: Date): Endpoint | undefined =>
+  trial || !read ? undefined : mayReceive(endpointOfJson(read), now);
+
+export const deliverAcceptedAnswer: AnswerReaction = {
+  read: sql.CURRENT_ENDPOINT_SHARED,
+  sends: (session, read, now) => (receiving(read, session.trial, now) ? 'webhook' : undefined),
+  async react({ uow, session, eventId, now }, read, ctx) {
+    const endpoint = receiving(read, session.trial, now);
+    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId });
+  },
+};
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
 async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
