@@ -11,6 +11,7 @@ import { upcastRecorded, type Upcaster } from './upcasting.js';
  *
  *   load     the stream, once per unit of work (a caller may have read it already, beside what
  *            else it needed, with UnitOfWork.readStreamsWith: no second round trip)
+ *   upcast   each stored event's older shape to today's (the kind's upcaster, upcasting.ts)
  *   open     its sealed content, each stored event once per process while it is in memory
  *   evolve   state, event and where the event stands (its id, version and opened metadata)
  *   decide   pure: the events to append, or a typed refusal returned as it is

@@ -10,9 +10,9 @@ import { sessionRoutes } from './routes.js';
  * store's pipeline; receipts and webhooks take part in it through the reactions their records
  * declare (AnswerReaction).
  */
-export { acceptAnswer, type Acceptance, type AcceptOutcome, type AnswerReaction, type ReturnChannel } from './acceptance.js';
+export { acceptAnswer, type AnswerReaction } from './acceptance.js';
 export { acceptedResponse, findSessionByLink, loadSession, readSession, type LinkedSession } from './store.js';
-export { decideAcceptance, linkLive, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
+export { linkLive, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
