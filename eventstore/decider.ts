@@ -1,8 +1,9 @@
-import { newEventId, type Decision, type JsonObject, type NewEvent, type Reader, type RecordedEvent } from './events.js';
+import { newEventId, toRecorded, type Decision, type EventRow, type JsonObject, type NewEvent, type Reader, type RecordedEvent } from './events.js';
 import { StreamKeyDestroyed, erased, type Erased, type Opener, type StreamKeys } from './keys.js';
 import type { DomainEvent, SealedFields } from './sealing.js';
+import * as sql from './sql.js';
 import { readStream } from './store.js';
-import type { UnitOfWork } from './unitOfWork.js';
+import { storedKeyOf, type KeyRow, type UnitOfWork } from './unitOfWork.js';
 import { upcastRecorded, type Upcaster } from './upcasting.js';
 
 /**
@@ -11,7 +12,7 @@ import { upcastRecorded, type Upcaster } from './upcasting.js';
  *   load     the stream, once per unit of work (a caller may have read it already, beside what
  *            else it needed, with UnitOfWork.readStreamsWith: no second round trip); a ledger's
  *            head and its projection instead, nothing for a stream the command starts
- *   upcast   its events' older shapes into today's (upcasting.ts)
+ *   upcast   each stored event's older shape to today's (the kind's upcaster, upcasting.ts)
  *   open     its sealed content, each stored event once per process while it is in memory
  *   evolve   state, event and where the event stands (its id, version and opened metadata)
  *   decide   pure: the events to append, or a typed refusal returned as it is
@@ -145,7 +146,6 @@ export const foldEvents = <S, E extends DomainEvent>(decider: Decider<S, E>, sta
   events.reduce((folded, event) => decider.evolve(folded, event), state);
 
 /**
-/**
  * Stored events already opened, by the stored data they were opened from (a recorded event's own
  * object): the command and the inline projections of one unit of work fold the same recorded
  * events, and each is opened once; an appended event is known opened before it is stored. Entries
@@ -221,6 +221,23 @@ export async function aggregateStream<S, E extends DomainEvent>(
   const recorded = options.upTo === undefined ? all : all.filter((r) => r.streamVersion <= options.upTo!);
   const open = decider.sealed && recorded.length > 0 ? await keysOf(options, streamId).opener(db, streamId) : undefined;
   return foldRecorded(decider, recorded, open);
+}
+
+/**
+ * One event of a stream kind by its id, opened, with its position: what a reader of one event of a
+ * long stream needs (a webhook delivery's answer), in one round trip. Undefined for no such event;
+ * ERASED once its content can no longer be opened.
+ */
+export async function readEvent<E extends DomainEvent>(db: Reader, kind: StreamKind, eventId: string, keys?: StreamKeys): Promise<{ event: E; position: Position } | Erased | undefined> {
+  const { rows } = await db.query<EventRow & KeyRow>(sql.READ_EVENT, [eventId]);
+  if (!rows[0]) return undefined;
+  const recorded = toRecorded(rows[0]);
+  const open = keys?.openerOfStored(recorded.streamId, storedKeyOf(rows[0]));
+  const event = openEvent<E>(kind, recorded, open);
+  const metadata = erased(event) ? event : openMetadata(kind, recorded, open);
+  if (erased(event)) return event;
+  if (erased(metadata)) return metadata;
+  return { event, position: { streamId: recorded.streamId, eventId, streamVersion: recorded.streamVersion, metadata } };
 }
 
 /** An event as it is appended: its type apart from its data and metadata, sealed as its stream kind says. */

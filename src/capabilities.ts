@@ -4,6 +4,7 @@ import { accounts } from './accounts/index.js';
 import { audit } from './audit/index.js';
 import { auth } from './auth/index.js';
 import type { Capability } from './capability.js';
+import type { ReactionLists } from './serviceContext.js';
 import { feed } from './feed/index.js';
 import { human } from './human/index.js';
 import { mcpEndpoint } from './mcpEndpoint/index.js';
@@ -33,6 +34,15 @@ export const inlineProjections = (deps: { streamKeys: StreamKeys }): Projection[
 
 /** The read models that follow the log from a checkpoint. */
 export const asyncProjections = (): Projection[] => capabilities.flatMap((c) => c.asyncProjections ?? []);
+
+/** Every capability's reactions to each command, in the list's order (ServiceContext.reactions). */
+export function reactions(): ReactionLists {
+  const lists: Record<string, unknown[]> = {};
+  for (const capability of capabilities) {
+    for (const [command, reaction] of Object.entries(capability.reactions ?? {})) (lists[command] ??= []).push(reaction);
+  }
+  return lists as ReactionLists;
+}
 
 /** What the operator's checks and commands know of the whole service (src/ops/parts.ts). */
 export const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections() };

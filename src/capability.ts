@@ -1,6 +1,6 @@
 import type { Projection, StreamKeys } from '../eventstore/index.js';
 import type { EdgePart } from './http/app.js';
-import type { ServiceContext } from './serviceContext.js';
+import type { Reactions, ServiceContext } from './serviceContext.js';
 
 /** The background roles a capability may run (src/service.ts starts the ones a process is given). */
 export type WorkerRole = 'dispatcher' | 'purger' | 'checkpointer';
@@ -26,4 +26,9 @@ export interface Capability extends EdgePart {
   /** Read models that follow the log from a checkpoint (the projector role). */
   asyncProjections?: Projection[];
   workers?: Partial<Record<WorkerRole, (ctx: ServiceContext) => Worker>>;
+  /**
+   * Its part in other capabilities' commands: steps run in the command's own unit of work, by the
+   * command (the receipt signed, the delivery queued, when a person's answer is accepted).
+   */
+  reactions?: Partial<Reactions>;
 }

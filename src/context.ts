@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
 import { developerKeyResolver } from './accounts/index.js';
 import { ownerKeyResolver } from './auth/index.js';
-import { asyncProjections, inlineProjections } from './capabilities.js';
+import { asyncProjections, inlineProjections, reactions } from './capabilities.js';
 import type { Clock } from './clock.js';
 import { dataKeysOf, type Config } from './config.js';
 import { PrometheusMetrics } from './ops/index.js';
@@ -48,5 +48,6 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     egress: createEgress({ policy: policyOf(deps.config) }),
     streamKeys,
     credentialResolvers: [ownerKeyResolver, developerKeyResolver],
+    reactions: reactions(),
   };
 }

@@ -4,8 +4,9 @@ import { FORM_REFUSALS } from './refusals.js';
 import { humanRoutes } from './routes.js';
 
 /**
- * The human link: the page a person opens and answers (routes.ts), accepted in one unit of work
- * with its receipt and webhook delivery (accept.ts). Every refusal on its paths is its HTML page.
+ * The human link: the page a person opens and answers (routes.ts); the form's values typed and
+ * handed to the Session, which decides and accepts (accept.ts). Every refusal on its paths is its
+ * HTML page.
  */
 export { HUMAN_PAGE_HEADERS } from './headers.js';
 /** The pages of developer accounts share the human page's markup and layout. */

@@ -89,7 +89,8 @@ export const sessionSealing = new SealedFields(
     [REVISION_PUBLISHED]: ['interaction'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
-  } satisfies Record<SessionEvent['type'], readonly string[]>,
+    [SESSION_PURGED]: [],
+  } satisfies Record<SessionEvent['type'] | typeof SESSION_PURGED, readonly string[]>,
   // The idempotency mark's request digest is of the body: content, sealed with the rest.
   { metadata: ['idempotency'] },
 );

@@ -1,9 +1,10 @@
 import { expect } from 'vitest';
-import { foldEvents, type Decider, type Decision, type DomainEvent } from '../../eventstore/index.js';
+import { foldPending, type Decider, type Decision, type DomainEvent, type JsonObject } from '../../eventstore/index.js';
 
 /**
  * Given/when/then for a decider, pure (after Emmett's DeciderSpecification): given past events,
- * folded by the decider's own evolve from its initial state; when a command, written as the very
+ * folded by the decider's own evolve from its initial state as the pipeline folds them (the n-th
+ * at stream version n, id `evt_<n-1>`, with its metadata when given as `{ event, metadata }`); when a command, written as the very
  * `(state) => decision` a unit of work hands to handleCommand; then the new events, a refusal, or
  * nothing.
  *
@@ -11,6 +12,19 @@ import { foldEvents, type Decider, type Decision, type DomainEvent } from '../..
  *   spec(started).when((trial) => decideTrialSession(trial, command)).then(sessionCreated);
  *   spec(started, ...fiveSessions).when(...).refuses('trial_sessions_used');
  */
+
+/** A past event, alone or with the metadata it was stored with (an idempotency mark). */
+type Given<E> = E | { event: E; metadata: JsonObject };
+
+/** The state after `given`, folded as the command pipeline folds a stream (eventstore/decider.ts). */
+export const foldGiven = <S, E extends DomainEvent>(decider: Pick<Decider<S, E>, 'initialState' | 'evolve'>, given: ReadonlyArray<Given<E>>): S =>
+  foldPending(
+    decider,
+    decider.initialState,
+    'spec-stream',
+    0,
+    given.map((g, i) => ('event' in g && !('type' in g) ? { ...g, eventId: `evt_${i}` } : { event: g as E, eventId: `evt_${i}`, metadata: {} })),
+  );
 
 /** What a decide function may return: a decision, or the events alone (a decider that never refuses). */
 type Outcome<E, R> = Decision<E, R> | readonly E[];
@@ -29,9 +43,9 @@ function eventsOf<E, R>(outcome: Outcome<E, R>): readonly E[] {
 
 export const deciderSpec =
   <S, E extends DomainEvent>(decider: Pick<Decider<S, E>, 'initialState' | 'evolve'>) =>
-  (...given: E[]) => ({
+  (...given: Array<Given<E>>) => ({
     when<R extends object = never>(decide: (state: S) => Outcome<E, R>) {
-      const decided = (): Outcome<E, R> => decide(foldEvents(decider, decider.initialState, given));
+      const decided = (): Outcome<E, R> => decide(foldGiven(decider, given));
       return {
         /** Exactly these events, in this order. */
         then(...expected: E[]): void {

@@ -1,9 +1,10 @@
 import { ulid } from 'ulid';
-import { handleCommand, type UnitOfWork } from '../../../eventstore/index.js';
+import { handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
+import type { AnswerReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
 import { deliveryStreamId, type DeliveryKind } from './events.js';
-import { currentEndpoint, type Endpoint, isVerified } from '../endpoints/index.js';
+import { currentEndpoint, endpointOfJson, type Endpoint, isVerified } from '../endpoints/index.js';
 import * as sql from '../sql.js';
 
 /**
@@ -47,6 +48,24 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
 export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
   return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
 }
+
+/**
+ * An accepted answer's delivery, queued in the accepting unit of work. The workspace's current
+ * endpoint is read with the Session and share-locked until commit, so the delivery goes where the
+ * receipt says (a PUT that replaces the endpoint waits, then ends this job with the others). A
+ * trial Session has no return channel: its result is only read, never sent.
+ */
+const receiving = (read: JsonObject | null, trial: boolean, now: Date): Endpoint | undefined =>
+  trial || !read ? undefined : mayReceive(endpointOfJson(read), now);
+
+export const deliverAcceptedAnswer: AnswerReaction = {
+  read: sql.CURRENT_ENDPOINT_SHARED,
+  sends: (session, read, now) => (receiving(read, session.trial, now) ? 'webhook' : undefined),
+  async react({ uow, session, eventId, now }, read, ctx) {
+    const endpoint = receiving(read, session.trial, now);
+    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId });
+  },
+};
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
 async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {

@@ -11,4 +11,4 @@ export { newSigningSecret, openSecrets, sealSecret, secretsInForce, type Signing
 export { signatureHeaders } from './signing.js';
 export { loadWebhook } from './streams.js';
 export { MAX_VERIFICATION_ANSWER_BYTES, sendChallenge, type VerificationFailure } from './verification.js';
-export { endpointBody, endpointOfRow, type EndpointBody } from './views.js';
+export { endpointBody, endpointOfJson, endpointOfRow, type EndpointBody } from './views.js';
