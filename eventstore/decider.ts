@@ -158,7 +158,7 @@ const openedMetadata = new WeakMap<JsonObject, JsonObject>();
  * A recorded event as its domain type, in its kind's current shape, sealed fields opened with
  * `open` (a stream kind that seals needs it); ERASED once its stream's key is destroyed.
  */
-export function openEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E | Erased {
+function openEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E | Erased {
   const known = openedData.get(recorded.data);
   if (known) return known as E;
   const current = upcastRecorded(kind.upcast, recorded, open);
