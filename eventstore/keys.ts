@@ -14,6 +14,7 @@ const VERSION = 'v1';
 /** What reading sealed content of a destroyed stream yields: explicit, never an error or a guess. */
 export const ERASED = Object.freeze({ erased: true as const });
 export type Erased = typeof ERASED;
+export const erased = (value: unknown): value is Erased => value === ERASED;
 
 export class StreamKeyDestroyed extends Error {
   constructor(readonly streamId: string) {

@@ -19,10 +19,10 @@ export type SealedFieldNames = Readonly<Partial<Record<string, readonly string[]
 
 export interface SealingOptions {
   /**
-   * The stream kind's events of before this scheme sealed each named field alone, in place (a
-   * value of its own, null left in the clear); they open as they were written.
+   * Metadata fields the stream kind seals (a digest of a request is content): each sealed alone,
+   * in place, as one value. A value stored in the clear, from before it was sealed, opens as it is.
    */
-  fieldByField?: boolean;
+  metadata?: readonly string[];
 }
 
 /** The field holding a sealed event's sealed fields. */
@@ -51,6 +51,32 @@ export class SealedFields {
     return clear;
   }
 
+  /** An event's metadata as stored: the fields the stream kind seals, each sealed in place. */
+  async sealMetadata(uow: UnitOfWork, keys: StreamKeys, streamId: string, metadata: JsonObject): Promise<JsonObject> {
+    const stored: JsonObject = { ...metadata };
+    for (const name of this.options.metadata ?? []) {
+      if (stored[name] !== undefined) stored[name] = await keys.seal(uow, streamId, stored[name]);
+    }
+    return stored;
+  }
+
+  /** The stored metadata opened, or ERASED once the stream's key is destroyed. */
+  openMetadata(metadata: JsonObject, open: Opener): JsonObject | Erased {
+    const opened: JsonObject = { ...metadata };
+    for (const name of this.options.metadata ?? []) {
+      if (typeof opened[name] !== 'string') continue;
+      const value = open(opened[name]);
+      if (value === ERASED) return ERASED;
+      opened[name] = value as JsonObject[string];
+    }
+    return opened;
+  }
+
+  /** Whether the events of `type` keep anything sealed, in their fields or their metadata. */
+  seals(type: string): boolean {
+    return this.of(type).length > 0 || (this.options.metadata?.length ?? 0) > 0;
+  }
+
   /**
    * The stored data opened: the event with its sealed fields back in place, or ERASED once the
    * stream's key is destroyed. Events written before a field was sealed keep it in the clear, and
@@ -62,21 +88,11 @@ export class SealedFields {
     const { [SEALED]: sealed, ...clear } = data;
     const secret = typeof sealed === 'string' ? open(sealed) : {};
     if (secret === ERASED) return ERASED;
-    if (this.options.fieldByField && sealed === undefined) {
-      for (const name of names) {
-        if (typeof clear[name] !== 'string') continue;
-        const value = open(clear[name]);
-        if (value === ERASED) return ERASED;
-        clear[name] = value as JsonObject[string];
-      }
-    }
     return { type, ...clear, ...(secret as JsonObject) } as unknown as E;
   }
 
-  /** As open, but once the stream's key is destroyed the sealed fields read null: for a projection that keeps the clear ones. */
-  openOrNull<E extends DomainEvent>(type: string, data: JsonObject, open: Opener): E {
-    const event = this.open<E>(type, data, open);
-    if (event !== ERASED) return event as E;
+  /** What is left of the event once its stream's key is destroyed: its clear fields, the sealed ones null. */
+  erased<E extends DomainEvent>(type: string, data: JsonObject): E {
     const { [SEALED]: _sealed, ...clear } = data;
     return { type, ...clear, ...Object.fromEntries(this.of(type).map((name) => [name, null])) } as unknown as E;
   }

@@ -72,6 +72,14 @@ export const READ_STREAMS = prepared(
     ORDER BY requested.stream_id, e.stream_version`,
 );
 
+/** One event by its id, with its stream's wrapped data key: a reader that needs one event of a long stream. */
+export const READ_EVENT = prepared(
+  'read_event',
+  `SELECT e.stream_id AS requested, ${STREAM_READ_COLUMNS}
+     FROM (SELECT ${COLUMNS} FROM events WHERE event_id = $1) e
+     LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys WHERE stream_id = e.stream_id LIMIT 1) k ON true`,
+);
+
 /**
  * The global log in commit-safe order. Only transactions older than every transaction still in
  * flight are visible, so an event committed late by a long transaction is never jumped over.

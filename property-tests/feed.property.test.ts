@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import type { OpenUnitOfWork } from '../eventstore/index.js';
-import { appendSession, loadSession, REVISION_PUBLISHED } from '../src/sessions/index.js';
+import { appendEvents } from '../eventstore/index.js';
+import { loadSession, REVISION_PUBLISHED, sessionDecider } from '../src/sessions/index.js';
 import type { InteractiveInteraction } from '../src/sessions/index.js';
 import { checkInteraction } from '../src/sessions/index.js';
 import { untilHorizonPasses } from '../test/support/horizon.js';
@@ -84,9 +85,9 @@ async function run(ops: Op[]): Promise<void> {
         const tx = await t.ctx.store.begin();
         open.set(step.client, tx);
         const state = (await loadSession(tx.uow, t.ctx.streamKeys, id))!;
-        await appendSession(tx.uow, t.ctx.streamKeys, id, state.version, [
-          { event: { type: REVISION_PUBLISHED, at: t.ctx.clock.now().toISOString(), revision: 2, interaction } },
-        ]);
+        await appendEvents(tx.uow, sessionDecider, id, state.version, [{ type: REVISION_PUBLISHED, at: t.ctx.clock.now().toISOString(), revision: 2, interaction }], {
+          keys: t.ctx.streamKeys,
+        });
         committedSinceOpen = false;
       } else if (step.kind === 'commit' || step.kind === 'rollback') {
         await finish(step.client, step.kind);

@@ -5,6 +5,7 @@ import { audit } from './audit/index.js';
 import { auth } from './auth/index.js';
 import type { Capability, WorkerDeclaration } from './capability.js';
 import type { OperatorCommand } from './commandLine.js';
+import type { ReactionLists } from './serviceContext.js';
 import { feed } from './feed/index.js';
 import { human } from './human/index.js';
 import { mcpEndpoint } from './mcpEndpoint/index.js';
@@ -37,6 +38,15 @@ export const asyncProjections = (): Projection[] => capabilities.flatMap((c) => 
 
 /** Every projection's name; made with no data key, since naming them opens none. */
 const projectionNames = (): string[] => [...inlineProjections({ streamKeys: new StreamKeys(new DeploymentKey()) }), ...asyncProjections()].map((p) => p.name);
+
+/** Every capability's reactions to each command, in the list's order (ServiceContext.reactions). */
+export function reactions(): ReactionLists {
+  const lists: Record<string, unknown[]> = {};
+  for (const capability of capabilities) {
+    for (const [command, reaction] of Object.entries(capability.reactions ?? {})) (lists[command] ??= []).push(reaction);
+  }
+  return lists as ReactionLists;
+}
 
 /** What the operator's checks and commands know of the whole service (src/ops/parts.ts). */
 const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections(), projectionNames: projectionNames() };

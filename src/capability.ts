@@ -1,7 +1,7 @@
 import type { Projection, Reader, StreamKeys } from '../eventstore/index.js';
 import type { EdgePart } from './http/app.js';
 import type { OperatorCommand } from './commandLine.js';
-import type { CredentialResolver, ServiceContext } from './serviceContext.js';
+import type { CredentialResolver, Reactions, ServiceContext } from './serviceContext.js';
 
 export interface Worker {
   start(): void;
@@ -51,4 +51,9 @@ export interface Capability extends EdgePart {
   gauges?: readonly BacklogGauge[];
   /** The operator's commands that act on it (`svc NAME ...`), run once beside the service. */
   commands?: readonly OperatorCommand[];
+  /**
+   * Its part in other capabilities' commands: steps run in the command's own unit of work, by the
+   * command (the receipt signed, the delivery queued, when a person's answer is accepted).
+   */
+  reactions?: Partial<Reactions>;
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
-import { asyncProjections, capabilities, inlineProjections } from './capabilities.js';
+import { asyncProjections, capabilities, inlineProjections, reactions } from './capabilities.js';
 import type { Clock } from './clock.js';
 import { dataKeysOf, type Config } from './config.js';
 import { PrometheusMetrics } from './ops/index.js';
@@ -47,5 +47,6 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     egress: createEgress({ policy: policyOf(deps.config) }),
     streamKeys,
     credentialResolvers: capabilities.flatMap((c) => c.credentialResolver ?? []),
+    reactions: reactions(),
   };
 }

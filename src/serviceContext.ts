@@ -37,7 +37,20 @@ export interface ServiceContext {
    * the token answers. A new kind of credential is one more resolver; the routes never change.
    */
   credentialResolvers: CredentialResolver[];
+  /** What capabilities declared in their records to run in other capabilities' commands, by command. */
+  reactions: ReactionLists;
 }
+
+/**
+ * The reactions a capability may declare to another's command (its record's `reactions`), by the
+ * command they react to. The command's owner names its reaction's shape by merging it into this
+ * interface (TypeScript's declaration merging), so this file names no capability's types.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Reactions {}
+
+/** Every capability's reactions to each command, in the order of the capability list. */
+export type ReactionLists = { readonly [K in keyof Reactions]?: ReadonlyArray<Reactions[K]> };
 
 /**
  * What the edge, the store and the workers report, and the operator scrapes. The figures that

@@ -149,15 +149,9 @@ export interface TrialClaimed {
 
 export type AnyAccountEvent = AddressEvent | AccountEvent | KeyUsed | TrialClaimed;
 
-/**
- * Which fields are sealed with the stream's data key in the log. Events written before every
- * stream kind sealed its fields together sealed each of these alone, in place (null in the clear).
- */
-export const accountSealing = new SealedFields(
-  {
-    [LINK_ISSUED]: ['email'],
-    [ACCOUNT_OPENED]: ['email'],
-    [KEY_CREATED]: ['label'],
-  } satisfies Partial<Record<AnyAccountEvent['type'], readonly string[]>>,
-  { fieldByField: true },
-);
+/** Which fields are sealed with the stream's data key in the log (older shapes: upcast.ts). */
+export const accountSealing = new SealedFields({
+  [LINK_ISSUED]: ['email'],
+  [ACCOUNT_OPENED]: ['email'],
+  [KEY_CREATED]: ['label'],
+} satisfies Partial<Record<AnyAccountEvent['type'], readonly string[]>>);

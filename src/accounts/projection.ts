@@ -1,4 +1,4 @@
-import { UNSEALED, eventOf, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { eventOrNull, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import {
   ACCOUNT_EVENT_TYPES,
   ACCOUNT_OPENED,
@@ -11,12 +11,12 @@ import {
   TRIAL_CLAIMED,
   accountOfStream,
   addressOfStream,
-  accountSealing,
   type AnyAccountEvent,
 } from './events.js';
 import { expiresAtOf } from './limits.js';
 import { sealColumn } from './sealedColumns.js';
 import * as sql from './sql.js';
+import { accountStreams } from './upcast.js';
 
 /**
  * Accounts, their sessions and keys, sign-in links and trial claims, written inline: the next
@@ -27,8 +27,8 @@ import * as sql from './sql.js';
 export function accountsProjection(streamKeys: StreamKeys): Projection {
   /** The event with its sealed fields opened; those of a stream whose key is destroyed are null. */
   async function opened(uow: UnitOfWork, recorded: RecordedEvent): Promise<AnyAccountEvent> {
-    if (accountSealing.of(recorded.type).length === 0) return eventOf<AnyAccountEvent>(UNSEALED, recorded);
-    return accountSealing.openOrNull<AnyAccountEvent>(recorded.type, recorded.data, await streamKeys.opener(uow, recorded.streamId));
+    const sealed = accountStreams.sealed!.of(recorded.type).length > 0;
+    return eventOrNull<AnyAccountEvent>(accountStreams, recorded, sealed ? await streamKeys.opener(uow, recorded.streamId) : undefined);
   }
 
   /** The cipher of the stream an event sealing a column was recorded in. */

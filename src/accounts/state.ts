@@ -4,7 +4,6 @@ import {
   KEY_CREATED,
   KEY_REVOKED,
   LINK_ISSUED,
-  accountSealing,
   LINK_SENT,
   LINK_USED,
   SIGNED_IN,
@@ -14,8 +13,9 @@ import {
   type TrialClaimed,
 } from './events.js';
 import { expiresAtOf } from './limits.js';
+import { accountStreams } from './upcast.js';
 
-/** The folds of the account streams, one decider per stream kind; their sealed fields open as they are read (accountSealing). */
+/** The folds of the account streams, one decider per stream kind; their sealed fields open as they are read (accountStreams). */
 
 export interface SignInLink {
   linkId: string;
@@ -128,10 +128,10 @@ export const evolveClaim = (_state: ClaimState | undefined, event: TrialClaimed)
 });
 
 /** A sign-in address's stream (`sign-in-<address digest>`). */
-export const addressDecider: Decider<AddressState, AddressEvent> = { initialState: NEW_ADDRESS, evolve: evolveAddress, sealed: accountSealing };
+export const addressDecider: Decider<AddressState, AddressEvent> = { initialState: NEW_ADDRESS, evolve: evolveAddress, ...accountStreams };
 
 /** An account's stream (`account-<account id>`); undefined before it opened. */
-export const accountDecider: Decider<AccountState | undefined, AccountEvent> = { initialState: undefined, evolve: evolveAccount, sealed: accountSealing };
+export const accountDecider: Decider<AccountState | undefined, AccountEvent> = { initialState: undefined, evolve: evolveAccount, ...accountStreams };
 
 /** A trial's claim stream (`claim-<trial workspace id>`); undefined while unclaimed. */
-export const claimDecider: Decider<ClaimState | undefined, TrialClaimed> = { initialState: undefined, evolve: evolveClaim, sealed: accountSealing };
+export const claimDecider: Decider<ClaimState | undefined, TrialClaimed> = { initialState: undefined, evolve: evolveClaim, ...accountStreams };

@@ -2,6 +2,8 @@ import { CompactSign } from 'jose';
 import {
   START,
   canonicalJson,
+  handleCommand,
+  ledger,
   StreamVersionConflict,
   headsSince,
   headsUpToHorizon,
@@ -31,6 +33,11 @@ export const HEADS_RECORDED = 'log.heads_recorded';
 /** `{checkpoint: <compact JWS>, note: <the tree head as a signed note>}`; always the last event of a checkpoint. */
 export const CHECKPOINTED = 'log.checkpointed';
 export const CHECKPOINT_TYP = 'svc-log-checkpoint+jwt';
+
+type CheckpointEvent = { type: typeof HEADS_RECORDED; heads: Array<[string, number, string]> } | { type: typeof CHECKPOINTED; checkpoint: string; note: string };
+
+/** The checkpoint stream: a ledger an auditor reads whole, appended to at its head. */
+const checkpoints = ledger<undefined, CheckpointEvent>();
 
 /** Heads per log.heads_recorded event: the first checkpoint of a large log records every stream. */
 const HEADS_PER_EVENT = 1_000;
@@ -68,18 +75,16 @@ interface Checkpointed extends CheckpointDocument {
 }
 
 interface NewestCheckpoint {
-  /** The checkpoint stream's version: its next append goes after it. */
-  version: number;
   jws: string;
   note?: string;
 }
 
 export async function newestCheckpoint(db: Reader): Promise<NewestCheckpoint | undefined> {
-  const { rows } = await db.query<{ stream_version: number; data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
+  const { rows } = await db.query<{ data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
   const row = rows[0];
   if (!row) return undefined;
   const { checkpoint, note } = JSON.parse(row.data) as Checkpointed;
-  return { version: row.stream_version, jws: checkpoint, ...(note === undefined ? {} : { note }) };
+  return { jws: checkpoint, ...(note === undefined ? {} : { note }) };
 }
 
 class ReceiptKeysMissing extends Error {
@@ -117,11 +122,9 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
     const previous = newest && payloadOf(newest.jws);
     if (previous && now.getTime() - previous.iat * 1000 < turn.notWithinMs) return undefined;
 
-    let version = newest?.version ?? 0;
-    const record = async (heads: Array<[string, number, string]>) => {
-      await uow.append(CHECKPOINT_STREAM, version, [{ type: HEADS_RECORDED, data: { heads } }]);
-      version += 1;
-    };
+    // Appended at the stream's head as this snapshot has it: a checkpoint committed since conflicts.
+    const append = (event: CheckpointEvent) => handleCommand(uow, checkpoints, CHECKPOINT_STREAM, () => ({ events: [event] }));
+    const record = (heads: Array<[string, number, string]>) => append({ type: HEADS_RECORDED, heads });
     let pending: Array<[string, number, string]> = [];
     for await (const heads of headsSince(uow, previous ? coverageOf(previous) : START)) {
       for (const [streamId, head] of heads) {
@@ -147,7 +150,7 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
       .sign(keys.active.privateKey);
     // The tree as this snapshot holds it: its passes commit whole, so it is a prefix of the log.
     const note = signCheckpoint(logOrigin(ctx.config.publicOrigin), await treeHead(uow), keys.active);
-    await uow.append(CHECKPOINT_STREAM, version, [{ type: CHECKPOINTED, data: { checkpoint: jws, note } }]);
+    await append({ type: CHECKPOINTED, checkpoint: jws, note });
     return jws;
   };
   try {

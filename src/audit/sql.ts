@@ -13,7 +13,7 @@ SELECT DISTINCT stream_id FROM events
 
 /** The newest event of the checkpoint stream: always a log.checkpointed, which ends every checkpoint. */
 export const NEWEST_CHECKPOINT = `
-SELECT stream_version, data FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`;
+SELECT data FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`;
 
 /**
  * Checkpointers take turns on this lock; a background one that finds it taken leaves the turn to

@@ -7,8 +7,9 @@ export { own } from './own.js';
 export { NOT_FOUND_PAGE } from './render/pages.js';
 
 /**
- * The human link: the page a person opens and answers (routes.ts), accepted in one unit of work
- * with its receipt and webhook delivery (accept.ts). Every refusal on its paths is its HTML page.
+ * The human link: the page a person opens and answers (routes.ts); the form's values typed and
+ * handed to the Session, which decides and accepts (accept.ts). Every refusal on its paths is its
+ * HTML page.
  */
 
 export const human: Capability = { name: 'human', routes: humanRoutes, refusals: FORM_REFUSALS, errorPages: HUMAN_ERROR_PAGES };

@@ -1,9 +1,10 @@
-import type { UnitOfWork } from '../../eventstore/index.js';
+import { handleCommand, type DomainEvent, type UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { appendPurged, type SessionPurged } from '../sessions/index.js';
+import type { SessionPurged } from '../sessions/index.js';
 import { endSessionDeliveries } from '../webhooks/index.js';
 import { decidePurge, type PurgeCommand, type PurgeRefusal } from './decide.js';
-import { foldLifetime } from './lifetime.js';
+import type { SessionLifetime } from './lifetime.js';
+import { lifetimeDecider } from './lifetime.js';
 import * as sql from './sql.js';
 
 /**
@@ -28,15 +29,19 @@ export type Purger = string;
 async function purgeIn(uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, sessionId: string, command: PurgeCommand, by: Purger): Promise<PurgeOutcome> {
   // The Session's turn: a redelivery of it waits for the purge, and then finds no Session.
   await uow.lockStream(sessionId);
-  const life = foldLifetime(await uow.readStream(sessionId));
-  const decision = decidePurge(life, command);
-  if ('refused' in decision) return decision;
-  const [event] = decision.events;
-  const deliveriesEnded = await endSessionDeliveries(uow, sessionId, command.now);
-  await ctx.streamKeys.destroy(uow, sessionId);
-  // At the version folded: a change to the Session since makes this a conflict, and the purge runs again.
-  await appendPurged(uow, sessionId, life!.version, event!, { purged_by: by });
-  return { sessionId, event: event!, deliveriesEnded };
+  let deliveriesEnded = 0;
+  // Its deliveries end and its key goes before the purge is appended, at the version folded: a
+  // change to the Session since makes it a conflict, and the purge runs again.
+  const steps = [
+    async () => void (deliveriesEnded = await endSessionDeliveries(uow, sessionId, command.now)),
+    () => ctx.streamKeys.destroy(uow, sessionId),
+  ];
+  const handled = await handleCommand<SessionLifetime | undefined, DomainEvent, PurgeRefusal>(uow, lifetimeDecider, sessionId, (life) => decidePurge(life, command), {
+    metadata: { purged_by: by },
+    steps,
+  });
+  if (!('events' in handled)) return handled;
+  return { sessionId, event: handled.events[0] as SessionPurged, deliveriesEnded };
 }
 
 /** An operator's erasure: the Session purged now, whatever its deadline. */

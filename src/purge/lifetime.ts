@@ -1,5 +1,14 @@
-import { foldRecorded, type Decider, type DomainEvent, type RecordedEvent } from '../../eventstore/index.js';
-import { SESSION_COMPLETED, SESSION_CREATED, SESSION_PURGED, type PurgeReason, type SessionCreated, type SessionPurged } from '../sessions/index.js';
+import { foldRecorded, type Decider, type DomainEvent, type Position, type RecordedEvent } from '../../eventstore/index.js';
+import {
+  SESSION_COMPLETED,
+  SESSION_CREATED,
+  SESSION_PURGED,
+  sessionStreams,
+  type PurgeReason,
+  type SessionCompleted,
+  type SessionCreated,
+  type SessionPurged,
+} from '../sessions/index.js';
 
 /**
  * What purge knows of a Session: folded from the fields its stream keeps in the clear, so it folds
@@ -22,30 +31,31 @@ export interface SessionLifetime {
 
 type CreatedInTheClear = Omit<SessionCreated, 'type' | 'interaction'>;
 
-/** A Session event as purge reads it: its clear fields, the sealed ones left sealed. */
-type InTheClear = DomainEvent & Record<string, unknown>;
+/** A Session event as purge reads it: its clear fields, the sealed ones left sealed (its type says no more). */
+type InTheClear = DomainEvent;
 
-/** What the fold of the stream gives; the stream adds its id and version. */
-type Folded = Omit<SessionLifetime, 'id' | 'version'>;
-
-function evolveLifetime(life: Folded | undefined, event: InTheClear): Folded {
+function evolveLifetime(before: SessionLifetime | undefined, event: InTheClear, position?: Position): SessionLifetime {
+  if (!position) throw new Error("a Session's lifetime folds through the command pipeline: each event with its position");
   if (event.type === SESSION_CREATED) {
     const created = event as unknown as CreatedInTheClear;
     return {
+      id: position.streamId,
+      version: position.streamVersion,
       workspaceId: created.workspace_id,
       createdAt: created.at,
       linkExpiresAt: created.link_expires_at,
       retentionHours: created.retention_hours,
       trial: created.trial === true,
-      autoPurge: created.auto_purge === true,
+      autoPurge: created.auto_purge,
       completedAt: null,
       purged: null,
     };
   }
-  if (!life) throw new Error(`${event.type} before ${SESSION_CREATED}`);
+  if (!before) throw new Error(`${event.type} before ${SESSION_CREATED}`);
+  const life = { ...before, version: position.streamVersion };
   switch (event.type) {
     case SESSION_COMPLETED:
-      return { ...life, completedAt: event.at as string };
+      return { ...life, completedAt: (event as SessionCompleted).at };
     case SESSION_PURGED: {
       const { at, reason } = event as unknown as SessionPurged;
       return { ...life, purged: { at, reason } };
@@ -55,11 +65,11 @@ function evolveLifetime(life: Folded | undefined, event: InTheClear): Folded {
   }
 }
 
-/** A Session's stream as purge folds it: no key needed, so it folds the same before and after its content is erased. */
-const lifetimeDecider: Decider<Folded | undefined, InTheClear> = { initialState: undefined, evolve: evolveLifetime };
+/**
+ * A Session's stream as purge folds it and appends its purge: no key needed, so it folds the same
+ * before and after its content is erased (the purge itself seals nothing).
+ */
+export const lifetimeDecider: Decider<SessionLifetime | undefined, InTheClear> = { initialState: undefined, evolve: evolveLifetime, upcast: sessionStreams.upcast };
 
 /** The Session's lifetime from its stream; undefined when the stream has no events. */
-export function foldLifetime(recorded: readonly RecordedEvent[]): SessionLifetime | undefined {
-  const { state, version } = foldRecorded(lifetimeDecider, recorded);
-  return state && { ...state, id: recorded[0]!.streamId, version };
-}
+export const foldLifetime = (recorded: readonly RecordedEvent[]): SessionLifetime | undefined => foldRecorded(lifetimeDecider, recorded).state;

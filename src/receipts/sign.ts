@@ -1,6 +1,8 @@
 import { sign } from 'node:crypto';
 import { canonicalJson } from '../../eventstore/index.js';
-import type { ReceiptClaims } from './claims.js';
+import { HOUR } from '../clock.js';
+import { revisionInteraction, type AnswerReaction } from '../sessions/index.js';
+import { buildReceiptClaims, type ReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from '../receiptKeys.js';
 import type { ReceiptRefusal } from './refusals.js';
 
@@ -19,4 +21,38 @@ export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptCla
   const signingInput = `${base64url(header)}.${base64url(canonicalJson(claims))}`;
   const signature = sign(null, Buffer.from(signingInput, 'ascii'), keys.active.privateKey);
   return `${signingInput}.${signature.toString('base64url')}`;
+}
+
+/**
+ * The receipt of an accepted answer, signed in the accepting unit of work before the answer is
+ * stored: it names the event (its id chosen up front) and promises the return channel settled
+ * for it. A failure to sign (no keys) accepts nothing.
+ */
+export const signAcceptedAnswer: AnswerReaction = {
+  react(acceptance, _read, ctx) {
+    const { session, event, eventId, now } = acceptance;
+    const claims = buildReceiptClaims({
+      origin: ctx.config.publicOrigin,
+      workspaceId: session.workspaceId,
+      sessionId: session.id,
+      eventId,
+      revision: event.revision,
+      interaction: revisionInteraction(session, event.revision)!,
+      actionId: event.action_id,
+      data: event.data,
+      linkHash: session.linkHash,
+      acceptedAt: now,
+      latestPurgeAt: new Date(new Date(session.linkExpiresAt).getTime() + session.retentionHours * HOUR),
+      returnChannel: acceptance.returnChannel,
+    });
+    const receipt = signReceipt(ctx.receiptKeys, claims);
+    if (typeof receipt !== 'string') return receipt;
+    acceptance.event = { ...event, receipt };
+  },
+};
+
+declare module '../sessions/acceptance.js' {
+  interface ReactionRefusals {
+    receipts: ReceiptRefusal;
+  }
 }

@@ -15,12 +15,13 @@ import type { IdempotencyMark, SessionEvent } from './events.js';
 import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId } from './ids.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import * as sql from './sql.js';
-import { fold, type SessionState } from './state.js';
-import { appendSession, loadSession } from './store.js';
+import type { SessionState } from './state.js';
+import { appendToSession, loadSession } from './store.js';
 
 /**
- * The owner's commands on a Session. Each is one unit of work: load the stream, decide, append at
- * the version read, and answer from the state the same evolve gives after the new events.
+ * The owner's commands on a Session, each one unit of work through the event store's pipeline:
+ * load and fold the stream, check who may change it, decide, append at the version folded, and
+ * answer from the state the same evolve gives after the new events.
  */
 
 /** The Session after the command (or as it stood after the replayed one), or a refusal. */
@@ -87,9 +88,7 @@ export type NewSession = Omit<CreateSession, 'linkHash'>;
  */
 export async function openSession(uow: UnitOfWork, ctx: Pick<ServiceContext, 'config' | 'streamKeys'>, id: string, session: NewSession): Promise<CreatedSession> {
   const token = newHumanLinkToken();
-  const events = decideCreate({ ...session, linkHash: humanLinkHash(token) });
-  // The answer comes from the same evolve as every later read.
-  const state = fold(await appendSession(uow, ctx.streamKeys, id, 0, events.map((event) => ({ event }))))!;
+  const { state } = await appendToSession(uow, ctx.streamKeys, id, undefined, { events: decideCreate({ ...session, linkHash: humanLinkHash(token) }) });
   return { state, humanUrl: `${ctx.config.publicOrigin}/s/${token}` };
 }
 
@@ -133,10 +132,7 @@ async function runOwnerCommand(
     if (replayed && 'refused' in replayed) return replayed;
     // The original answer: the Session as it stood right after that event.
     if (replayed) return { state: (await loadSession(uow, ctx.streamKeys, sessionId, replayed.sequence + 1))! };
-    const decision = decide(before, { ifMatch, now: ctx.clock.now() });
-    if ('refused' in decision) return decision;
-    const pending = decision.events.map((event) => ({ event, idempotency: mark }));
-    return { state: fold(await appendSession(uow, ctx.streamKeys, sessionId, before.version, pending), before)! };
+    return appendToSession(uow, ctx.streamKeys, sessionId, before, decide(before, { ifMatch, now: ctx.clock.now() }), mark ? { metadata: { idempotency: { ...mark } } } : {});
   });
 }
 

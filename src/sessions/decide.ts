@@ -57,6 +57,9 @@ export type AnswerRefusal =
 
 const HOUR_MS = 3_600_000;
 
+/** Until its expiry the link opens its Session; the state keeps the expiry as text, the link lookup as a Date. */
+export const linkLive = (linkExpiresAt: string | Date, now: Date): boolean => now < new Date(linkExpiresAt);
+
 export interface CreateSession {
   workspaceId: string;
   interaction: Interaction;
@@ -146,11 +149,12 @@ export type AnswerDecision =
 
 /**
  * A person's answer, judged in the order a person would want to hear about it: a replay first (it
- * must answer as the original did), then the Session's state, then the answer itself. The caller
- * has already checked the link is live. The event's receipt is left null: the caller signs it
- * inside the accepting unit of work.
+ * must answer as the original did), then the Session's state, then the answer itself. The event's
+ * receipt is left null: a reaction signs it inside the accepting unit of work (acceptance.ts).
  */
 export function decideAcceptance(state: SessionState, submission: Submission): AnswerDecision {
+  // An expired link and one that opens nothing look alike.
+  if (!linkLive(state.linkExpiresAt, submission.now)) return { refused: 'link_not_found' };
   if (state.mode === 'display') return { refused: 'display_session_answer' };
   const earlier = state.responses.find((r) => r.clientEventId === submission.clientEventId);
   if (earlier) return earlier.requestDigest === submission.requestDigest ? { replay: earlier } : { refused: 'answer_conflict' };

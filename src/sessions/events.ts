@@ -32,10 +32,10 @@ export interface SessionCreated {
    */
   trial?: true;
   /**
-   * Present on every Session created since automatic deletion was released: only these are
-   * purged when their retention ends. Older ones keep no deadline until an operator erases them.
+   * Only these are purged when their retention ends; Sessions created before automatic deletion
+   * was released (upcast.ts) keep no deadline until an operator erases them.
    */
-  auto_purge?: true;
+  auto_purge: boolean;
   interaction: Interaction;
 }
 
@@ -83,16 +83,22 @@ export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted
  * content is content too (a guess could be confirmed against it), so the request digest is sealed.
  * Events written before a field was sealed keep it in the clear, and fold the same.
  */
-export const sessionSealing = new SealedFields({
-  [SESSION_CREATED]: ['interaction'],
-  [REVISION_PUBLISHED]: ['interaction'],
-  [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
-  [SESSION_COMPLETED]: [],
-} satisfies Record<SessionEvent['type'], readonly string[]>);
+export const sessionSealing = new SealedFields(
+  {
+    [SESSION_CREATED]: ['interaction'],
+    [REVISION_PUBLISHED]: ['interaction'],
+    [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
+    [SESSION_COMPLETED]: [],
+    [SESSION_PURGED]: [],
+  } satisfies Record<SessionEvent['type'] | typeof SESSION_PURGED, readonly string[]>,
+  // The idempotency mark's request digest is of the body: content, sealed with the rest.
+  { metadata: ['idempotency'] },
+);
 
 /**
  * Metadata of an owner command replayable by Idempotency-Key (digests only, never the key). The
- * request digest is of the body, so the mark is stored sealed with the Session's key.
+ * request digest is of the body, so the mark is stored sealed with the Session's key (older
+ * events keep it in the clear, and open as they are).
  */
 export interface IdempotencyMark {
   scope: string;

@@ -5,33 +5,20 @@ import { SESSION_REFUSALS } from './refusals.js';
 import { sessionRoutes } from './routes.js';
 
 /**
- * What other capabilities (the human page, webhooks, trials) may use of Sessions. Accepting a
- * person's answer is one unit of work (src/human/accept.ts):
- *
- *   ctx.store.command(async (uow) => {
- *     const state = await loadSession(uow, ctx.streamKeys, sessionId);   // fold of the stream
- *     const decision = decideAcceptance(state, submission);               // pure: events, replay or refusal
- *     // events: sign the receipt (its event id chosen up front), then
- *     const records = await appendSession(uow, ctx.streamKeys, sessionId, state.version, [...]);
- *     const after = fold(records, state);                                 // the answer, from the same evolve
- *     // ...and queue its webhook delivery in the same unit of work.
- *   })
+ * What other capabilities (the human page, webhooks, receipts, trials) may use of Sessions. A
+ * person's answer is accepted by acceptAnswer (acceptance.ts), one command through the event
+ * store's pipeline; receipts and webhooks take part in it through the reactions their records
+ * declare (AnswerReaction).
  */
-export {
-  appendPurged,
-  appendSession,
-  findSessionByLink,
-  loadSession,
-  readSession,
-} from './store.js';
-export { decideAcceptance, type AnswerRefusal, type OwnerRefusal } from './decide.js';
+export { acceptAnswer, type AnswerReaction, type ReactionRefusal } from './acceptance.js';
+export { acceptedResponse, findSessionByLink, loadSession, readSession } from './store.js';
+export { linkLive, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
   currentRevision,
   etagOf,
-  fold,
-  isErased,
+  sessionDecider,
   revisionInteraction,
   type AcceptedResponse,
   type SessionState,
@@ -45,9 +32,12 @@ export {
   SESSION_EVENT_TYPES,
   SESSION_PURGED,
   type PurgeReason,
+  type SessionCompleted,
   type SessionCreated,
   type SessionPurged,
 } from './events.js';
+/** How Session streams are stored and read, for another capability's fold of them (purge's). */
+export { sessionStreams } from './upcast.js';
 export { humanLinkHash, isSessionId, newSessionId } from './ids.js';
 /** What a revision holds, for the pages that render it and the trial that publishes one. */
 export {

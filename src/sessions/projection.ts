@@ -1,8 +1,7 @@
-import { compose, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
-import { etagOf, foldSession, isErased } from './state.js';
+import { etagOf, isErased, sessionDecider } from './state.js';
 import * as sql from './sql.js';
-import { toSessionRecord } from './store.js';
 import { sealRevisionBody, sealViewBody } from './storedView.js';
 import { sessionBodies } from './view.js';
 
@@ -26,7 +25,8 @@ function rowsOf(
   cipher: RowCipher | undefined,
   published: readonly RecordedEvent[],
 ): { view: Row; revisions: Row[] } | undefined {
-  const state = foldSession(stream.map((r) => toSessionRecord(r, open)))!;
+  // The same fold as the command's: in one unit of work each event is opened once, for both.
+  const state = foldRecorded(sessionDecider, stream, open).state!;
   if (isErased(state) || !cipher) return undefined;
   const shown = published.filter((e) => e.type === SESSION_CREATED || e.type === REVISION_PUBLISHED);
   const numbers = shown.map((e) => (e.type === SESSION_CREATED ? 1 : (e.data.revision as number)));

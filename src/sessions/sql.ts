@@ -1,6 +1,7 @@
 /** Every statement of the Sessions capability's read models (migrations/ holds their tables). */
 
-import { KEY_COLUMNS, keyJoin, prepared } from '../../eventstore/index.js';
+import { createHash } from 'node:crypto';
+import { KEY_COLUMNS, keyJoin, prepared, STREAM_READ_COLUMNS, streamReadJoins, type Statement } from '../../eventstore/index.js';
 
 /**
  * Each Session's view as of its newest event in a batch, one row a Session ($1). Rows travel as
@@ -49,3 +50,21 @@ SELECT v.workspace_id, r.body, ${KEY_COLUMNS}
  WHERE v.session_id = $1`;
 
 export const SESSION_BY_LINK = prepared('session_by_link', `SELECT session_id, link_expires_at FROM session_views WHERE link_hash = $1`);
+
+/**
+ * What accepting a person's answer reads, in one round trip: the Session a link opens (by the
+ * token's hash, $1, with the link's expiry), its stream with its data key, and beside them what the
+ * reactions to the answer read, each a SELECT of at most one row of the Session's workspace (its
+ * own $1), owned by its capability: each comes back as one JSON column `beside_<i>`, null for no
+ * row. Locks a read takes (FOR SHARE) hold until commit. No row: the link opens nothing.
+ */
+export const answerLoad = (beside: readonly string[]): Statement =>
+  prepared(
+    `answer_load_${createHash('sha256').update(beside.join('\0')).digest('hex').slice(0, 16)}`,
+    `SELECT v.link_expires_at, ${beside.map((_, i) => `row_to_json(b${i}) AS beside_${i}, `).join('')}v.session_id AS requested, ${STREAM_READ_COLUMNS}
+       FROM session_views v
+       ${beside.map((text, i) => `LEFT JOIN LATERAL (${text.replace(/\$1\b/g, 'v.workspace_id')}) b${i} ON true`).join('\n')}
+       ${streamReadJoins('v.session_id')}
+      WHERE v.link_hash = $1
+      ORDER BY e.stream_version`,
+  );

@@ -1,14 +1,18 @@
-import type { JsonObject } from '../../eventstore/index.js';
+import type { Decider, JsonObject, Position } from '../../eventstore/index.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
   REVISION_PUBLISHED,
   RESPONSE_ACCEPTED,
   SESSION_COMPLETED,
   SESSION_CREATED,
+  SESSION_PURGED,
   type IdempotencyMark,
   type PurgeReason,
+  type ResponseAccepted,
   type SessionEvent,
+  type SessionPurged,
 } from './events.js';
+import { sessionStreams } from './upcast.js';
 
 export type SessionStatus = 'active' | 'responded' | 'completed';
 
@@ -55,15 +59,6 @@ export interface SessionState {
   responses: AcceptedResponse[];
 }
 
-/** A recorded event as the fold sees it: content already opened. */
-export interface SessionRecord {
-  sessionId: string;
-  eventId: string;
-  streamVersion: number;
-  event: SessionEvent;
-  metadata: { idempotency?: IdempotencyMark };
-}
-
 /**
  * What a Session's stream yields once its content is erased (its data key destroyed by purge):
  * an explicit marker with what the log still says in the clear, never an error or a guess.
@@ -77,18 +72,10 @@ export interface ErasedSession {
   purged: { at: string; reason: PurgeReason } | null;
 }
 
-/** A stored event that no longer says what it said: its content is erased, or it is the purge. */
-export interface ErasedRecord {
-  sessionId: string;
-  streamVersion: number;
-  erased: true;
-  purged?: { at: string; reason: PurgeReason };
-}
+/** A Session's stream folded: the Session, the erased marker, or nothing (no events yet). */
+export type SessionFold = SessionState | ErasedSession | undefined;
 
-/** A stored event of a Session's stream as its fold sees it. */
-export type StoredRecord = SessionRecord | ErasedRecord;
-
-export const isErased = (value: SessionState | ErasedSession | StoredRecord): value is ErasedSession | ErasedRecord => 'erased' in value;
+export const isErased = (value: SessionState | ErasedSession): value is ErasedSession => 'erased' in value;
 
 export const currentRevision = (state: SessionState): number => state.revisions.length;
 export const currentInteraction = (state: SessionState): Interaction => state.revisions[state.revisions.length - 1]!;
@@ -105,12 +92,41 @@ export const revisionAnswered = (state: SessionState, revision: number): boolean
 /** The Session's ETag: strong, `"<revision>.<event_count>"`. */
 export const etagOf = (state: SessionState): string => `"${currentRevision(state)}.${state.events.length}"`;
 
-function evolve(state: SessionState | undefined, record: SessionRecord): SessionState {
-  const { event } = record;
+/**
+ * A Session's stream as the command pipeline folds it (eventstore/decider.ts): each public Event
+ * takes its id and sequence from where it stands in the stream, and the Session reads erased from
+ * the first event whose content can no longer be opened, or from its purge, so a replay of a
+ * purged stream, whole or in part, is never half a Session.
+ */
+export const sessionDecider: Decider<SessionFold, SessionEvent | SessionPurged> = {
+  initialState: undefined,
+  ...sessionStreams,
+  evolve,
+  erased: (state, { streamId, streamVersion }) => ({ erased: true, id: streamId, version: streamVersion, purged: state && isErased(state) ? state.purged : null }),
+};
+
+/** The accepted response one response.accepted event holds, where it stands: all a delivery of it needs. */
+export const acceptedResponseOf = (event: ResponseAccepted, { eventId, streamVersion }: Position): AcceptedResponse => ({
+  eventId,
+  sequence: streamVersion - 1,
+  revision: event.revision,
+  actionId: event.action_id,
+  data: event.data,
+  acceptedAt: event.at,
+  receipt: event.receipt,
+  clientEventId: event.client_event_id,
+  requestDigest: event.request_digest,
+});
+
+function evolve(state: SessionFold, event: SessionEvent | SessionPurged, position?: Position): SessionFold {
+  if (!position) throw new Error('a Session folds through the command pipeline: each event with its position');
+  const { streamId, eventId, streamVersion } = position;
+  if (event.type === SESSION_PURGED) return { erased: true, id: streamId, version: streamVersion, purged: { at: event.at, reason: event.reason } };
+  if (state && isErased(state)) return { ...state, version: streamVersion };
   if (event.type === SESSION_CREATED) {
     return {
-      id: record.sessionId,
-      version: record.streamVersion,
+      id: streamId,
+      version: streamVersion,
       workspaceId: event.workspace_id,
       mode: event.mode,
       createdAt: event.at,
@@ -126,37 +142,23 @@ function evolve(state: SessionState | undefined, record: SessionRecord): Session
     };
   }
   if (!state) throw new Error(`${event.type} before session.created`);
-  const sequence = record.streamVersion - 1;
-  const base = {
-    eventId: record.eventId,
-    sequence,
-    createdAt: event.at,
-    ...(record.metadata.idempotency ? { idempotency: record.metadata.idempotency } : {}),
-  };
+  const sequence = streamVersion - 1;
+  const idempotency = position.metadata.idempotency as IdempotencyMark | undefined;
+  const base = { eventId, sequence, createdAt: event.at, ...(idempotency ? { idempotency } : {}) };
   switch (event.type) {
     case REVISION_PUBLISHED:
       return {
         ...state,
-        version: record.streamVersion,
+        version: streamVersion,
         revisions: [...state.revisions, event.interaction],
         status: 'active',
         events: [...state.events, { ...base, type: REVISION_PUBLISHED, revision: event.revision }],
       };
     case RESPONSE_ACCEPTED: {
-      const response: AcceptedResponse = {
-        eventId: record.eventId,
-        sequence,
-        revision: event.revision,
-        actionId: event.action_id,
-        data: event.data,
-        acceptedAt: event.at,
-        receipt: event.receipt,
-        clientEventId: event.client_event_id,
-        requestDigest: event.request_digest,
-      };
+      const response = acceptedResponseOf(event, position);
       return {
         ...state,
-        version: record.streamVersion,
+        version: streamVersion,
         status: 'responded',
         responses: [...state.responses, response],
         events: [...state.events, { ...base, type: RESPONSE_ACCEPTED, revision: event.revision, response }],
@@ -165,27 +167,10 @@ function evolve(state: SessionState | undefined, record: SessionRecord): Session
     case SESSION_COMPLETED:
       return {
         ...state,
-        version: record.streamVersion,
+        version: streamVersion,
         status: 'completed',
         completedAt: event.at,
         events: [...state.events, { ...base, type: SESSION_COMPLETED, revision: event.revision }],
       };
   }
-}
-
-/** The state after `records`, from `from` (the state they were decided on) or from nothing. */
-export const fold = (records: readonly SessionRecord[], from?: SessionState): SessionState | undefined =>
-  records.reduce<SessionState | undefined>(evolve, from);
-
-/**
- * A Session's stream as stored: the Session, or the erased marker once any of its content can no
- * longer be opened or it was purged (so a replay of a purged stream, whole or in part, is never
- * half a Session); undefined for no events.
- */
-export function foldSession(records: readonly StoredRecord[]): SessionState | ErasedSession | undefined {
-  const last = records.at(-1);
-  if (!last) return undefined;
-  const erased = records.filter((r): r is ErasedRecord => isErased(r));
-  if (erased.length === 0) return fold(records as SessionRecord[]);
-  return { erased: true, id: last.sessionId, version: last.streamVersion, purged: erased.find((r) => r.purged)?.purged ?? null };
 }

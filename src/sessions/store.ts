@@ -1,129 +1,70 @@
 import {
-  ERASED,
-  newEventId,
-  readStream,
-  type JsonObject,
-  type NewEvent,
-  type Opener,
+  aggregateStream,
+  appendDecision,
+  readEvent,
+  type CommandOptions,
+  type Decision,
   type Reader,
-  type RecordedEvent,
+  type Refusal,
   type StreamKeys,
   type UnitOfWork,
 } from '../../eventstore/index.js';
-import { SESSION_PURGED, sessionSealing, type IdempotencyMark, type SessionEvent, type SessionPurged } from './events.js';
+import { RESPONSE_ACCEPTED, type ResponseAccepted, type SessionEvent } from './events.js';
 import { humanLinkHash } from './ids.js';
 import { SESSION_BY_LINK } from './sql.js';
-import { foldSession, isErased, type ErasedSession, type SessionRecord, type SessionState, type StoredRecord } from './state.js';
-
-/** Loading and saving Session streams: content sealed on the way in, opened on the way out. */
-
-export interface PendingSessionEvent {
-  event: SessionEvent;
-  /** Known in advance when something must name the event before it is stored (a receipt). */
-  eventId?: string;
-  idempotency?: IdempotencyMark | undefined;
-}
-
-async function toStored(uow: UnitOfWork, keys: StreamKeys, sessionId: string, pending: PendingSessionEvent): Promise<NewEvent & { eventId: string }> {
-  return {
-    type: pending.event.type,
-    data: await sessionSealing.seal(uow, keys, sessionId, pending.event),
-    eventId: pending.eventId ?? newEventId(),
-    ...(pending.idempotency ? { metadata: { idempotency: await keys.seal(uow, sessionId, pending.idempotency) } } : {}),
-  };
-}
+import { acceptedResponseOf, isErased, sessionDecider, type AcceptedResponse, type ErasedSession, type SessionFold, type SessionState } from './state.js';
 
 /**
- * Records already opened, by the stored data they were opened from (a recorded event's own object):
- * the command and the inline view projection of one unit of work fold the same recorded events,
- * and each is opened once; an appended event is known opened before it is stored. Entries go with
- * the unit of work's events.
+ * A Session's stream through the event store's command pipeline (eventstore/decider.ts): loaded and
+ * folded by sessionDecider, decisions appended with their content sealed as the Session's events
+ * declare, and the answer folded by the same evolve.
  */
-const opened = new WeakMap<JsonObject, StoredRecord>();
-
-/**
- * A recorded Session event with its sealed content opened; erased when the content can no longer
- * be opened (the Session's key was destroyed), and for the purge itself. An idempotency mark is
- * sealed in newer events and in the clear in older ones.
- */
-export function toSessionRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
-  const known = opened.get(recorded.data);
-  if (known) return known;
-  const record = openRecord(recorded, open);
-  opened.set(recorded.data, record);
-  return record;
-}
-
-function openRecord(recorded: RecordedEvent, open: Opener): StoredRecord {
-  const position = { sessionId: recorded.streamId, streamVersion: recorded.streamVersion };
-  if (recorded.type === SESSION_PURGED) {
-    const { at, reason } = recorded.data as unknown as Omit<SessionPurged, 'type'>;
-    return { ...position, erased: true, purged: { at, reason } };
-  }
-  const event = sessionSealing.open<SessionEvent>(recorded.type, recorded.data, open);
-  const { idempotency } = recorded.metadata;
-  const mark = typeof idempotency === 'string' ? open(idempotency) : idempotency;
-  if (event === ERASED || mark === ERASED) return { ...position, erased: true };
-  return {
-    ...position,
-    eventId: recorded.eventId,
-    event: event as SessionEvent,
-    metadata: mark === undefined ? {} : { idempotency: mark as IdempotencyMark },
-  };
-}
 
 /**
  * The Session's stream folded (up to a version, if given): the Session, the erased marker once
  * it was purged, or undefined when there is no such stream.
  */
-export async function readSession(db: Reader, keys: StreamKeys, sessionId: string, uptoVersion = Infinity): Promise<SessionState | ErasedSession | undefined> {
-  const stored = (await readStream(db, sessionId)).filter((r) => r.streamVersion <= uptoVersion);
-  if (stored.length === 0) return undefined;
-  const open = await keys.opener(db, sessionId);
-  return foldSession(stored.map((recorded) => toSessionRecord(recorded, open)));
+export async function readSession(db: Reader, keys: StreamKeys, sessionId: string, upTo?: number): Promise<SessionState | ErasedSession | undefined> {
+  return (await aggregateStream(db, sessionDecider, sessionId, { keys, ...(upTo === undefined ? {} : { upTo }) })).state;
 }
 
 /** The Session, for whoever reads or changes it; undefined when there is none, or it was purged. */
-export async function loadSession(db: Reader, keys: StreamKeys, sessionId: string, uptoVersion = Infinity): Promise<SessionState | undefined> {
-  const state = await readSession(db, keys, sessionId, uptoVersion);
+export async function loadSession(db: Reader, keys: StreamKeys, sessionId: string, upTo?: number): Promise<SessionState | undefined> {
+  const state = await readSession(db, keys, sessionId, upTo);
   return state && !isErased(state) ? state : undefined;
 }
 
 /**
- * Appends the Session's new events at the version its state was folded to (the inline projections
- * run in the same unit of work) and returns them as records, for the caller to evolve its state.
+ * One accepted response by its event's id, from that event alone (it holds all of it): 'erased'
+ * once the Session's content is (purged), undefined when there is no such response.
  */
-export async function appendSession(
+export async function acceptedResponse(db: Reader, keys: StreamKeys, eventId: string): Promise<AcceptedResponse | 'erased' | undefined> {
+  const read = await readEvent<SessionEvent>(db, sessionDecider, eventId, keys);
+  if (!read) return undefined;
+  if ('erased' in read) return 'erased';
+  return read.event.type === RESPONSE_ACCEPTED ? acceptedResponseOf(read.event as ResponseAccepted, read.position) : undefined;
+}
+
+/** A live Session the pipeline folded. */
+const live = (state: SessionFold): SessionState => {
+  if (!state || isErased(state)) throw new Error('a decision on a Session folds to a live Session');
+  return state;
+};
+
+/**
+ * The second half of the pipeline for a decision on the Session `before` (undefined: a new one,
+ * appended at version 0): its steps, the append in the caller's unit of work, and the Session after.
+ */
+export async function appendToSession<R extends object, Q extends object = Refusal<R>>(
   uow: UnitOfWork,
   keys: StreamKeys,
   sessionId: string,
-  expectedVersion: number,
-  pending: readonly PendingSessionEvent[],
-): Promise<SessionRecord[]> {
-  const events: Array<NewEvent & { eventId: string }> = [];
-  for (const p of pending) events.push(await toStored(uow, keys, sessionId, p));
-  const records = events.map(
-    (stored, i): SessionRecord => ({
-      sessionId,
-      eventId: stored.eventId,
-      streamVersion: expectedVersion + i + 1,
-      event: pending[i]!.event,
-      metadata: pending[i]!.idempotency ? { idempotency: pending[i]!.idempotency } : {},
-    }),
-  );
-  // The inline projections fold them inside the append: as opened as the caller has them.
-  events.forEach((stored, i) => opened.set(stored.data, records[i]!));
-  await uow.append(sessionId, expectedVersion, events);
-  return records;
-}
-
-/**
- * Appends the Session's purge: no content, only when and why (and who, in the metadata). Every
- * inline projection forgets the Session on it; the caller has destroyed the Session's key.
- */
-export async function appendPurged(uow: UnitOfWork, sessionId: string, expectedVersion: number, purged: SessionPurged, metadata: JsonObject): Promise<void> {
-  const { type, ...data } = purged;
-  await uow.append(sessionId, expectedVersion, [{ type, data, metadata }]);
+  before: SessionState | undefined,
+  decision: Decision<SessionEvent, R>,
+  options: Omit<CommandOptions<SessionFold, SessionEvent, Q>, 'keys'> = {},
+): Promise<{ state: SessionState } | Refusal<R> | Q> {
+  const handled = await appendDecision(uow, sessionDecider, sessionId, { state: before, version: before?.version ?? 0 }, decision, { ...options, keys });
+  return 'events' in handled ? { state: live(handled.state) } : handled;
 }
 
 export interface LinkedSession {

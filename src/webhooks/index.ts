@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
-import { DELIVERY_GAUGES, DeliveryDispatcher, deliveriesProjection } from './deliveries/index.js';
+import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliveriesProjection } from './deliveries/index.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
@@ -8,14 +8,15 @@ import { webhookContract } from './schemas.js';
 
 /**
  * Webhooks: a workspace's endpoint and signing secrets (endpoints/), and the deliveries of accepted
- * answers to it (deliveries/: queued in the accepting unit of work, sent by the dispatcher role).
+ * answers to it (deliveries/: queued in the accepting unit of work by the reaction this record
+ * declares, sent by the dispatcher role).
  * Beside them: what both use (the egress, a request's attempt, the retry policy, the SQL) and the
  * owner's routes and commands over both. docs/webhooks.md.
  */
 export { resealSecrets } from './commands.js';
-export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, mayReceive, queueDelivery, type DeliveryQueue } from './deliveries/index.js';
+export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, type DeliveryQueue } from './deliveries/index.js';
 export { createEgress, policyOf } from './egress.js';
-export { countSecretsSealedByInitial, endpointOfRow, secretsSealedByInitial, type Endpoint } from './endpoints/index.js';
+export { countSecretsSealedByInitial, secretsSealedByInitial } from './endpoints/index.js';
 export { DeliveryDispatcher } from './deliveries/index.js';
 export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
 export { DELIVERIES_CHANNEL } from './sql.js';
@@ -30,4 +31,6 @@ export const webhooks: Capability = {
   contract: webhookContract,
   gauges: DELIVERY_GAUGES,
   workers: [{ role: 'dispatcher', summary: 'delivers accepted answers to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
+  // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it.
+  reactions: { answerAccepted: deliverAcceptedAnswer },
 };

@@ -7,6 +7,8 @@ import {
   handleCommand,
   readStream,
   type Decider,
+  type Position,
+  type Step,
 } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { storeOf } from '../support/store.js';
@@ -59,5 +61,48 @@ describe('handleCommand', () => {
     const outcomes = await Promise.all(Array.from({ length: 4 }, (_, i) => store.command((uow) => handleCommand(uow, counter, 'counter-c', add(3, `n${i}`), { keys }))));
     expect(outcomes.filter((o) => 'refused' in o)).toEqual([{ refused: 'too_many' }]);
     expect((await aggregateStream(db.pool, counter, 'counter-c', { keys })).state.total).toBe(9);
+  });
+});
+
+/** A log that numbers its lines by their events' positions, and keeps who asked sealed in the metadata. */
+type Logged = { type: 'logged'; line: string; signature: string | null };
+type Log = Array<{ line: string; signature: string | null; eventId: string; version: number; asker: unknown }>;
+
+const log: Decider<Log, Logged> = {
+  initialState: [],
+  evolve: (state, event, position?: Position) => [
+    ...state,
+    { line: event.line, signature: event.signature, eventId: position!.eventId, version: position!.streamVersion, asker: position!.metadata.asker },
+  ],
+  sealed: new SealedFields({ logged: ['line'] }, { metadata: ['asker'] }),
+};
+
+const write = (line: string) => () => ({ events: [{ type: 'logged' as const, line, signature: null }] });
+
+/** A step that signs each event with its id, as a receipt names the event it is for. */
+const sign: Step<Log, Logged> = (proposal) => {
+  proposal.events = proposal.events.map((p) => ({ ...p, event: { ...p.event, signature: `signed:${p.eventId}` } }));
+};
+
+describe('handleCommand steps', () => {
+  it('runs the declared steps between decision and append, and answers from the fold with each event\'s position', async () => {
+    const store = storeOf(db);
+    const handled = await store.withUnitOfWork((uow) => handleCommand(uow, log, 'log-a', write('first'), { keys, metadata: { asker: 'ann' }, steps: [sign] }));
+    if ('refused' in handled) throw new Error('refused');
+    const [stored] = await readStream(db.pool, 'log-a');
+    expect(handled.state).toEqual([{ line: 'first', signature: `signed:${stored!.eventId}`, eventId: stored!.eventId, version: 1, asker: 'ann' }]);
+    // The metadata field the kind seals is sealed; the fold opens it again.
+    expect(JSON.stringify(stored!.metadata)).not.toContain('ann');
+    expect((await aggregateStream(db.pool, log, 'log-a', { keys })).state).toEqual(handled.state);
+  });
+
+  it('returns a step\'s refusal as it is and appends nothing', async () => {
+    const store = storeOf(db);
+    const quota: Step<Log, Logged, { refused: 'quota_exceeded' }> = ({ before }) => (before.length >= 1 ? { refused: 'quota_exceeded' } : undefined);
+    const write1 = () => ({ events: [{ type: 'logged' as const, line: 'one', signature: null }] }) as { events: Logged[] } | { refused: 'quota_exceeded' };
+    await store.withUnitOfWork((uow) => handleCommand(uow, log, 'log-b', write1, { keys, steps: [quota] }));
+    const refused = await store.withUnitOfWork((uow) => handleCommand(uow, log, 'log-b', write1, { keys, steps: [quota] }));
+    expect(refused).toEqual({ refused: 'quota_exceeded' });
+    expect(await readStream(db.pool, 'log-b')).toHaveLength(1);
   });
 });

@@ -45,6 +45,9 @@ beforeAll(async () => {
   console.info(`plan guard: ${store.events} events, ${store.sessions} Sessions (${store.clones} clones), grown in ${store.seconds.toFixed(1)} s`);
 }, 600_000);
 
+/** A builder's statement: its text, or a prepared statement's. */
+const textOf = (built: unknown): string => (built && typeof built === 'object' && 'text' in built ? String(built.text) : String(built));
+
 const indent = (text: string): string => text.replace(/^/gm, '    ');
 
 /** Every Seq Scan of a growing table, in every plan of every statement and trigger, as a line naming where. */
@@ -55,7 +58,7 @@ async function scansOfGrowingTables(state: string): Promise<string[]> {
     for (const { id, statement } of statements) {
       const sample = SAMPLES[id];
       if (!sample || 'unplanned' in sample) continue;
-      const text = typeof statement === 'function' ? String((statement as (...args: unknown[]) => unknown)(...(sample.args ?? []))) : statement;
+      const text = typeof statement === 'function' ? textOf((statement as (...args: unknown[]) => unknown)(...(sample.args ?? []))) : statement;
       const plans = await explain(client, text, sample.params(store.sample), MODES).catch((error: Error) => {
         throw new Error(`${id}: ${error.message}`);
       });

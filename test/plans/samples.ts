@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CURRENT_ENDPOINT_SHARED } from '../../src/webhooks/sql.js';
 import type { StoreSample } from './liveStore.js';
 
 /**
@@ -34,7 +35,8 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#LOCK_STREAM': { params: (s) => [s.session.id] },
   'eventstore/sql.ts#STREAM_HEAD': { params: (s) => [s.account.signInStream] },
   'eventstore/sql.ts#READ_STREAMS': { params: (s) => [[s.session.id, s.delivery.streamId]] },
-  'eventstore/sql.ts#streamReadJoins': { unplanned: 'a part of the statements that read streams (READ_STREAMS, SUBMISSION_READ), planned with them' },
+  'eventstore/sql.ts#READ_EVENT': { params: (s) => [s.session.responseEventId] },
+  'eventstore/sql.ts#streamReadJoins': { unplanned: 'a part of the statements that read streams (READ_STREAMS, answerLoad), planned with them' },
   'eventstore/sql.ts#keyJoin': { unplanned: 'a part of the statements that read a row sealed with its stream key (VIEW_BY_ID, REVISION_BY_ID, READABLE_SESSION), planned with them' },
   'eventstore/sql.ts#READ_ALL': { params: (s) => [s.log.transactionId, s.log.globalPosition, 500] },
   'eventstore/sql.ts#HORIZON': { params: () => [] },
@@ -124,7 +126,6 @@ export const SAMPLES: Record<string, Sample> = {
   'src/ops/sql.ts#PROJECTION_LAG': { params: () => [['purge_schedule']] },
 
   // The human link.
-  'src/human/sql.ts#SUBMISSION_READ': { params: (s) => [s.session.linkHash] },
 
   // Purge.
   // Quotas.
@@ -169,6 +170,8 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#VIEW_BY_ID': { params: (s) => [s.session.id] },
   'src/sessions/sql.ts#REVISION_BY_ID': { params: (s) => [s.session.id, 2] },
   'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
+  // With what the service's reactions read beside it: the webhooks capability's current endpoint.
+  'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT_SHARED]], params: (s) => [s.session.linkHash] },
 
   // Trials.
   'src/trials/sql.ts#INSERT_ADMISSION': { params: (s) => [newId('wks'), digest(), s.now] },

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
 import { PurgeWorker, eraseSession } from '../../src/purge/index.js';
-import { appendSession, newSessionId } from '../../src/sessions/index.js';
+import { appendEvents } from '../../eventstore/index.js';
+import { newSessionId, sessionDecider } from '../../src/sessions/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -106,9 +107,13 @@ it('a Session created before automatic deletion keeps no deadline: listed withou
   // What the release before automatic deletion wrote: the same session.created without auto_purge.
   const id = newSessionId();
   await t.ctx.store.withUnitOfWork((uow) =>
-    appendSession(uow, t.ctx.streamKeys, id, 0, [
-      {
-        event: {
+    appendEvents(
+      uow,
+      sessionDecider,
+      id,
+      0,
+      [
+        {
           type: 'session.created',
           at: new Date(T0).toISOString(),
           workspace_id: 'wks_operator',
@@ -118,8 +123,9 @@ it('a Session created before automatic deletion keeps no deadline: listed withou
           retention_hours: 720,
           interaction: interactive() as unknown as InteractiveInteraction,
         },
-      },
-    ]),
+      ],
+      { keys: t.ctx.streamKeys },
+    ),
   );
   clock.set(new Date(T0 + 100_000 * HOUR));
   expect((await purger().drain()).map((p) => p.sessionId)).not.toContain(id);

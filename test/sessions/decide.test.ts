@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { decideAcceptance, decideComplete, decidePublish, findReplay, type Submission } from '../../src/sessions/decide.js';
+import { decideAcceptance, decideComplete, decidePublish, findReplay, type AnswerRefusal, type Submission } from '../../src/sessions/decide.js';
 import type { IdempotencyMark, SessionEvent } from '../../src/sessions/events.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { fold, type SessionState } from '../../src/sessions/state.js';
+import { sessionDecider, type SessionFold, type SessionState } from '../../src/sessions/state.js';
+import { deciderSpec, foldGiven } from '../support/decider.js';
 import { display, interactive } from '../support/sessions.js';
 
-/** The Sessions decider, pure: given past events, when a command, then new events or a refusal. */
+/**
+ * The Sessions decider, pure, in the given/when/then of test/support/decider.ts: given past events
+ * folded by sessionDecider as the pipeline folds them, when a command, then new events or a refusal.
+ */
 
 const NOW = new Date('2026-05-01T10:00:00.000Z');
 const AT = '2026-05-01T09:00:00.000Z';
@@ -19,6 +23,7 @@ const created = (mode: 'display' | 'interactive' = 'interactive'): SessionEvent 
   link_hash: 'hash',
   link_expires_at: '2026-06-01T09:00:00.000Z',
   retention_hours: 720,
+  auto_purge: true,
   interaction: mode === 'display' ? (display() as never) : surface,
 });
 const published = (revision: number): SessionEvent => ({ type: 'revision.published', at: AT, revision, interaction: surface });
@@ -34,9 +39,10 @@ const answered = (revision: number, clientEventId = 'client-event-0001'): Sessio
 });
 const completed = (revision: number): SessionEvent => ({ type: 'session.completed', at: AT, revision });
 
-function given(...events: SessionEvent[]): SessionState {
-  return fold(events.map((event, i) => ({ sessionId: 'ses_1', eventId: `evt_${i}`, streamVersion: i + 1, event, metadata: {} })))!;
-}
+const spec = deciderSpec(sessionDecider);
+/** Every command decides on a live Session. */
+const live = (state: SessionFold): SessionState => state as SessionState;
+const given = (...events: SessionEvent[]): SessionState => live(foldGiven(sessionDecider, events));
 
 const submission = (overrides: Partial<Submission> = {}): Submission => ({
   revision: 1,
@@ -49,39 +55,33 @@ const submission = (overrides: Partial<Submission> = {}): Submission => ({
 });
 
 describe('publish', () => {
+  const publish = (ifMatch: string) => (state: SessionFold) => decidePublish(live(state), { ifMatch, now: NOW, interaction: surface });
   it('publishes the next revision when If-Match names the current ETag', () => {
-    expect(decidePublish(given(created()), { ifMatch: '"1.0"', now: NOW, interaction: surface })).toEqual({
-      events: [{ type: 'revision.published', at: NOW.toISOString(), revision: 2, interaction: surface }],
-    });
+    spec(created()).when(publish('"1.0"')).then({ type: 'revision.published', at: NOW.toISOString(), revision: 2, interaction: surface });
   });
   it('refuses a stale or weak If-Match, naming the current ETag', () => {
-    const state = given(created(), answered(1));
-    expect(decidePublish(state, { ifMatch: '"1.0"', now: NOW, interaction: surface })).toEqual({ refused: 'if_match_stale', etag: '"1.1"' });
-    expect(decidePublish(state, { ifMatch: 'W/"1.1"', now: NOW, interaction: surface })).toEqual({ refused: 'if_match_stale', etag: '"1.1"' });
+    spec(created(), answered(1)).when(publish('"1.0"')).refuses('if_match_stale', { etag: '"1.1"' });
+    spec(created(), answered(1)).when(publish('W/"1.1"')).refuses('if_match_stale', { etag: '"1.1"' });
   });
   it('refuses a display Session and a completed one before looking at If-Match', () => {
-    expect(decidePublish(given(created('display')), { ifMatch: 'x', now: NOW, interaction: surface })).toEqual({ refused: 'display_session' });
-    expect(decidePublish(given(created(), completed(1)), { ifMatch: 'x', now: NOW, interaction: surface })).toEqual({ refused: 'session_completed' });
+    spec(created('display')).when(publish('x')).refuses('display_session');
+    spec(created(), completed(1)).when(publish('x')).refuses('session_completed');
   });
 });
 
 describe('complete', () => {
+  const complete = (ifMatch: string) => (state: SessionFold) => decideComplete(live(state), { ifMatch, now: NOW });
   it('completes at the current revision', () => {
-    expect(decideComplete(given(created(), published(2)), { ifMatch: '"2.1"', now: NOW })).toEqual({
-      events: [{ type: 'session.completed', at: NOW.toISOString(), revision: 2 }],
-    });
+    spec(created(), published(2)).when(complete('"2.1"')).then({ type: 'session.completed', at: NOW.toISOString(), revision: 2 });
   });
   it('refuses to complete twice', () => {
-    expect(decideComplete(given(created(), completed(1)), { ifMatch: '"1.1"', now: NOW })).toEqual({ refused: 'session_completed' });
+    spec(created(), completed(1)).when(complete('"1.1"')).refuses('session_completed');
   });
 });
 
 describe('Idempotency-Key replay', () => {
   const mark: IdempotencyMark = { scope: 's', request: 'r' };
-  const state = fold([
-    { sessionId: 'ses_1', eventId: 'evt_0', streamVersion: 1, event: created(), metadata: {} },
-    { sessionId: 'ses_1', eventId: 'evt_1', streamVersion: 2, event: published(2), metadata: { idempotency: mark } },
-  ])!;
+  const state = live(foldGiven(sessionDecider, [created(), { event: published(2), metadata: { idempotency: { ...mark } } }]));
   it('finds the event the key was first used for', () => {
     expect(findReplay(state, mark)).toMatchObject({ eventId: 'evt_1', sequence: 1 });
   });
@@ -92,28 +92,43 @@ describe('Idempotency-Key replay', () => {
 });
 
 describe('a person answers', () => {
-  it('accepts a valid answer on the current revision, its receipt left to the caller', () => {
-    expect(decideAcceptance(given(created()), submission())).toEqual({ events: [{ ...answered(1), at: NOW.toISOString() }] });
+  const answer = (overrides: Partial<Submission> = {}) => (state: SessionFold) => decideAcceptance(live(state), submission(overrides));
+  it('accepts a valid answer on the current revision, its receipt left to the reactions', () => {
+    spec(created()).when(answer()).then({ ...answered(1), at: NOW.toISOString() } as SessionEvent);
   });
   it('replays the same client_event_id with the same request, and refuses it with another', () => {
     const state = given(created(), answered(1));
     expect(decideAcceptance(state, submission())).toMatchObject({ replay: { eventId: 'evt_1', sequence: 1 } });
-    expect(decideAcceptance(state, submission({ requestDigest: 'other' }))).toEqual({ refused: 'answer_conflict' });
+    spec(created(), answered(1)).when(answer({ requestDigest: 'other' })).refuses('answer_conflict');
   });
-  it.each<[string, SessionEvent[], Partial<Submission>, string]>([
+  it.each<[string, SessionEvent[], Partial<Submission>, AnswerRefusal['refused']]>([
+    ['an expired link', [created()], { now: new Date('2026-06-01T09:00:00.000Z') }, 'link_not_found'],
     ['a display Session', [created('display')], {}, 'display_session_answer'],
     ['a completed Session', [created(), completed(1)], {}, 'session_completed'],
     ['an older revision', [created(), published(2)], { revision: 1 }, 'revision_stale'],
     ['an unknown action', [created()], { actionId: 'nope' }, 'action_not_found'],
     ['an answered revision', [created(), answered(1, 'client-event-other')], {}, 'revision_answered'],
   ])('refuses an answer to %s', (_, events, overrides, refused) => {
-    expect(decideAcceptance(given(...events), submission(overrides))).toMatchObject({ refused });
+    spec(...events).when(answer(overrides)).refuses(refused);
   });
   it('refuses values the revision does not accept, saying which field', () => {
-    expect(decideAcceptance(given(created()), submission({ data: { amount: 500 } }))).toEqual({
-      refused: 'answer_invalid',
-      fieldErrors: { amount: expect.any(String) },
-      formErrors: [],
+    spec(created()).when(answer({ data: { amount: 500 } })).refuses('answer_invalid', { fieldErrors: { amount: expect.any(String) }, formErrors: [] });
+  });
+});
+
+describe('the fold', () => {
+  it('numbers public Events by where they stand in the stream, and reads the idempotency mark from the metadata', () => {
+    const mark = { scope: 's', request: 'r' };
+    const state = live(foldGiven(sessionDecider, [created(), answered(1), { event: completed(1), metadata: { idempotency: mark } }]));
+    expect(state).toMatchObject({ id: 'spec-stream', version: 3, status: 'completed', responses: [{ eventId: 'evt_1', sequence: 1 }] });
+    expect(state.events).toMatchObject([{ eventId: 'evt_1', sequence: 1 }, { eventId: 'evt_2', sequence: 2, idempotency: mark }]);
+  });
+  it('reads erased once purged: when and why, and nothing of the content', () => {
+    expect(foldGiven(sessionDecider, [created(), { type: 'session.purged', at: NOW.toISOString(), reason: 'erasure' }])).toEqual({
+      erased: true,
+      id: 'spec-stream',
+      version: 2,
+      purged: { at: NOW.toISOString(), reason: 'erasure' },
     });
   });
 });

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { newEventId } from '../../eventstore/index.js';
-import { appendSession, decideAcceptance, fold, loadSession } from '../../src/sessions/index.js';
+import { acceptAnswer as acceptSessionAnswer, loadSession } from '../../src/sessions/index.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import { queueDelivery, receivingEndpoint } from '../../src/webhooks/deliveries/queue.js';
 import type { TestApp } from '../support/app.js';
 import type { TestDatabase } from '../support/database.js';
 import { openTestApp, useTestApp, type OpenedTestApp } from '../support/lifecycle.js';
@@ -115,30 +113,24 @@ export async function registerVerified(t: TestApp, receiver: Receiver, url = rec
 let answered = 0;
 
 /**
- * A person's answer accepted the way the human page accepts it (the Sessions capability's public
- * surface), with the delivery queued by queueDelivery in the same transaction. Until the human
- * submission route queues deliveries itself, this is how the tests put jobs on the queue.
+ * A person's answer accepted through the Session's own acceptance, as the human page accepts it
+ * (its receipt signed and its delivery queued by the reactions, in the same transaction).
  */
 export async function acceptAnswer(t: TestApp, sessionId: string, data: Record<string, unknown> = { amount: 12.5 }): Promise<{ eventId: string; deliveryId: string | undefined }> {
-  const eventId = newEventId();
-  const receipt = `eyJhbGciOiJFZERTQSJ9.receipt-${++answered}.c2lnbmF0dXJl`;
-  const deliveryId = await t.ctx.store.command(async (uow) => {
-    const state = (await loadSession(uow, t.ctx.streamKeys, sessionId))!;
-    const decision = decideAcceptance(state, {
-      revision: state.revisions.length,
-      actionId: 'approve',
-      data: data as never,
-      clientEventId: `client-event-${eventId}`,
-      requestDigest: eventId,
-      now: t.clock.now(),
-    });
-    if (!('events' in decision)) throw new Error(`not accepted: ${JSON.stringify(decision)}`);
-    const records = await appendSession(uow, t.ctx.streamKeys, sessionId, state.version, [{ event: { ...decision.events[0]!, receipt }, eventId }]);
-    const response = fold(records, state)!.responses.at(-1)!;
-    const endpoint = await receivingEndpoint(uow, state.workspaceId, t.clock.now());
-    return endpoint && queueDelivery(uow, t.ctx, endpoint, { workspaceId: state.workspaceId, sessionId, ...response });
-  });
-  return { eventId, deliveryId };
+  const { linkHash } = (await loadSession(t.ctx.store.pool, t.ctx.streamKeys, sessionId))!;
+  const clientEventId = `client-event-${++answered}`;
+  const outcome = await acceptSessionAnswer(t.ctx, linkHash, (session, now) => ({
+    revision: session.revisions.length,
+    actionId: 'approve',
+    data: data as never,
+    clientEventId,
+    requestDigest: clientEventId,
+    now,
+  }));
+  if (!('accepted' in outcome)) throw new Error(`not accepted: ${JSON.stringify(outcome.refusal)}`);
+  const { eventId } = outcome.accepted;
+  const { rows } = await t.ctx.store.pool.query<{ delivery_id: string }>(`SELECT delivery_id FROM webhook_deliveries WHERE event_id = $1`, [eventId]);
+  return { eventId, deliveryId: rows[0]?.delivery_id };
 }
 
 /** A new Session answered once: its ID, the accepted Event and the queued delivery. */

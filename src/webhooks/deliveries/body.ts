@@ -1,5 +1,5 @@
 import type { Reader, StreamKeys } from '../../../eventstore/index.js';
-import { isErased, readSession, type AcceptedResponse } from '../../sessions/index.js';
+import { acceptedResponse, type AcceptedResponse } from '../../sessions/index.js';
 
 /**
  * The WebhookDelivery body, rendered when it is sent from the one stored copy of the accepted
@@ -23,14 +23,14 @@ function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): str
 }
 
 /**
- * The body of a job's delivery; `gone` when there is nothing left to send: the Session's content
+ * The body of a job's delivery, from its response.accepted event alone (one read by the event's
+ * id, with its Session's key); `gone` when there is nothing left to send: the Session's content
  * was erased (its data key destroyed by purge). Throws when the content cannot be opened now (no
  * deployment data key), which a later attempt may get past.
  */
 export async function renderDelivery(db: Reader, keys: StreamKeys, job: { sessionId: string; eventId: string }): Promise<string | 'gone'> {
-  const session = await readSession(db, keys, job.sessionId);
-  if (session && isErased(session)) return 'gone';
-  const response = session?.responses.find((r) => r.eventId === job.eventId);
+  const response = await acceptedResponse(db, keys, job.eventId);
+  if (response === 'erased') return 'gone';
   if (!response) throw new Error(`${job.sessionId} has no accepted response ${job.eventId} to deliver`);
   return webhookDeliveryBody(job.sessionId, response);
 }

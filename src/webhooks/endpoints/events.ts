@@ -1,7 +1,7 @@
 /**
  * The events of a workspace's webhook stream (`webhook-<workspace id>`): its endpoint, each
  * verification and each signing secret. Secrets travel sealed with the stream's data key; those
- * created before were sealed with the deployment data key `initial`, until sealed again.
+ * created before were sealed with the deployment data key `initial`, until sealed again (upcast.ts).
  */
 
 export const ENDPOINT_REGISTERED = 'webhook.endpoint_registered';
@@ -34,9 +34,9 @@ export interface SecretCreated {
   workspace_id: string;
   kid: string;
   /** The secret, sealed with the stream's data key. */
-  sealed?: string;
-  /** Instead of `sealed`, in a secret created before: sealed with the deployment data key `initial`. */
-  sealed_secret?: string;
+  sealed: string;
+  /** Set on a secret created before secrets went under the stream's key (upcast.ts). */
+  sealed_by?: 'initial';
   /** A rotation: the secret that was newest until now keeps signing until retire_at. */
   retires: { kid: string; retire_at: string } | null;
 }

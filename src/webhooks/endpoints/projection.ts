@@ -1,5 +1,5 @@
 import { eventOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
-import { webhookDecider } from './endpoint.js';
+import { sealedBy, webhookDecider } from './endpoint.js';
 import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './events.js';
 import * as sql from '../sql.js';
 
@@ -24,7 +24,7 @@ async function applyOne(uow: UnitOfWork, event: WebhookEvent): Promise<void> {
       return;
     case SECRET_CREATED:
       if (event.retires) await uow.query(sql.SECRET_RETIRE, [event.retires.kid, event.retires.retire_at]);
-      await uow.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed ?? event.sealed_secret, event.sealed === undefined ? 'initial' : 'stream', event.at]);
+      await uow.query(sql.SECRET_INSERT, [event.kid, event.workspace_id, event.sealed, sealedBy(event), event.at]);
       return;
     case SECRET_RESEALED:
       await uow.query(sql.SECRET_RESEAL, [event.kid, event.sealed]);

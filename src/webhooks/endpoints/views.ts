@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../../eventstore/index.js';
 import { isoOrNull } from '../../clock.js';
 import { isVerified, type Endpoint } from './endpoint.js';
 
@@ -40,3 +41,13 @@ export const endpointOfRow = (row: EndpointRow): Endpoint => ({
   verifiedAt: isoOrNull(row.verified_at),
   verificationExpiresAt: isoOrNull(row.verification_expires_at),
 });
+
+/** An endpoint row as a read beside another statement brings it (row_to_json: timestamps as text). */
+export const endpointOfJson = (row: JsonObject): Endpoint =>
+  endpointOfRow({
+    endpoint_id: row.endpoint_id as string,
+    url: row.url as string,
+    created_at: new Date(row.created_at as string),
+    verified_at: row.verified_at === null ? null : new Date(row.verified_at as string),
+    verification_expires_at: row.verification_expires_at === null ? null : new Date(row.verification_expires_at as string),
+  });

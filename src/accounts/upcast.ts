@@ -1,0 +1,24 @@
+import { ERASED, type JsonObject, type StreamKind, type Upcaster } from '../../eventstore/index.js';
+import { accountSealing } from './events.js';
+
+/**
+ * The account streams' older shape: before every stream kind sealed its fields together in
+ * `sealed`, account events sealed each sealed field alone, in place (a value of its own, null left
+ * in the clear). Such a value is opened into its clear field, which today's scheme reads as a
+ * field written before it was sealed.
+ */
+const upcastAccountEvent: Upcaster = (stored, open) => {
+  const names = accountSealing.of(stored.type);
+  if (names.length === 0 || 'sealed' in stored.data || !open) return stored;
+  const data: JsonObject = { ...stored.data };
+  for (const name of names) {
+    if (typeof data[name] !== 'string') continue;
+    const value = open(data[name]);
+    if (value === ERASED) return ERASED;
+    data[name] = value as JsonObject[string];
+  }
+  return { ...stored, data };
+};
+
+/** How every account stream kind's events are stored and read: what their deciders and the projection share. */
+export const accountStreams: StreamKind = { sealed: accountSealing, upcast: upcastAccountEvent };
