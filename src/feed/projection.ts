@@ -9,7 +9,7 @@ import {
   SESSION_EVENT_TYPES,
   SESSION_PURGED,
 } from '../sessions/index.js';
-import { FEED_CHANNEL } from '../waits/channels.js';
+import { FEED_CHANNEL } from '../waits/index.js';
 import * as sql from './sql.js';
 
 /** The events GET /v1/sessions/{id}/events lists, and so the feed: all but the creation and the purge. */

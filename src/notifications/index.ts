@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import type { Capability } from '../capability.js';
+import type { BacklogGauge, Capability } from '../capability.js';
 import { Notifier } from './notifier.js';
 import { notificationJobsProjection } from './projection.js';
+import * as sql from './sql.js';
 
 /**
  * Reaching the people who decide (docs/responders.md): the jobs a Session's notification plan
@@ -16,5 +17,12 @@ export const notifications: Capability = {
   // Its table: the jobs.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   inlineProjections: ({ streamKeys }) => [notificationJobsProjection(streamKeys)],
-  workers: { notifier: (ctx) => new Notifier(ctx) },
+  workers: [{ role: 'notifier', summary: "mails responders, reminders and escalations (Sessions' notify)", start: (ctx) => new Notifier(ctx) }],
+  gauges: [
+    {
+      name: 'svc_notification_jobs_due',
+      help: 'Notification messages due and not sent yet (retries waiting for their backoff are not due).',
+      read: async (db, now) => [{ value: (await db.query<{ due: number }>(sql.DUE_COUNT, [now])).rows[0]!.due }],
+    },
+  ] satisfies BacklogGauge[],
 };

@@ -48,3 +48,6 @@ export const DROP_JOB = `DELETE FROM notification_jobs WHERE session_id = $1 AND
 
 /** When the next job falls due, for the notifier's sleep; null with none. */
 export const NEXT_DUE = `SELECT next_attempt_at FROM notification_jobs WHERE next_attempt_at > '-infinity' ORDER BY next_attempt_at LIMIT 1`;
+
+/** How many jobs are due at $1 (a gauge): a range of the due index, however many wait for later. */
+export const DUE_COUNT = `SELECT count(*)::integer AS due FROM notification_jobs WHERE next_attempt_at <= $1 AND next_attempt_at > '-infinity'`;

@@ -44,9 +44,3 @@ export const QUOTA_REFUSALS: RefusalTable<QuotaRefusal> = {
     reason: 'notification_emails_per_address_per_day',
   },
 };
-
-/** The 429 of a route under a developer workspace's quota (limits.ts), for the contract. */
-export const quotaExceeded = {
-  description: "RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota.",
-  $ref: 'ErrorEnvelope#',
-};

@@ -167,7 +167,7 @@ export function createSession(
 }
 
 /** Scoped to the credential, the operation and the Session; only digests are stored. */
-export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
+function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
   return {
     scope: sha256Hex(canonicalJson([principal.credentialId, idempotency.operation, sessionId, idempotency.key])),
     request: sha256Hex(canonicalJson(idempotency.request)),
@@ -194,7 +194,10 @@ async function runOwnerCommand(
     // The original answer: the Session as it stood right after that event.
     if (replayed) return { state: (await loadSession(uow, ctx.streamKeys, sessionId, replayed.sequence + 1))! };
     const steps = spend ? [() => spend(uow)] : [];
-    return appendToSession(uow, ctx.streamKeys, sessionId, before, decide(before, { ifMatch, now: ctx.clock.now() }), { steps, ...(mark ? { metadata: { idempotency: { ...mark } } } : {}) });
+    return appendToSession<OwnerRefusal, never>(uow, ctx.streamKeys, sessionId, before, decide(before, { ifMatch, now: ctx.clock.now() }), {
+      steps,
+      ...(mark ? { metadata: { idempotency: { ...mark } } } : {}),
+    });
   }));
 }
 

@@ -4,7 +4,7 @@ import { formBody, PAGE_FORM_HEADERS } from '../human/form-post.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { display, interactive, owner } from '../support/sessions.js';
-import { newClientEventId } from '../../src/human/form.js';
+import { newClientEventId } from '../../src/human/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { claimsOf, createNotifying, eventsOf, linkIn, mailTo, notifierOf, sessionOf } from './support.js';
 

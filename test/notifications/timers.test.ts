@@ -4,7 +4,7 @@ import { formBody, PAGE_FORM_HEADERS } from '../human/form-post.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { interactive, owner } from '../support/sessions.js';
 import { ManualClock } from '../../src/clock.js';
-import { newClientEventId } from '../../src/human/form.js';
+import { newClientEventId } from '../../src/human/index.js';
 import { MAX_ATTEMPTS } from '../../src/notifications/index.js';
 import { eraseSession } from '../../src/purge/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/index.js';
