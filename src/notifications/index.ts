@@ -9,7 +9,7 @@ import * as sql from './sql.js';
  * owes, and the notifier role that sends them. The plan, the responders and the messages'
  * outcomes are the Session's own events (src/sessions).
  */
-export { Notifier, type NotifierOptions } from './notifier.js';
+export { Notifier } from './notifier.js';
 export { MAX_ATTEMPTS } from './retry.js';
 
 export const notifications: Capability = {

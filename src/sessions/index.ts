@@ -57,10 +57,10 @@ export {
 } from './interaction.js';
 export { PATTERNS } from './limits.js';
 /** What a Session's notification plan owes, for the jobs that send it (src/notifications). */
-export { decideNotice, owedNotices, type NoticeDecision, type NoticeJob } from './notices.js';
+export { decideNotice, owedNotices } from './notices.js';
 export { recordNotice } from './commands.js';
 export { responderLinkToken } from './ids.js';
-export type { NoticeKind, NotifyPlan, ResponderRecord } from './events.js';
+export type { NoticeKind, ResponderRecord } from './events.js';
 export type { NoticeOutcome } from './decide.js';
 export { checkInteraction } from './rules.js';
 export { publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';

@@ -238,7 +238,7 @@ const emailAddresses = {
 } as const;
 const delaySeconds = { type: 'integer', minimum: 60, maximum: 30 * 24 * 3600 } as const;
 
-export const notifyPlanSchema = {
+const notifyPlanSchema = {
   $id: 'NotifyPlan',
   type: 'object',
   description:
