@@ -12,7 +12,7 @@ import { createSession, interactive, owner } from '../support/sessions.js';
 
 /**
  * What the log seals stays sealed in every table: a data-only dump of a store with live Sessions
- * and an account holds none of their text, while the service serves all of it; and a process
+ * (a responder's address among them) and an account holds none of their text, while the service serves all of it; and a process
  * whose data key cannot open a Session's key answers 503, never the content.
  */
 
@@ -28,6 +28,7 @@ const markers = {
   revisionTitle: mark('revisiontitle'),
   label: mark('label'),
   email: `${mark('email')}@example.com`,
+  responder: `${mark('responder')}@example.com`,
 };
 
 /** A live Session answered and published again, every piece carrying a marker; its id and token. */
@@ -42,7 +43,7 @@ async function liveSession(): Promise<{ id: string; token: string }> {
     method: 'PATCH',
     url: `/v1/sessions/${session.id}`,
     headers: owner(t, { 'if-match': '"1.1"' }),
-    payload: { interaction: withText(markers.revisionTitle) },
+    payload: { interaction: withText(markers.revisionTitle), notify: { email: [markers.responder], remind_after_seconds: 3_600 } },
   });
   expect(patched.statusCode, patched.body).toBe(200);
   return session;
@@ -57,7 +58,7 @@ describe('content at rest', () => {
 
     const view = await t.app.inject({ method: 'GET', url: `/v1/sessions/${session.id}`, headers: owner(t) });
     expect(view.statusCode).toBe(200);
-    for (const marker of [markers.revisionTitle, markers.text, markers.submitted]) expect(view.body).toContain(marker);
+    for (const marker of [markers.revisionTitle, markers.text, markers.submitted, markers.responder]) expect(view.body).toContain(marker);
     const receipt = view.json<{ responses: Array<{ receipt: string }> }>().responses[0]!.receipt;
     const first = await t.app.inject({ method: 'GET', url: `/v1/sessions/${session.id}/surfaces/1`, headers: owner(t) });
     expect(first.body).toContain(markers.title);
@@ -81,7 +82,7 @@ describe('content at rest', () => {
         for (const path of [`/v1/sessions/${session.id}`, `/v1/sessions/${session.id}/surfaces/1`, `/v1/sessions/${session.id}/events`]) {
           const res = await other.app.inject({ method: 'GET', url: path, headers: owner(other) });
           expectError(res, 503, 'SERVICE_UNAVAILABLE');
-          for (const marker of [markers.title, markers.text, markers.submitted, markers.revisionTitle]) expect(res.body).not.toContain(marker);
+          for (const marker of [markers.title, markers.text, markers.submitted, markers.revisionTitle, markers.responder]) expect(res.body).not.toContain(marker);
         }
       });
     });
