@@ -20,9 +20,12 @@ export const notifications: Capability = {
   workers: [{ role: 'notifier', summary: "mails responders, reminders and escalations (Sessions' notify)", start: (ctx) => new Notifier(ctx) }],
   gauges: [
     {
-      name: 'svc_notification_jobs_due',
-      help: 'Notification messages due and not sent yet (retries waiting for their backoff are not due).',
-      read: async (db, now) => [{ value: (await db.query<{ due: number }>(sql.DUE_COUNT, [now])).rows[0]!.due }],
+      name: 'svc_notification_oldest_due_age_seconds',
+      help: 'How long the oldest notification message due has waited to be sent; 0 when none is due.',
+      read: async (db, now) => {
+        const { rows } = await db.query<{ next_attempt_at: Date }>(sql.NEXT_DUE);
+        return [{ value: rows[0] ? Math.max(0, Math.round((now.getTime() - rows[0].next_attempt_at.getTime()) / 1000)) : 0 }];
+      },
     },
   ] satisfies BacklogGauge[],
 };

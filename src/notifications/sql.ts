@@ -46,8 +46,6 @@ UPDATE notification_jobs SET next_attempt_at = $5
 /** A job no longer owed (its link expired, which no event says): gone. */
 export const DROP_JOB = `DELETE FROM notification_jobs WHERE session_id = $1 AND responder_id = $2 AND kind = $3 AND revision = $4`;
 
-/** When the next job falls due, for the notifier's sleep; null with none. */
+/** When the next job falls due (for the notifier's sleep; in the past, how late the oldest due one is); no row with none. */
 export const NEXT_DUE = `SELECT next_attempt_at FROM notification_jobs WHERE next_attempt_at > '-infinity' ORDER BY next_attempt_at LIMIT 1`;
 
-/** How many jobs are due at $1 (a gauge): a range of the due index, however many wait for later. */
-export const DUE_COUNT = `SELECT count(*)::integer AS due FROM notification_jobs WHERE next_attempt_at <= $1 AND next_attempt_at > '-infinity'`;

@@ -92,6 +92,7 @@ describe('GET /metrics', () => {
     expect(sampleOf('svc_projection_lag_events', { projection: 'session_views' })?.value).toBe(0);
     expect(sampleOf('svc_webhook_queue_depth')?.value).toBe(0);
     expect(sampleOf('svc_webhook_queue_oldest_pending_age_seconds')?.value).toBe(0);
+    expect(sampleOf('svc_notification_oldest_due_age_seconds')?.value).toBe(0);
     expect(sampleOf('svc_purge_backlog', { state: 'due' })?.value).toBe(0);
     expect(sampleOf('svc_purge_backlog', { state: 'overdue' })?.value).toBe(0);
     expect(sampleOf('svc_db_pool_connections', { state: 'in_use' })?.value).toBeGreaterThanOrEqual(0);
