@@ -43,7 +43,7 @@ const spendChange =
     events.length > 0 ? spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
 
 /** A step: each secret to be sealed again, opened from data key `initial` (the append seals it with the stream's key). */
-const openInitial =
+const openToReseal =
   (ctx: Pick<ServiceContext, 'streamKeys'>): WebhookStep =>
   ({ before, events }) => {
     const opened = secretValues(ctx, before.secrets.filter((s) => s.sealedByInitial !== null));
@@ -136,7 +136,7 @@ export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'store' 
   return ctx.store.command(async (uow) => {
     const handled = await handleCommand<WebhookState, WebhookEvent>(uow, webhookDecider, webhookStreamId(workspaceId), (state) => ({ events: reseal(state, { workspaceId, at: ctx.clock.now() }) }), {
       keys: ctx.streamKeys,
-      steps: [openInitial(ctx)],
+      steps: [openToReseal(ctx)],
     });
     return handled.events.length;
   });
