@@ -2635,6 +2635,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookVerifyResponse"];
                 };
             };
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
@@ -2647,6 +2657,26 @@ export interface operations {
             };
             /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook endpoint to verify (PUT /v1/webhook first). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2730,6 +2760,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRotateResponse"];
                 };
             };
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
@@ -2742,6 +2782,26 @@ export interface operations {
             };
             /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook to rotate the secret of (PUT /v1/webhook first). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2906,6 +2966,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
@@ -2938,6 +3008,26 @@ export interface operations {
             };
             /** @description WEBHOOK_NOT_CONFIGURED: The workspace has no verified webhook endpoint. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
 import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliveriesProjection } from './deliveries/index.js';
+import { egressResource } from './egress.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
@@ -15,7 +16,6 @@ import { webhookContract } from './schemas.js';
  */
 export { resealSecrets } from './commands.js';
 export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, type DeliveryQueue } from './deliveries/index.js';
-export { createEgress, policyOf } from './egress.js';
 export { countSecretsSealedByInitial, secretsSealedByInitial } from './endpoints/index.js';
 export { DeliveryDispatcher } from './deliveries/index.js';
 export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
@@ -33,4 +33,6 @@ export const webhooks: Capability = {
   workers: [{ role: 'dispatcher', summary: 'delivers accepted answers to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
   // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it.
   reactions: { answerAccepted: deliverAcceptedAnswer },
+  // Its egress, shared by the verification challenge and the dispatcher.
+  resources: egressResource,
 };
