@@ -5,9 +5,12 @@ import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import {
   decideComplete,
   decideCreate,
+  decideExpiry,
+  decideExtend,
   decidePublish,
   findReplay,
   type CreateSession,
+  type ExpiryRefusal,
   type OwnerCommand,
   type OwnerRefusal,
 } from './decide.js';
@@ -40,7 +43,7 @@ export interface OwnerChange {
 
 export interface IdempotencyKey {
   key: string;
-  operation: 'publish' | 'complete';
+  operation: 'publish' | 'complete' | 'extend';
   /** The canonical request: the body (if any) and If-Match. */
   request: unknown;
 }
@@ -148,4 +151,30 @@ export function publishRevision(
 
 export function completeSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
+}
+
+/** The link's deadline moved later (decideExtend); the purge schedule follows from the event. */
+export function extendSession(
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  change: OwnerChange,
+  linkExpiresAt: Date,
+): Promise<OwnerOutcome> {
+  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decideExtend(state, { ...owner, linkExpiresAt }));
+}
+
+/**
+ * Records the lapse of the Session's link in the caller's unit of work (the purger's, which holds
+ * the Session's schedule row): appended at the version folded, so a racing answer, extension or
+ * second purger conflicts and is decided again, and finds nothing to expire.
+ */
+export async function expireSession(
+  uow: UnitOfWork,
+  ctx: Pick<ServiceContext, 'clock' | 'streamKeys'>,
+  sessionId: string,
+): Promise<{ state: SessionState } | ExpiryRefusal | { refused: 'session_not_found' }> {
+  const before = await loadSession(uow, ctx.streamKeys, sessionId);
+  if (!before) return { refused: 'session_not_found' };
+  return appendToSession(uow, ctx.streamKeys, sessionId, before, decideExpiry(before, ctx.clock.now()));
 }

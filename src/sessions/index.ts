@@ -13,7 +13,7 @@ import { sessionRoutes } from './routes.js';
 export { acceptAnswer, type Acceptance, type AcceptOutcome, type AnswerReaction, type ReturnChannel } from './acceptance.js';
 export { acceptedResponse, findSessionByLink, loadSession, readSession, type LinkedSession } from './store.js';
 export { decideAcceptance, linkLive, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
-export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
+export { expireSession, loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
   currentRevision,
@@ -34,12 +34,16 @@ export {
   SESSION_COMPLETED,
   SESSION_CREATED,
   SESSION_EVENT_TYPES,
+  SESSION_EXPIRED,
+  SESSION_EXTENDED,
   SESSION_PURGED,
   type PurgeReason,
   type ResponseAccepted,
   type SessionCompleted,
   type SessionCreated,
   type SessionEvent,
+  type SessionExpired,
+  type SessionExtended,
   type SessionPurged,
 } from './events.js';
 /** How Session streams are stored and read, for another capability's fold of them (purge's). */

@@ -7,6 +7,7 @@ import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/inde
 import {
   completeSession,
   createSession,
+  extendSession,
   ownedViewRow,
   publishRevision,
   type IdempotencyKey,
@@ -18,6 +19,7 @@ import { checkInteraction } from './rules.js';
 import {
   createRequestSchema,
   createSessionResponseSchema,
+  extendRequestSchema,
   idempotencyHeaders,
   publishRequestSchema,
   REQUEST_SCHEMAS,
@@ -200,6 +202,29 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       change(request, reply, 'complete', (principal, owner) => {
         if (request.body !== undefined && request.body !== null) throw refused({ refused: 'complete_takes_no_body' });
         return completeSession(ctx, principal, request.params.id, owner);
+      }),
+  );
+
+  app.post(
+    '/v1/sessions/:id/extend',
+    {
+      preValidation: ifMatchRequired,
+      schema: {
+        ...sessionOperations.extendSession,
+        tags: ['sessions'],
+        security: [{ bearer: [] }],
+        params: sessionIdParams,
+        headers: idempotencyHeaders,
+        body: extendRequestSchema,
+        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500, 503) },
+      },
+    },
+    (request: FastifyRequest<{ Params: { id: string }; Body: { link_expires_at: string } }>, reply) =>
+      change(request, reply, 'extend', (principal, owner) => {
+        const deadline = new Date(request.body.link_expires_at);
+        // The pattern admits a day no calendar has (2026-02-31); the date says so.
+        if (Number.isNaN(deadline.getTime())) throw refused({ refused: 'link_expiry_invalid', value: request.body.link_expires_at });
+        return extendSession(ctx, principal, request.params.id, owner, deadline);
       }),
   );
 

@@ -243,14 +243,15 @@ const actor = {
   type: 'object',
   required: ['assurance'],
   additionalProperties: false,
-  properties: { assurance: { type: 'string', enum: ['link_holder', 'owner'] } },
+  // `service`: what the service records itself (a link's lapse, session.expired).
+  properties: { assurance: { type: 'string', enum: ['link_holder', 'owner', 'service'] } },
 } as const;
 const receipt = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
 
 const linkExpiresAt = {
   type: 'string',
   format: 'date-time',
-  description: "When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.",
+  description: "When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.",
 } as const;
 
 export const createSessionResponseSchema = {
@@ -301,13 +302,38 @@ export const sessionEventSchema = {
   properties: {
     event_id: { type: 'string' },
     sequence: { type: 'integer', minimum: 1 },
-    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
+    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired'] },
     revision: { type: 'integer', minimum: 1 },
     actor,
     action_id: { type: 'string' },
     data: { type: 'object' },
     created_at: { type: 'string', format: 'date-time' },
     receipt,
+    link_expires_at: {
+      type: 'string',
+      format: 'date-time',
+      description: "session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered.",
+    },
+  },
+} as const;
+
+/**
+ * RFC 3339 with a time zone, as a pattern: the request schemas know no date format. The route
+ * parses it and refuses a date that does not exist.
+ */
+const RFC_3339 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$';
+
+/** POST /v1/sessions/{id}/extend. */
+export const extendRequestSchema = {
+  type: 'object',
+  required: ['link_expires_at'],
+  additionalProperties: false,
+  properties: {
+    link_expires_at: {
+      type: 'string',
+      pattern: RFC_3339,
+      description: "The link's new deadline (RFC 3339): later than the current one, at most twice the lifetime the link was created with after the Session's creation.",
+    },
   },
 } as const;
 
@@ -466,6 +492,25 @@ export const sessionOperations = {
     summary: 'Complete a Session: it takes no further revision or answer',
     answers: { 200: { description: 'Completed: the Session, status completed.', example: exampleSession(2, 'completed'), headers: ['ETag'] } },
     refusals: { 400: 'INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed.', 409: changeConflict },
+    reads: ['If-Match', 'Idempotency-Key'],
+  }),
+  extendSession: operation({
+    operationId: 'extendSession',
+    summary: "Move the deadline of a Session's link later (its purge moves with it)",
+    request: { link_expires_at: '2026-03-28T09:20:00.000Z' },
+    answers: {
+      200: {
+        description: 'Extended: the Session with its new link_expires_at and ETag (a session.extended Event was recorded).',
+        example: exampleSession(1, 'active', '2026-03-28T09:20:00.000Z'),
+        headers: ['ETag'],
+      },
+    },
+    refusals: {
+      400:
+        'INVALID_SCHEMA: link_expires_at is not an RFC 3339 time, or (reason link_expiry_not_later) not later than the current deadline, ' +
+        "or (reason link_expiry_beyond_limit) later than twice the link's first lifetime after the Session's creation.",
+      409: `${changeConflict} ACTION_NOT_ALLOWED (reason link_expired): the link has lapsed and is never reopened.`,
+    },
     reads: ['If-Match', 'Idempotency-Key'],
   }),
   listSessionEvents: operation({
