@@ -5,12 +5,10 @@ import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import {
   decideComplete,
   decideCreate,
-  decideExpiry,
   decideExtend,
   decidePublish,
   findReplay,
   type CreateSession,
-  type ExpiryRefusal,
   type OwnerCommand,
   type OwnerRefusal,
 } from './decide.js';
@@ -164,17 +162,3 @@ export function extendSession(
   return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decideExtend(state, { ...owner, linkExpiresAt }));
 }
 
-/**
- * Records the lapse of the Session's link in the caller's unit of work (the purger's, which holds
- * the Session's schedule row): appended at the version folded, so a racing answer, extension or
- * second purger conflicts and is decided again, and finds nothing to expire.
- */
-export async function expireSession(
-  uow: UnitOfWork,
-  ctx: Pick<ServiceContext, 'clock' | 'streamKeys'>,
-  sessionId: string,
-): Promise<{ state: SessionState } | ExpiryRefusal | { refused: 'session_not_found' }> {
-  const before = await loadSession(uow, ctx.streamKeys, sessionId);
-  if (!before) return { refused: 'session_not_found' };
-  return appendToSession(uow, ctx.streamKeys, sessionId, before, decideExpiry(before, ctx.clock.now()));
-}

@@ -13,7 +13,8 @@ import { sessionRoutes } from './routes.js';
 export { acceptAnswer, type Acceptance, type AcceptOutcome, type AnswerReaction, type ReturnChannel } from './acceptance.js';
 export { acceptedResponse, findSessionByLink, loadSession, readSession, type LinkedSession } from './store.js';
 export { decideAcceptance, linkLive, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
-export { expireSession, loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
+export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
+export { expireSession, type Expiry, type ExpiryReaction } from './expiry.js';
 export {
   currentInteraction,
   currentRevision,
