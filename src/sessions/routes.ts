@@ -15,7 +15,7 @@ import {
   type OwnerOutcome,
 } from './commands.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
-import { checkInteraction } from './rules.js';
+import { checkInteraction, deadlineOf } from './rules.js';
 import {
   createRequestSchema,
   createSessionResponseSchema,
@@ -221,9 +221,8 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
     (request: FastifyRequest<{ Params: { id: string }; Body: { link_expires_at: string } }>, reply) =>
       change(request, reply, 'extend', (principal, owner) => {
-        const deadline = new Date(request.body.link_expires_at);
-        // The pattern admits a day no calendar has (2026-02-31); the date says so.
-        if (Number.isNaN(deadline.getTime())) throw refused({ refused: 'link_expiry_invalid', value: request.body.link_expires_at });
+        const deadline = deadlineOf(request.body.link_expires_at);
+        if ('refused' in deadline) throw refused(deadline);
         return extendSession(ctx, principal, request.params.id, owner, deadline);
       }),
   );

@@ -5,6 +5,7 @@ import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import {
   currentEndpoint,
+  ENDPOINT_REGISTERED,
   endpointBody,
   type EndpointBody,
   loadWebhook,
@@ -17,6 +18,7 @@ import {
   sealSecret,
   SECRET_CREATED,
   secretsInForce,
+  type Subscribable,
   sendChallenge,
   type SigningSecret,
   storedSecrets,
@@ -41,6 +43,7 @@ export async function registerEndpoint(
   ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   url: string,
+  subscribed: Subscribable[],
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null } | QuotaRefusal> {
   const { workspaceId } = principal;
   const secret = newSigningSecret();
@@ -48,11 +51,12 @@ export async function registerEndpoint(
     const now = ctx.clock.now();
     const { state, version } = await loadWebhook(uow, workspaceId);
     const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
-    const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
+    const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secret: { kid: secret.kid, sealed } });
     const refused = events.length > 0 ? await spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
     if (refused) return refused;
     await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
-    if (state.endpoint && events.length > 0) await endPendingDeliveries(uow, state.endpoint.id, now);
+    // Only a new URL replaces the endpoint; asking for other events keeps its jobs.
+    if (state.endpoint && events.some((e) => e.type === ENDPOINT_REGISTERED)) await endPendingDeliveries(uow, state.endpoint.id, now);
     const created = events.some((e) => e.type === SECRET_CREATED);
     return { endpoint: currentEndpointBody(foldEvents(webhookDecider, state, events), now), signing_secret: created ? secret : null };
   });

@@ -111,7 +111,7 @@ describe('extend refusals', () => {
       expectError(res, 400, 'INVALID_SCHEMA');
       expect(res.json().error.reason, deadline).toBe(reason);
     }
-    for (const malformed of ['2026-07-01', '2026-07-01T00:00:00', 'tomorrow', 1751328000, null, '2026-13-01T00:00:00Z']) {
+    for (const malformed of ['2026-07-01', '2026-07-01T00:00:00', 'tomorrow', 1751328000, null, '2026-13-01T00:00:00Z', '2026-06-31T00:00:00Z', '2026-07-01T24:00:00Z']) {
       expectError(await extend(session.id, malformed, headers), 400, 'INVALID_SCHEMA');
     }
     expectError(await t.app.inject({ method: 'POST', url: `/v1/sessions/${session.id}/extend`, headers: owner(t, headers), payload: {} }), 400, 'INVALID_SCHEMA');

@@ -6,6 +6,6 @@
 export { DELIVERY_QUEUED } from './events.js';
 export { DeliveryDispatcher } from './dispatcher.js';
 export { deliveriesProjection } from './projection.js';
-export { deliverAcceptedAnswer } from './reaction.js';
+export { deliverAcceptedAnswer, deliverExpiredLink } from './reaction.js';
 export { endPendingDeliveries, endSessionDeliveries, mayReceive, queueDelivery, redeliver, type AcceptedDelivery } from './queue.js';
 export { deliveryItem, type DeliveryRow } from './views.js';

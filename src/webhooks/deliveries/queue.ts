@@ -54,12 +54,18 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
 }
 
 /**
- * Called inside the unit of work that accepts a person's response, with the endpoint that
- * receivingEndpoint found: the delivery job is queued (its row readable at once, dispatchers woken
- * after commit).
+ * Called inside the unit of work that appends the Session event it delivers (an accepted response,
+ * or a lapse: `kind`), with the endpoint that receivingEndpoint found: the delivery job is queued
+ * (its row readable at once, dispatchers woken after commit).
  */
-export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
-  return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
+export async function queueDelivery(
+  uow: UnitOfWork,
+  ctx: Pick<ServiceContext, 'clock'>,
+  endpoint: Endpoint,
+  accepted: AcceptedDelivery,
+  kind: Exclude<DeliveryKind, 'redelivery'>,
+): Promise<string> {
+  return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind, now: ctx.clock.now() });
 }
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */

@@ -1,5 +1,15 @@
 import type { Decider } from '../../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type SecretCreated, type WebhookEvent } from './events.js';
+import {
+  DEFAULT_EVENTS,
+  ENDPOINT_REGISTERED,
+  ENDPOINT_SUBSCRIBED,
+  ENDPOINT_VERIFIED,
+  SECRET_CREATED,
+  SECRET_RESEALED,
+  type SecretCreated,
+  type Subscribable,
+  type WebhookEvent,
+} from './events.js';
 import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
 import { webhookStreams } from './upcast.js';
 
@@ -13,6 +23,8 @@ export interface Endpoint {
   createdAt: string;
   verifiedAt: string | null;
   verificationExpiresAt: string | null;
+  /** The Session events it receives. */
+  events: readonly Subscribable[];
 }
 
 export interface WebhookState {
@@ -35,8 +47,11 @@ export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
     case ENDPOINT_REGISTERED:
       return {
         ...state,
-        endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null },
+        endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null, events: event.events ?? DEFAULT_EVENTS },
       };
+    case ENDPOINT_SUBSCRIBED:
+      if (state.endpoint?.id !== event.endpoint_id) return state;
+      return { ...state, endpoint: { ...state.endpoint, events: event.events } };
     case ENDPOINT_VERIFIED:
       if (state.endpoint?.id !== event.endpoint_id) return state;
       return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
@@ -52,17 +67,24 @@ export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
 /** A workspace's webhook stream (`webhook-<workspace id>`): its secrets are sealed by the caller, and stay sealed in its projection until one signs. */
 export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve, ...webhookStreams };
 
+/** The same Session events, whatever their order. */
+const sameEvents = (a: readonly Subscribable[], b: readonly Subscribable[]): boolean => a.length === b.length && a.every((e) => b.includes(e));
+
 /**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
- * changes nothing, so a retried PUT never drops a verification. The first registration also
- * creates the workspace's signing secret, prepared (and sealed) by the caller.
+ * changes nothing, so a retried PUT never drops a verification, unless it asks for other Session
+ * events: then the endpoint, verified or not, receives those from now on. The first registration
+ * also creates the workspace's signing secret, prepared (and sealed) by the caller.
  */
 export function register(
   state: WebhookState,
-  command: { workspaceId: string; endpointId: string; url: string; at: Date; secret: { kid: string; sealed: string } },
+  command: { workspaceId: string; endpointId: string; url: string; events: Subscribable[]; at: Date; secret: { kid: string; sealed: string } },
 ): WebhookEvent[] {
-  if (state.endpoint?.url === command.url) return [];
   const at = command.at.toISOString();
+  if (state.endpoint?.url === command.url) {
+    if (sameEvents(state.endpoint.events, command.events)) return [];
+    return [{ type: ENDPOINT_SUBSCRIBED, at, endpoint_id: state.endpoint.id, events: command.events }];
+  }
   const events: WebhookEvent[] = [
     {
       type: ENDPOINT_REGISTERED,
@@ -71,6 +93,7 @@ export function register(
       endpoint_id: command.endpointId,
       url: command.url,
       replaces: state.endpoint?.id ?? null,
+      events: command.events,
     },
   ];
   if (state.secrets.length === 0) {
