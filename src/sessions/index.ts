@@ -11,10 +11,10 @@ import { sessionRoutes } from './routes.js';
  * declare (AnswerReaction).
  */
 export { acceptAnswer, type Acceptance, type AcceptOutcome, type AnswerReaction, type ReturnChannel } from './acceptance.js';
-export { deliverableEvent, findSessionByLink, loadSession, readSession, type Deliverable, type LapsedLink, type LinkedSession } from './store.js';
+export { deliverableEvent, findSessionByLink, loadSession, readSession, type LapsedLink, type LinkedSession } from './store.js';
 export { decideAcceptance, linkLive, type AnswerRefusal, type OwnerRefusal, type Submission } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
-export { expireSession, type Expiry, type ExpiryReaction } from './expiry.js';
+export { expireSession, type ExpiryReaction } from './expiry.js';
 export {
   currentInteraction,
   currentRevision,
