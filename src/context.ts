@@ -1,9 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
-import { developerKeyResolver } from './accounts/index.js';
-import { ownerKeyResolver } from './auth/index.js';
-import { asyncProjections, inlineProjections, reactions } from './capabilities.js';
+import { asyncProjections, capabilities, inlineProjections, reactions } from './capabilities.js';
 import type { Clock } from './clock.js';
 import { dataKeysOf, type Config } from './config.js';
 import { PrometheusMetrics } from './ops/index.js';
@@ -33,6 +31,7 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
   const metrics = new PrometheusMetrics({
     pool: deps.pool,
     clock: deps.clock,
+    gauges: capabilities.flatMap((c) => c.gauges ?? []),
     projections: () => ({ inline: inline.map((p) => p.name), async: asyncProjections().map((p) => p.name) }),
     warn: (obj, msg) => deps.log.warn(obj, msg),
     build: { version: SERVICE_VERSION, commit: versionAt(identity, deps.clock.now()).git_sha ?? 'unknown' },
@@ -47,7 +46,7 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
     receiptKeysProblem,
     egress: createEgress({ policy: policyOf(deps.config) }),
     streamKeys,
-    credentialResolvers: [ownerKeyResolver, developerKeyResolver],
+    credentialResolvers: capabilities.flatMap((c) => c.credentialResolver ?? []),
     reactions: reactions(),
   };
 }

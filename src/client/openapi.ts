@@ -363,6 +363,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/svc-log-verifier-keys.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The verifier keys of the log's checkpoint notes, one a line (C2SP signed-note vkeys) */
+        get: operations["getLogVerifierKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The log's newest checkpoint: a C2SP tlog-checkpoint signed note */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/responses/{event_id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof that the log holds a Session's accepted response (or its resolution): a C2SP tlog-proof@v1 bundle
+         * @description The bundle's `extra` line is the leaf: the event's chain link text (docs/audit.md), whose event id the client checks; its `index` is the leaf's place in the tree, then the inclusion path, then the newest checkpoint. Verify it offline with the verifier key (the client's verifyInclusion, or `svc audit verify-proof`).
+         */
+        get: operations["getResponseProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The RFC 6962 consistency proof between two sizes of the log's tree */
+        get: operations["getLogConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1150,7 +1221,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too: the human link cannot be replayed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1160,7 +1231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1170,7 +1241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1180,7 +1251,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has created 60 Sessions in the last minute, its quota; Retry-After says when one more is admitted. This workspace has created 5000 Sessions in the last 24 hours, its quota; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1191,7 +1272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1201,7 +1282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1334,7 +1415,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INVALID_SCHEMA: the id is not a Session ID. */
+            /** @description INVALID_SCHEMA: The id is not a Session ID. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1344,7 +1425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1354,7 +1435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1364,9 +1445,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1547,7 +1639,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1557,7 +1649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1567,7 +1659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1577,7 +1669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1587,7 +1679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision, no extension and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1597,7 +1689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1607,8 +1699,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1627,7 +1729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1637,7 +1739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1775,7 +1877,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed. */
+            /** @description INVALID_SCHEMA: The Idempotency-Key is malformed. POST /v1/sessions/{id}/complete takes no body. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1785,7 +1887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1795,7 +1897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1805,7 +1907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1815,7 +1917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision, no extension and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1825,8 +1927,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1845,7 +1967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1855,7 +1977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1989,7 +2111,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: link_expires_at is not an RFC 3339 time, or (reason link_expiry_not_later) not later than the current deadline, or (reason link_expiry_beyond_limit) later than twice the link's first lifetime after the Session's creation. */
+            /** @description INVALID_SCHEMA: The Idempotency-Key is malformed, or link_expires_at is not an RFC 3339 time. link_expires_at has the shape of an RFC 3339 time but names a day or hour that does not exist. link_expires_at is not later than the current deadline (reason link_expiry_not_later). link_expires_at is past 2 times the link's first lifetime after the Session's creation (reason link_expiry_beyond_limit). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1999,7 +2121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2009,7 +2131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2019,7 +2141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2029,7 +2151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. ACTION_NOT_ALLOWED (reason link_expired): the link has lapsed and is never reopened. */
+            /** @description ACTION_NOT_ALLOWED: The link has lapsed and is never reopened (reason link_expired). A display Session takes no revision, no extension and is never completed. SESSION_COMPLETED: The Session is completed and takes no further change or answer. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2039,8 +2161,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2059,7 +2201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2069,7 +2211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2147,7 +2289,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionEventsResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2157,7 +2299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2167,7 +2309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2177,7 +2319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2292,7 +2434,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description INVALID_SCHEMA: revision is not a positive integer of up to 9 digits. */
+            /** @description INVALID_SCHEMA: Revision is not a positive integer of up to 9 digits. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2302,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2312,7 +2454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no such revision. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2322,9 +2464,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2386,7 +2539,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventFeedResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500. */
+            /** @description INVALID_SCHEMA: Limit is not an integer from 1 to 500. The query parameter after is not a cursor this feed gave (next_cursor). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2396,7 +2549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2406,7 +2559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2416,7 +2569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2454,7 +2607,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2464,9 +2617,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2524,9 +2688,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2598,7 +2783,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRegisterResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: the body is malformed; WEBHOOK_INVALID_URL: the URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. WEBHOOK_INVALID_URL: The URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2608,7 +2793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2618,7 +2803,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has registered webhook URLs and rotated secrets 20 times in the last 24 hours, its quota for both together; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2629,7 +2834,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2677,7 +2892,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookVerifyResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2687,7 +2902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook endpoint to verify (PUT /v1/webhook first). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2697,7 +2912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_VERIFICATION_FAILED: the endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
+            /** @description WEBHOOK_VERIFICATION_FAILED: The endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2707,7 +2922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description RATE_LIMITED: This workspace has sent 10 webhook verifications in the last hour, its quota; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2718,7 +2933,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2762,7 +2987,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRotateResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2772,7 +2997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook to rotate the secret of (PUT /v1/webhook first). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2782,7 +3007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description RATE_LIMITED: This workspace has registered webhook URLs and rotated secrets 20 times in the last 24 hours, its quota for both together; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2793,7 +3018,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2863,7 +3098,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveriesResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2873,7 +3108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2883,9 +3118,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2917,7 +3163,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2927,7 +3173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2937,7 +3183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no accepted response with this event_id. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no accepted response with this event_id. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2947,7 +3193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no verified webhook endpoint. */
+            /** @description WEBHOOK_NOT_CONFIGURED: The workspace has no verified webhook endpoint. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2957,7 +3203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2967,7 +3213,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3075,7 +3321,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrialCreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. The request body must be JSON (Content-Type: application/json). UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3085,7 +3331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            /** @description NOT_FOUND: No trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3095,7 +3341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3105,7 +3351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
+            /** @description RATE_LIMITED: This trial's creation window has ended; start a new trial (a request without Authorization). This trial has created its 10 Sessions; start a new trial (a request without Authorization). This trial has 3 Sessions awaiting an answer; one more can be created once one is answered or its action window ends. 3 trials were started from this client in the last 24 hours. The service has started as many trials as it may in the last 24 hours. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3116,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3126,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            /** @description TRIAL_UNAVAILABLE: The trial is not available on this service. SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3264,7 +3510,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            /** @description NOT_FOUND: No trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3274,7 +3520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3284,7 +3530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            /** @description TRIAL_UNAVAILABLE: The trial is not available on this service. SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3391,7 +3637,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailLinkAccepted"];
                 };
             };
-            /** @description INVALID_SCHEMA: the body is malformed, or the address is not a plausible email address. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. That is not a plausible email address. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3401,7 +3647,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: 5 links per address and 20 per client per rolling hour; Retry-After gives the seconds until one more is admitted. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: 5 sign-in links were sent to this address in the last hour; wait before asking for another. 20 sign-in links were asked for from this client in the last hour; wait before asking for another. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3412,7 +3678,288 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SIGN_IN_UNAVAILABLE: this service has no email configured; SERVICE_UNAVAILABLE: the mail provider did not confirm, or the database is out of reach (Retry-After). */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SIGN_IN_UNAVAILABLE: Sign-in is not available: this service has no email configured. SERVICE_UNAVAILABLE: The mail provider did not confirm sending the link; it may still arrive, and earlier links still work. Try again later. The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogVerifierKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active key first, then every retained one: the receipt keys, named by the log's origin. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example svc.example/log+5b0b9f02+AQJmNWEf2WV8zK4OMpYgf1VuGpZMm5jxfwAgC4lKkF8w */
+                    "text/plain": string;
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Receipt signing keys are not configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note: origin, tree size and RFC 6962 root hash, signed (Ed25519) by the key GET /.well-known/svc-log-verifier-keys.txt lists. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example svc.example/log
+                     *     1042
+                     *     faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM=
+                     *
+                     *     — svc.example/log 4p9Zw8uF0rG1n6ZbCtr0gWOtx/e0KkxcxZxnDKYd5vqnFS1NVdSGN2cCymXhCpSm9Dl2Xdy7BApzFCtVRZUsb0ckBgw=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: No log checkpoint has been signed yet. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getResponseProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID. */
+                id: string;
+                /** @description The Event ID (evt_…) of the Session's accepted response or of its completion. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof bundle. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example c2sp.org/tlog-proof@v1
+                     *     extra WyI…
+                     *     index 1041
+                     *     …
+                     *
+                     *     svc.example/log
+                     *     1042
+                     *     faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM=
+                     *
+                     *     — svc.example/log 4p9Zw8uF0rG1n6ZbCtr0gWOtx/e0KkxcxZxnDKYd5vqnFS1NVdSGN2cCymXhCpSm9Dl2Xdy7BApzFCtVRZUsb0ckBgw=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: This Session has no accepted response or resolution with this event id. No log checkpoint has been signed yet. The event is not in a signed checkpoint yet: ask again after Retry-After seconds, when the next one is due. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogConsistency: {
+        parameters: {
+            query: {
+                /** @description The smaller tree size, at least 1 (a decimal integer). */
+                from: string;
+                /** @description The larger tree size, at least from (a decimal integer). */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof hashes (base64), from the first tree's side up; none when the sizes are equal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": 1000,
+                     *       "to": 1042,
+                     *       "proof": [
+                     *         "faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM="
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        from: number;
+                        to: number;
+                        proof: string[];
+                    };
+                };
+            };
+            /** @description INVALID_SCHEMA: from or to is missing or not a whole number. from is 0, or from is past to. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: The tree has fewer leaves than to. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3484,7 +4031,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3494,7 +4041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3504,9 +4051,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

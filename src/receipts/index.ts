@@ -1,10 +1,11 @@
 import type { Capability } from '../capability.js';
-import { signAcceptedAnswer } from './reaction.js';
+import { signAcceptedAnswer } from './sign.js';
 import { RECEIPT_REFUSALS } from './refusals.js';
 import { receiptRoutes } from './routes.js';
 
 /** Signed receipts of accepted answers: the claims, the signature, and the public key set. */
 export { type ReceiptClaims } from './claims.js';
+export { RECEIPT_REFUSALS, type ReceiptRefusal } from './refusals.js';
 
 export const receipts: Capability = {
   name: 'receipts',

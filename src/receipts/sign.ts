@@ -1,27 +1,59 @@
 import { sign } from 'node:crypto';
 import { canonicalJson } from '../../eventstore/index.js';
-import type { ApiError } from '../http/errors.js';
-import { refusalError } from '../http/refusal.js';
-import type { ReceiptClaims } from './claims.js';
+import { HOUR } from '../clock.js';
+import { revisionInteraction, type AnswerReaction } from '../sessions/index.js';
+import { buildReceiptClaims, type ReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from '../receiptKeys.js';
-import { RECEIPT_REFUSALS } from './refusals.js';
+import type { ReceiptRefusal } from './refusals.js';
 
 const RECEIPT_TYP = 'svc-receipt+jwt';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
-export function receiptKeysUnavailable(): ApiError {
-  return refusalError(RECEIPT_REFUSALS, { refused: 'receipt_keys_unavailable' });
-}
-
 /**
  * A compact JWS (EdDSA over Ed25519) whose payload is exactly the RFC 8785 bytes of the claims, so
- * anyone can recompute and compare them. Signed with the active key; throws 503 without keys.
+ * anyone can recompute and compare them. Signed with the active key; without keys, refused (the
+ * unit of work that wanted it appends nothing).
  */
-export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptClaims): string {
-  if (!keys) throw receiptKeysUnavailable();
+export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptClaims): string | ReceiptRefusal {
+  if (!keys) return { refused: 'receipt_keys_unavailable' };
   const header = canonicalJson({ alg: 'EdDSA', typ: RECEIPT_TYP, kid: keys.active.kid });
   const signingInput = `${base64url(header)}.${base64url(canonicalJson(claims))}`;
   const signature = sign(null, Buffer.from(signingInput, 'ascii'), keys.active.privateKey);
   return `${signingInput}.${signature.toString('base64url')}`;
+}
+
+/**
+ * The receipt of an accepted answer, signed in the accepting unit of work before the answer is
+ * stored: it names the event (its id chosen up front) and promises the return channel settled
+ * for it. A failure to sign (no keys) accepts nothing.
+ */
+export const signAcceptedAnswer: AnswerReaction = {
+  react(acceptance, _read, ctx) {
+    const { session, event, eventId, now } = acceptance;
+    const claims = buildReceiptClaims({
+      origin: ctx.config.publicOrigin,
+      workspaceId: session.workspaceId,
+      sessionId: session.id,
+      eventId,
+      revision: event.revision,
+      interaction: revisionInteraction(session, event.revision)!,
+      actionId: event.action_id,
+      data: event.data,
+      linkHash: session.linkHash,
+      acceptedAt: now,
+      // The latest purge any extension can bring: the link's latest possible deadline plus the retention.
+      latestPurgeAt: new Date(new Date(session.linkLatestAt).getTime() + session.retentionHours * HOUR),
+      returnChannel: acceptance.returnChannel,
+    });
+    const receipt = signReceipt(ctx.receiptKeys, claims);
+    if (typeof receipt !== 'string') return receipt;
+    acceptance.event = { ...event, receipt };
+  },
+};
+
+declare module '../sessions/acceptance.js' {
+  interface ReactionRefusals {
+    receipts: ReceiptRefusal;
+  }
 }

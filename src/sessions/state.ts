@@ -104,7 +104,7 @@ export const revisionAnswered = (state: SessionState, revision: number): boolean
  * the lifetime it was created with. Fixed at creation, so a receipt signed before any extension
  * already outlives the latest purge an extension can bring (receipts/reaction.ts).
  */
-export function latestLinkExpiry(createdAt: string, linkExpiresAt: string): string {
+function latestLinkExpiry(createdAt: string, linkExpiresAt: string): string {
   const created = Date.parse(createdAt);
   return new Date(created + LINK_EXTENSION_FACTOR * (Date.parse(linkExpiresAt) - created)).toISOString();
 }

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { appendEvents, foldEvents, handleCommand } from '../../eventstore/index.js';
+import { handleCommand, type Step } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
@@ -24,6 +24,9 @@ import {
   storedSecrets,
   type VerificationFailure,
   webhookDecider,
+  type SecretCreated,
+  type SecretResealed,
+  type WebhookEvent,
   type WebhookState,
   webhookStreamId,
 } from './endpoints/index.js';
@@ -33,6 +36,34 @@ import * as sql from './sql.js';
 /** The owner's webhook operations on a workspace, each deciding on the stream it appends to. */
 
 const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => endpointBody(state.endpoint!, now);
+
+type WebhookStep<R = never> = Step<WebhookState, WebhookEvent, R>;
+
+/** A step: one use of the workspace's quota of webhook changes, when the decision changes something. */
+const spendChange =
+  (ctx: Pick<ServiceContext, 'clock' | 'metrics'>, principal: OwnerPrincipal): WebhookStep<QuotaRefusal> =>
+  ({ uow, events }) =>
+    events.length > 0 ? spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
+
+/** A step: the secret a decision creates, sealed with the stream's key; nothing is sealed when it creates none. */
+const sealCreated =
+  (ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string, secret: SigningSecret): WebhookStep =>
+  async ({ uow, events }) => {
+    for (const pending of events) {
+      if (pending.event.type === SECRET_CREATED) pending.event = { ...pending.event, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, secret) };
+    }
+  };
+
+/** A step: each secret to be sealed again, opened from data key `initial` and sealed with the stream's key. */
+const resealInitial =
+  (ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string): WebhookStep =>
+  async ({ uow, before, events }) => {
+    const opened = await openSecrets(ctx, uow, workspaceId, before.secrets.filter((s) => s.sealedBy === 'initial'));
+    for (const pending of events) {
+      const secret = opened.find((s) => s.kid === (pending.event as SecretResealed).kid)!;
+      pending.event = { ...pending.event, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, secret) } as SecretResealed;
+    }
+  };
 
 /**
  * PUT /v1/webhook. A new URL replaces the endpoint and ends the old one's pending jobs, within the
@@ -49,16 +80,16 @@ export async function registerEndpoint(
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const { state, version } = await loadWebhook(uow, workspaceId);
-    const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
-    const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secret: { kid: secret.kid, sealed } });
-    const refused = events.length > 0 ? await spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
-    if (refused) return refused;
-    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
+    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secretKid: secret.kid }) });
+    const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
+      steps: [spendChange(ctx, principal), sealCreated(ctx, workspaceId, secret)],
+    });
+    if ('refused' in handled) return handled;
+    const replaced = handled.before.endpoint;
     // Only a new URL replaces the endpoint; asking for other events keeps its jobs.
-    if (state.endpoint && events.some((e) => e.type === ENDPOINT_REGISTERED)) await endPendingDeliveries(uow, state.endpoint.id, now);
-    const created = events.some((e) => e.type === SECRET_CREATED);
-    return { endpoint: currentEndpointBody(foldEvents(webhookDecider, state, events), now), signing_secret: created ? secret : null };
+    if (replaced && handled.events.some((e) => e.type === ENDPOINT_REGISTERED)) await endPendingDeliveries(uow, replaced.id, now);
+    const created = handled.events.some((e) => e.type === SECRET_CREATED);
+    return { endpoint: currentEndpointBody(handled.state, now), signing_secret: created ? secret : null };
   });
 }
 
@@ -70,15 +101,13 @@ export async function rotateSecret(
   const { workspaceId } = principal;
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
-    const { state, version } = await loadWebhook(uow, workspaceId);
-    if (!state.endpoint) return undefined;
-    const refused = await spendQuota(uow, ctx, principal, 'webhook_change');
-    if (refused) return refused;
-    const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
-    const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
-    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
-    const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
-    return { signing_secret: secret, previous: retires && { kid: retires.kid, retire_at: retires.retire_at } };
+    const decide = (state: WebhookState) => rotate(state, { workspaceId, at: ctx.clock.now(), secretKid: secret.kid });
+    const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal | { refused: 'not_configured' }>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
+      steps: [spendChange(ctx, principal), sealCreated(ctx, workspaceId, secret)],
+    });
+    if ('refused' in handled) return handled.refused === 'not_configured' ? undefined : handled;
+    const [created] = handled.events as SecretCreated[];
+    return { signing_secret: secret, previous: created!.retires && { kid: created!.retires.kid, retire_at: created!.retires.retire_at } };
   });
 }
 
@@ -103,11 +132,8 @@ export async function verifyEndpoint(
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => {
-      const events = recordVerification(current, { endpointId, at: now });
-      return events.length === 0 ? { failure: 'endpoint_replaced' as const } : { events };
-    });
-    return 'failure' in handled ? handled : { endpoint: currentEndpointBody(handled.state, now) };
+    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => recordVerification(current, { endpointId, at: now }));
+    return 'refused' in handled ? { failure: handled.refused } : { endpoint: currentEndpointBody(handled.state, now) };
   });
 }
 
@@ -118,16 +144,10 @@ export async function verifyEndpoint(
  */
 export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
-    const { state, version } = await loadWebhook(uow, workspaceId);
-    const initial = state.secrets.filter((s) => s.sealedBy === 'initial');
-    if (initial.length === 0) return 0;
-    const secrets = [];
-    for (const opened of await openSecrets(ctx, uow, workspaceId, initial)) {
-      secrets.push({ kid: opened.kid, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, opened) });
-    }
-    const events = reseal(state, { workspaceId, at: ctx.clock.now(), secrets });
-    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
-    return events.length;
+    const handled = await handleCommand<WebhookState, WebhookEvent>(uow, webhookDecider, webhookStreamId(workspaceId), (state) => ({ events: reseal(state, { workspaceId, at: ctx.clock.now() }) }), {
+      steps: [resealInitial(ctx, workspaceId)],
+    });
+    return handled.events.length;
   });
 }
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
-import { DeliveryDispatcher, deliverAcceptedAnswer, deliverExpiredLink, deliveriesProjection } from './deliveries/index.js';
+import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliverExpiredLink, deliveriesProjection } from './deliveries/index.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
@@ -15,9 +15,12 @@ import { webhookContract } from './schemas.js';
  * owner's routes and commands over both. docs/webhooks.md.
  */
 export { resealSecrets } from './commands.js';
-export { DELIVERY_QUEUED, endSessionDeliveries, mayReceive, queueDelivery } from './deliveries/index.js';
+export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, type DeliveryQueue } from './deliveries/index.js';
 export { createEgress, policyOf } from './egress.js';
-export { countSecretsSealedByInitial, endpointOfRow, secretsSealedByInitial, type Endpoint } from './endpoints/index.js';
+export { countSecretsSealedByInitial, secretsSealedByInitial } from './endpoints/index.js';
+export { DeliveryDispatcher } from './deliveries/index.js';
+export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
+export { DELIVERIES_CHANNEL } from './sql.js';
 
 export const webhooks: Capability = {
   name: 'webhooks',
@@ -27,7 +30,8 @@ export const webhooks: Capability = {
   inlineProjections: () => [webhookEndpointsProjection, deliveriesProjection],
   refusals: WEBHOOK_REFUSALS,
   contract: webhookContract,
-  workers: { dispatcher: (ctx) => new DeliveryDispatcher(ctx) },
+  gauges: DELIVERY_GAUGES,
+  workers: [{ role: 'dispatcher', summary: 'delivers accepted answers (and lapses asked for) to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
   // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it; a
   // link's lapse as it is recorded, to an endpoint that asked for it.
   reactions: { answerAccepted: deliverAcceptedAnswer, sessionExpired: deliverExpiredLink },

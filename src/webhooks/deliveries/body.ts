@@ -8,7 +8,7 @@ import { deliverableEvent, type AcceptedResponse, type LapsedLink } from '../../
  */
 
 /** WebhookDelivery. Its key order is fixed: one response, one byte string. */
-export function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
+function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
   return JSON.stringify({
     type: 'response.accepted',
     event_id: response.eventId,
@@ -23,7 +23,7 @@ export function webhookDeliveryBody(sessionId: string, response: AcceptedRespons
 }
 
 /** SessionExpiredDelivery, to an endpoint that asked for it; key order fixed as above. */
-export function expiredDeliveryBody(sessionId: string, lapse: LapsedLink): string {
+function expiredDeliveryBody(sessionId: string, lapse: LapsedLink): string {
   return JSON.stringify({
     type: 'session.expired',
     event_id: lapse.eventId,

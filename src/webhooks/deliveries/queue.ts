@@ -1,16 +1,15 @@
 import { ulid } from 'ulid';
-import { appendEvents, type UnitOfWork } from '../../../eventstore/index.js';
+import { handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
+import type { AnswerReaction, ExpiryReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
-import { deliveryDecider, endUnavailable } from './delivery.js';
-import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './events.js';
-import { currentEndpoint, type Endpoint, isVerified } from '../endpoints/index.js';
-import { DELIVERY_BUDGET_MS } from '../retryPolicy.js';
+import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
+import { deliveryStreamId, type DeliveryKind } from './events.js';
+import { currentEndpoint, endpointOfJson, type Endpoint, isVerified } from '../endpoints/index.js';
 import * as sql from '../sql.js';
-import { loadDelivery } from './streams.js';
 
 /**
  * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
- * names the accepted response it delivers; the body is rendered from it when sent (body.ts). At
+ * names the Session event it delivers (an accepted response, or a link's lapse); the body is rendered from it when sent (body.ts). At
  * most one job per Event and endpoint is pending at a time (a unique index holds every path to it).
  */
 
@@ -22,7 +21,7 @@ export interface AcceptedDelivery {
 }
 
 /** A workspace's current endpoint if it may receive now: verified, not lapsed. */
-export const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint | undefined =>
+const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint | undefined =>
   endpoint && isVerified(endpoint, now) ? endpoint : undefined;
 
 /**
@@ -30,25 +29,13 @@ export const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint 
  * share-locked, so the answer holds until the caller's unit of work commits: the accepting one
  * asks once (for the receipt's channel) and hands the endpoint to queueDelivery.
  */
-export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
+async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
   return mayReceive(await currentEndpoint(uow, workspaceId, 'share'), now);
 }
 
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
   const deliveryId = `obx_${ulid()}`;
-  await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), 0, [
-    {
-      type: DELIVERY_QUEUED,
-      at: job.now.toISOString(),
-      delivery_id: deliveryId,
-      workspace_id: job.workspaceId,
-      session_id: job.sessionId,
-      event_id: job.eventId,
-      endpoint_id: job.endpointId,
-      kind: job.kind,
-      deadline_at: new Date(job.now.getTime() + DELIVERY_BUDGET_MS).toISOString(),
-    },
-  ]);
+  await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), () => decideQueued({ ...job, deliveryId }), { starts: true });
   uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
   return deliveryId;
 }
@@ -58,7 +45,7 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
  * or a lapse: `kind`), with the endpoint that receivingEndpoint found: the delivery job is queued
  * (its row readable at once, dispatchers woken after commit).
  */
-export async function queueDelivery(
+async function queueDelivery(
   uow: UnitOfWork,
   ctx: Pick<ServiceContext, 'clock'>,
   endpoint: Endpoint,
@@ -68,10 +55,42 @@ export async function queueDelivery(
   return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind, now: ctx.clock.now() });
 }
 
+/**
+ * An accepted answer's delivery, queued in the accepting unit of work. The workspace's current
+ * endpoint is read with the Session and share-locked until commit, so the delivery goes where the
+ * receipt says (a PUT that replaces the endpoint waits, then ends this job with the others). A
+ * trial Session has no return channel: its result is only read, never sent.
+ */
+const receiving = (read: JsonObject | null, trial: boolean, now: Date): Endpoint | undefined =>
+  trial || !read ? undefined : mayReceive(endpointOfJson(read), now);
+
+export const deliverAcceptedAnswer: AnswerReaction = {
+  read: sql.CURRENT_ENDPOINT_SHARED,
+  sends: (session, read, now) => (receiving(read, session.trial, now) ? 'webhook' : undefined),
+  async react({ uow, session, eventId, now }, read, ctx) {
+    const endpoint = receiving(read, session.trial, now);
+    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'accepted');
+  },
+};
+
+/**
+ * A link's lapse delivered, queued in the unit of work that records it, to the workspace's current
+ * endpoint (share-locked until commit, as for an answer) when it may receive and asked for
+ * session.expired. A trial Session sends nothing.
+ */
+export const deliverExpiredLink: ExpiryReaction = {
+  async react({ uow, session, eventId, now }, ctx) {
+    if (session.trial) return;
+    const endpoint = await receivingEndpoint(uow, session.workspaceId, now);
+    if (endpoint?.events.includes('session.expired')) {
+      await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'expired');
+    }
+  },
+};
+
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
 async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
-  const { state: job, version } = await loadDelivery(uow, deliveryId);
-  if (job) await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), version, endUnavailable(job, now));
+  await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), (job) => ({ events: job ? endUnavailable(job, now) : [] }));
 }
 
 /** A replaced endpoint's pending jobs end as endpoint_unavailable; they are never redirected. */

@@ -1,4 +1,4 @@
-import type { Decider } from '../../../eventstore/index.js';
+import type { Decider, Decision } from '../../../eventstore/index.js';
 import {
   DEFAULT_EVENTS,
   ENDPOINT_REGISTERED,
@@ -6,7 +6,9 @@ import {
   ENDPOINT_VERIFIED,
   SECRET_CREATED,
   SECRET_RESEALED,
+  type EndpointVerified,
   type SecretCreated,
+  type SecretResealed,
   type Subscribable,
   type WebhookEvent,
 } from './events.js';
@@ -15,7 +17,7 @@ import { webhookStreams } from './upcast.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
 
-export const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
+const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
 
 export interface Endpoint {
   id: string;
@@ -33,7 +35,7 @@ export interface WebhookState {
   secrets: StoredSecret[];
 }
 
-export const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
+const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
 
 /** Verified reads as pending again once its 30 days are over. */
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
@@ -42,7 +44,7 @@ export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, no
 /** Which key sealed a created secret. */
 export const sealedBy = (event: SecretCreated): StoredSecret['sealedBy'] => event.sealed_by ?? 'stream';
 
-export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
+function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case ENDPOINT_REGISTERED:
       return {
@@ -71,14 +73,20 @@ export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialStat
 const sameEvents = (a: readonly Subscribable[], b: readonly Subscribable[]): boolean => a.length === b.length && a.every((e) => b.includes(e));
 
 /**
+ * What a decided secret event holds until the command's sealing step seals the new secret (only a
+ * decision that creates one pays for sealing it).
+ */
+const TO_BE_SEALED = '';
+
+/**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
  * changes nothing, so a retried PUT never drops a verification, unless it asks for other Session
  * events: then the endpoint, verified or not, receives those from now on. The first registration
- * also creates the workspace's signing secret, prepared (and sealed) by the caller.
+ * also creates the workspace's signing secret, drawn by the caller (its kid here; sealed by a step).
  */
 export function register(
   state: WebhookState,
-  command: { workspaceId: string; endpointId: string; url: string; events: Subscribable[]; at: Date; secret: { kid: string; sealed: string } },
+  command: { workspaceId: string; endpointId: string; url: string; events: Subscribable[]; at: Date; secretKid: string },
 ): WebhookEvent[] {
   const at = command.at.toISOString();
   if (state.endpoint?.url === command.url) {
@@ -97,37 +105,35 @@ export function register(
     },
   ];
   if (state.secrets.length === 0) {
-    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires: null });
+    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secretKid, sealed: TO_BE_SEALED, retires: null });
   }
   return events;
 }
 
 /** A successful challenge counts only for the endpoint it was sent to, if that is still the current one. */
-export function recordVerification(state: WebhookState, command: { endpointId: string; at: Date }): WebhookEvent[] {
-  if (state.endpoint?.id !== command.endpointId) return [];
+export function recordVerification(state: WebhookState, command: { endpointId: string; at: Date }): Decision<EndpointVerified, { refused: 'endpoint_replaced' }> {
+  if (state.endpoint?.id !== command.endpointId) return { refused: 'endpoint_replaced' };
   const expiresAt = new Date(command.at.getTime() + VERIFICATION_VALIDITY_MS).toISOString();
-  return [{ type: ENDPOINT_VERIFIED, at: command.at.toISOString(), endpoint_id: command.endpointId, expires_at: expiresAt }];
+  return { events: [{ type: ENDPOINT_VERIFIED, at: command.at.toISOString(), endpoint_id: command.endpointId, expires_at: expiresAt }] };
 }
 
 /**
- * A rotation adds a secret; the one that was newest keeps signing for the 24-hour overlap. Older
- * secrets still in their overlap keep their own retire time.
+ * A rotation adds a secret (drawn by the caller; sealed by a step); the one that was newest keeps
+ * signing for the 24-hour overlap. Older secrets still in their overlap keep their own retire time.
+ * A workspace with no endpoint has nothing to rotate.
  */
-export function rotate(
-  state: WebhookState,
-  command: { workspaceId: string; at: Date; secret: { kid: string; sealed: string } },
-): WebhookEvent[] {
+export function rotate(state: WebhookState, command: { workspaceId: string; at: Date; secretKid: string }): Decision<SecretCreated, { refused: 'not_configured' }> {
+  if (!state.endpoint) return { refused: 'not_configured' };
   const current = state.secrets.filter((s) => s.retireAt === null).at(-1);
   const retires = current ? { kid: current.kid, retire_at: new Date(command.at.getTime() + ROTATION_OVERLAP_MS).toISOString() } : null;
-  return [
-    { type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires },
-  ];
+  return {
+    events: [{ type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secretKid, sealed: TO_BE_SEALED, retires }],
+  };
 }
 
-/** Each given secret that is still sealed with data key `initial` is sealed again, as given, with the stream's key. */
-export function reseal(state: WebhookState, command: { workspaceId: string; at: Date; secrets: ReadonlyArray<{ kid: string; sealed: string }> }): WebhookEvent[] {
-  const initial = new Set(state.secrets.filter((s) => s.sealedBy === 'initial').map((s) => s.kid));
-  return command.secrets
-    .filter((s) => initial.has(s.kid))
-    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, sealed: s.sealed }));
+/** Each secret still sealed with data key `initial` is to be sealed again with the stream's key (by a step: its value stays the same). */
+export function reseal(state: WebhookState, command: { workspaceId: string; at: Date }): SecretResealed[] {
+  return state.secrets
+    .filter((s) => s.sealedBy === 'initial')
+    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, sealed: TO_BE_SEALED }));
 }

@@ -6,7 +6,7 @@ import { SECRET_CREATED } from './events.js';
  * stream's data key was sealed with the deployment data key `initial`, in `sealed_secret`. Read,
  * it is `sealed` with `sealed_by: 'initial'` (until `rekey` seals it again with the stream's key).
  */
-export const upcastWebhookEvent: Upcaster = (stored) => {
+const upcastWebhookEvent: Upcaster = (stored) => {
   if (stored.type !== SECRET_CREATED || !('sealed_secret' in stored.data)) return stored;
   const { sealed_secret: sealed, ...data } = stored.data;
   return { ...stored, data: { ...data, sealed, sealed_by: 'initial' } };
