@@ -395,7 +395,9 @@ export const webhookOperations = {
     operationId: 'verifyWebhook',
     summary: 'Send a signed challenge to the endpoint; verified for 30 days when it echoes it',
     answers: { 200: { description: 'Verified: the endpoint echoed the challenge, and receives deliveries for the next 30 days.', example: { endpoint: verifiedEndpoint } } },
+    // It takes no body; one sent is still parsed (and refused) by its content type, as on every POST.
     refuses: [
+      ...JSON_BODY_FAULTS,
       WEBHOOK_REFUSALS.no_endpoint_to_verify,
       WEBHOOK_REFUSALS.webhook_verification_failed,
       QUOTA_REFUSALS.webhook_verifications_per_hour_used,
@@ -411,7 +413,7 @@ export const webhookOperations = {
         example: { signing_secret: EXAMPLE_SECRET, previous: { kid: 'wk_01JQ8YT9B3D5F7H9K1M3P5R7T9', retire_at: '2026-03-15T09:00:00.000Z' } },
       },
     },
-    refuses: [WEBHOOK_REFUSALS.no_endpoint_to_rotate, QUOTA_REFUSALS.webhook_changes_per_day_used, ...webhookRoute],
+    refuses: [...JSON_BODY_FAULTS, WEBHOOK_REFUSALS.no_endpoint_to_rotate, QUOTA_REFUSALS.webhook_changes_per_day_used, ...webhookRoute],
   }),
   listSessionDeliveries: operation({
     operationId: 'listSessionDeliveries',
@@ -449,6 +451,7 @@ export const webhookOperations = {
     summary: 'Send an accepted response to the webhook endpoint again',
     answers: { 202: { description: 'Queued, or already pending to the current endpoint: the delivery is sent with the same bytes and webhook-id.' } },
     refuses: [
+      ...JSON_BODY_FAULTS,
       SESSION_REFUSALS.session_read_only,
       SESSION_REFUSALS.session_not_found,
       WEBHOOK_REFUSALS.accepted_response_not_found,
