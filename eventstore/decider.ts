@@ -196,6 +196,17 @@ export function eventOrNull<E extends DomainEvent>(kind: StreamKind, recorded: R
   return kind.sealed!.erased<E>(recorded.type, recorded.data);
 }
 
+/**
+ * A recorded event in its kind's current shape, unopened: its clear fields (the sealed ones null)
+ * and the one sealed value that holds the others, for a projection that keeps that value sealed in
+ * a column until it is used. No key is read.
+ */
+export function unopenedEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent): { event: E; sealed: string | undefined } {
+  const current = upcastRecorded(kind.upcast, recorded);
+  if (erased(current)) throw new StreamKeyDestroyed(recorded.streamId);
+  return { event: kind.sealed!.erased<E>(current.type, current.data), sealed: kind.sealed!.sealedOf(current.data) };
+}
+
 /** Recorded events folded from the initial state: a stream (or its start) already read. */
 export function foldRecorded<S, E extends DomainEvent>(decider: Decider<S, E>, recorded: readonly RecordedEvent[], open?: Opener): Folded<S> {
   let state = decider.initialState;

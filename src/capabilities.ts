@@ -5,7 +5,8 @@ import { audit } from './audit/index.js';
 import { auth } from './auth/index.js';
 import type { Capability, WorkerDeclaration } from './capability.js';
 import type { OperatorCommand } from './commandLine.js';
-import type { ReactionLists } from './serviceContext.js';
+import type { Config } from './config.js';
+import type { ReactionLists, Resources } from './serviceContext.js';
 import { feed } from './feed/index.js';
 import { human } from './human/index.js';
 import { mcpEndpoint } from './mcpEndpoint/index.js';
@@ -46,6 +47,17 @@ export function reactions(): ReactionLists {
     for (const [command, reaction] of Object.entries(capability.reactions ?? {})) (lists[command] ??= []).push(reaction);
   }
   return lists as ReactionLists;
+}
+
+/**
+ * Every capability's shared resources, made from the configuration. Each record brings its own
+ * names of Resources; together they are all of them (one record per name).
+ */
+export const openResources = (config: Config): Resources => Object.assign({}, ...capabilities.map((c) => c.resources?.open(config) ?? {})) as Resources;
+
+/** Closes every capability's resources, in the list's order, as a process stops. */
+export async function closeResources(resources: Resources): Promise<void> {
+  for (const capability of capabilities) await capability.resources?.close(resources);
 }
 
 /** What the operator's checks and commands know of the whole service (src/ops/parts.ts). */

@@ -1,7 +1,8 @@
 import type { Projection, Reader, StreamKeys } from '../eventstore/index.js';
 import type { EdgePart } from './http/app.js';
 import type { OperatorCommand } from './commandLine.js';
-import type { CredentialResolver, Reactions, ServiceContext } from './serviceContext.js';
+import type { Config } from './config.js';
+import type { CredentialResolver, Reactions, Resources, ServiceContext } from './serviceContext.js';
 
 export interface Worker {
   start(): void;
@@ -30,6 +31,15 @@ export interface BacklogGauge {
 }
 
 /**
+ * Shared resources a capability brings: made once per process from the configuration, and closed
+ * as the process stops (what is on the context then: a test's replacement too).
+ */
+export interface ResourceDeclaration {
+  open(config: Config): Partial<Resources>;
+  close(resources: Resources): Promise<void>;
+}
+
+/**
  * What the service needs of one capability, declared in its own index.ts: everything optional,
  * since a capability may have only routes, or only a table and a projection. src/capabilities.ts
  * lists the capabilities; the composition root derives the rest from that one list. The edge's
@@ -51,6 +61,8 @@ export interface Capability extends EdgePart {
   gauges?: readonly BacklogGauge[];
   /** The operator's commands that act on it (`svc NAME ...`), run once beside the service. */
   commands?: readonly OperatorCommand[];
+  /** The resources it brings to the shared context (ServiceContext), each named in Resources. */
+  resources?: ResourceDeclaration;
   /**
    * Its part in other capabilities' commands: steps run in the command's own unit of work, by the
    * command (the receipt signed, the delivery queued, when a person's answer is accepted).

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { Wakeups, advanceLogEpoch, assertMigrationsUnchanged, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
-import { asyncProjections, capabilities, MIGRATION_FOLDERS, ops, workers } from './capabilities.js';
+import { asyncProjections, capabilities, closeResources, MIGRATION_FOLDERS, ops, workers } from './capabilities.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config, DatabasePooling } from './config.js';
 import { createContext } from './context.js';
@@ -127,7 +127,7 @@ export async function startService(
     async close() {
       for (const stop of stops) await stop();
       await ctx.store.notifier.flushed();
-      await ctx.egress.close();
+      await closeResources(ctx);
       await wakeups.close();
       await pool.end();
     },

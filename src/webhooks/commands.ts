@@ -10,18 +10,17 @@ import {
   type EndpointBody,
   loadWebhook,
   newSigningSecret,
-  openSecrets,
   recordVerification,
   register,
   reseal,
   rotate,
-  sealSecret,
   SECRET_CREATED,
   secretsInForce,
   type Subscribable,
+  secretValues,
   sendChallenge,
-  type SigningSecret,
   storedSecrets,
+  type SigningSecret,
   type VerificationFailure,
   webhookDecider,
   type SecretCreated,
@@ -45,23 +44,14 @@ const spendChange =
   ({ uow, events }) =>
     events.length > 0 ? spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
 
-/** A step: the secret a decision creates, sealed with the stream's key; nothing is sealed when it creates none. */
-const sealCreated =
-  (ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string, secret: SigningSecret): WebhookStep =>
-  async ({ uow, events }) => {
+/** A step: each secret to be sealed again, opened from data key `initial` (the append seals it with the stream's key). */
+const openToReseal =
+  (ctx: Pick<ServiceContext, 'streamKeys'>): WebhookStep =>
+  ({ before, events }) => {
+    const opened = secretValues(ctx, before.secrets.filter((s) => s.sealedByInitial !== null));
     for (const pending of events) {
-      if (pending.event.type === SECRET_CREATED) pending.event = { ...pending.event, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, secret) };
-    }
-  };
-
-/** A step: each secret to be sealed again, opened from data key `initial` and sealed with the stream's key. */
-const resealInitial =
-  (ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string): WebhookStep =>
-  async ({ uow, before, events }) => {
-    const opened = await openSecrets(ctx, uow, workspaceId, before.secrets.filter((s) => s.sealedBy === 'initial'));
-    for (const pending of events) {
-      const secret = opened.find((s) => s.kid === (pending.event as SecretResealed).kid)!;
-      pending.event = { ...pending.event, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, secret) } as SecretResealed;
+      const { secret } = opened.find((s) => s.kid === (pending.event as SecretResealed).kid)!;
+      pending.event = { ...pending.event, secret } as SecretResealed;
     }
   };
 
@@ -80,9 +70,10 @@ export async function registerEndpoint(
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secretKid: secret.kid }) });
+    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secret }) });
     const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
-      steps: [spendChange(ctx, principal), sealCreated(ctx, workspaceId, secret)],
+      keys: ctx.streamKeys,
+      steps: [spendChange(ctx, principal)],
     });
     if ('refused' in handled) return handled;
     const replaced = handled.before.endpoint;
@@ -101,9 +92,10 @@ export async function rotateSecret(
   const { workspaceId } = principal;
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
-    const decide = (state: WebhookState) => rotate(state, { workspaceId, at: ctx.clock.now(), secretKid: secret.kid });
+    const decide = (state: WebhookState) => rotate(state, { workspaceId, at: ctx.clock.now(), secret });
     const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal | { refused: 'not_configured' }>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
-      steps: [spendChange(ctx, principal), sealCreated(ctx, workspaceId, secret)],
+      keys: ctx.streamKeys,
+      steps: [spendChange(ctx, principal)],
     });
     if ('refused' in handled) return handled.refused === 'not_configured' ? undefined : handled;
     const [created] = handled.events as SecretCreated[];
@@ -122,17 +114,19 @@ export async function verifyEndpoint(
   principal: OwnerPrincipal,
 ): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
-  const { state } = await loadWebhook(ctx.store.pool, workspaceId);
+  const { state } = await loadWebhook(ctx, ctx.store.pool, workspaceId);
   if (!state.endpoint) return undefined;
   const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
   if (refused) return refused;
   const endpointId = state.endpoint.id;
-  const secrets = await openSecrets(ctx, ctx.store.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
+  const secrets = secretValues(ctx, secretsInForce(state.secrets, ctx.clock.now()));
   const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => recordVerification(current, { endpointId, at: now }));
+    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => recordVerification(current, { endpointId, at: now }), {
+      keys: ctx.streamKeys,
+    });
     return 'refused' in handled ? { failure: handled.refused } : { endpoint: currentEndpointBody(handled.state, now) };
   });
 }
@@ -145,7 +139,8 @@ export async function verifyEndpoint(
 export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
     const handled = await handleCommand<WebhookState, WebhookEvent>(uow, webhookDecider, webhookStreamId(workspaceId), (state) => ({ events: reseal(state, { workspaceId, at: ctx.clock.now() }) }), {
-      steps: [resealInitial(ctx, workspaceId)],
+      keys: ctx.streamKeys,
+      steps: [openToReseal(ctx)],
     });
     return handled.events.length;
   });

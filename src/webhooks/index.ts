@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
 import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliverExpiredLink, deliveriesProjection } from './deliveries/index.js';
+import { egressResource } from './egress.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
@@ -16,7 +17,6 @@ import { webhookContract } from './schemas.js';
  */
 export { resealSecrets } from './commands.js';
 export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, type DeliveryQueue } from './deliveries/index.js';
-export { createEgress, policyOf } from './egress.js';
 export { countSecretsSealedByInitial, secretsSealedByInitial } from './endpoints/index.js';
 export { DeliveryDispatcher } from './deliveries/index.js';
 export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
@@ -35,4 +35,6 @@ export const webhooks: Capability = {
   // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it; a
   // link's lapse as it is recorded, to an endpoint that asked for it.
   reactions: { answerAccepted: deliverAcceptedAnswer, sessionExpired: deliverExpiredLink },
+  // Its egress, shared by the verification challenge and the dispatcher.
+  resources: egressResource,
 };

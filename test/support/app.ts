@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Wakeups } from '../../eventstore/index.js';
-import { capabilities } from '../../src/capabilities.js';
+import { capabilities, closeResources } from '../../src/capabilities.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
@@ -56,7 +56,7 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
     clock,
     async close() {
       await app.close();
-      await ctx.egress.close();
+      await closeResources(ctx);
       await wakeups.close();
       if (undeclared.length > 0) throw new Error(`Refusals answered but not declared in the route's contract (refuses):\n${[...new Set(undeclared)].join('\n')}`);
     },

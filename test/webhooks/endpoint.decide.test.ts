@@ -21,29 +21,29 @@ const registered = (id: string, url: string, ms = 0, replaces: string | null = n
   replaces,
   ...(events ? { events } : {}),
 });
-const secret = (kid: string, ms = 0, retires: SecretCreated['retires'] = null, sealed = ''): SecretCreated => ({
+const secret = (kid: string, ms = 0, retires: SecretCreated['retires'] = null): SecretCreated => ({
   type: 'webhook.secret_created',
   at: iso(ms),
   workspace_id: 'wks_W',
   kid,
-  sealed,
+  secret: `whsec_${kid}`,
   retires,
 });
 const verified = (id: string, ms: number): WebhookEvent => ({ type: 'webhook.endpoint_verified', at: iso(ms), endpoint_id: id, expires_at: iso(ms + 30 * 24 * HOUR) });
 
 const ACCEPTED: Subscribable[] = ['response.accepted'];
 const BOTH: Subscribable[] = ['response.accepted', 'session.expired'];
-const put = (url: string, ms = 0, events = ACCEPTED) => ({ workspaceId: 'wks_W', endpointId: 'whe_NEW', url, events, at: at(ms), secretKid: 'wk_NEW' });
+const put = (url: string, ms = 0, events = ACCEPTED) => ({ workspaceId: 'wks_W', endpointId: 'whe_NEW', url, events, at: at(ms), secret: { kid: 'wk_NEW', secret: 'whsec_wk_NEW' } });
 
 describe('register', () => {
-  it('registers the first endpoint with the workspace signing secret, left for the sealing step', () => {
+  it('registers the first endpoint with the workspace signing secret (sealed as it is stored)', () => {
     spec()
       .when((state) => ({ events: register(state, put('https://a.example/hook')) }))
       .then(registered('whe_NEW', 'https://a.example/hook', 0, null, ACCEPTED), secret('wk_NEW'));
   });
 
   it('replaces the endpoint on a new URL, with no new secret', () => {
-    spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A', 0, null, 'v1.sealed'))
+    spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A'))
       .when((state) => ({ events: register(state, put('https://b.example/hook', HOUR)) }))
       .then(registered('whe_NEW', 'https://b.example/hook', HOUR, 'whe_A', ACCEPTED));
   });
@@ -67,13 +67,13 @@ describe('register', () => {
 describe('rotate', () => {
   it('adds a secret; the newest one keeps signing for 24 hours', () => {
     spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A'))
-      .when((state) => rotate(state, { workspaceId: 'wks_W', at: at(HOUR), secretKid: 'wk_NEW' }))
+      .when((state) => rotate(state, { workspaceId: 'wks_W', at: at(HOUR), secret: { kid: 'wk_NEW', secret: 'whsec_wk_NEW' } }))
       .then(secret('wk_NEW', HOUR, { kid: 'wk_A', retire_at: iso(25 * HOUR) }));
   });
 
   it('refuses a workspace with no endpoint', () => {
     spec()
-      .when((state) => rotate(state, { workspaceId: 'wks_W', at: at(HOUR), secretKid: 'wk_NEW' }))
+      .when((state) => rotate(state, { workspaceId: 'wks_W', at: at(HOUR), secret: { kid: 'wk_NEW', secret: 'whsec_wk_NEW' } }))
       .refuses('not_configured');
   });
 });
@@ -94,14 +94,14 @@ describe('recordVerification', () => {
 
 describe('reseal', () => {
   it('seals again only the secrets still sealed with data key initial', () => {
-    const initial = { ...secret('wk_OLD', 0, null, 'v1.initial'), sealed_by: 'initial' as const };
-    spec(registered('whe_A', 'https://a.example/hook'), initial, secret('wk_NEW', HOUR, null, 'v1.stream'))
+    const initial = { ...secret('wk_OLD'), secret: null, sealed_by_initial: 'v1.initial' };
+    spec(registered('whe_A', 'https://a.example/hook'), initial, secret('wk_NEW', HOUR))
       .when((state) => ({ events: reseal(state, { workspaceId: 'wks_W', at: at(2 * HOUR) }) }))
-      .then({ type: 'webhook.secret_resealed', at: iso(2 * HOUR), workspace_id: 'wks_W', kid: 'wk_OLD', sealed: '' });
+      .then({ type: 'webhook.secret_resealed', at: iso(2 * HOUR), workspace_id: 'wks_W', kid: 'wk_OLD', secret: '' });
   });
 
   it('does nothing once every secret is under the stream key', () => {
-    spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A', 0, null, 'v1.stream'))
+    spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A'))
       .when((state) => ({ events: reseal(state, { workspaceId: 'wks_W', at: at(HOUR) }) }))
       .thenNothing();
   });

@@ -12,7 +12,7 @@ import {
   type Subscribable,
   type WebhookEvent,
 } from './events.js';
-import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
+import { ROTATION_OVERLAP_MS, type HeldSecret, type SigningSecret } from './secrets.js';
 import { webhookStreams } from './upcast.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
@@ -32,7 +32,7 @@ export interface Endpoint {
 export interface WebhookState {
   endpoint: Endpoint | null;
   /** Oldest first. */
-  secrets: StoredSecret[];
+  secrets: HeldSecret[];
 }
 
 const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
@@ -40,9 +40,6 @@ const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
 /** Verified reads as pending again once its 30 days are over. */
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
   endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
-
-/** Which key sealed a created secret. */
-export const sealedBy = (event: SecretCreated): StoredSecret['sealedBy'] => event.sealed_by ?? 'stream';
 
 function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
@@ -59,34 +56,31 @@ function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
       return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
     case SECRET_CREATED: {
       const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
-      return { ...state, secrets: [...retired, { kid: event.kid, sealed: event.sealed, sealedBy: sealedBy(event), createdAt: event.at, retireAt: null }] };
+      return { ...state, secrets: [...retired, { kid: event.kid, secret: event.secret, sealedByInitial: event.sealed_by_initial ?? null, createdAt: event.at, retireAt: null }] };
     }
     case SECRET_RESEALED:
-      return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
+      return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, secret: event.secret, sealedByInitial: null } : s)) };
   }
 }
 
-/** A workspace's webhook stream (`webhook-<workspace id>`): its secrets are sealed by the caller, and stay sealed in its projection until one signs. */
+/** A workspace's webhook stream (`webhook-<workspace id>`): its secrets sealed as its kind declares, and kept sealed in its projection until one signs. */
 export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve, ...webhookStreams };
 
 /** The same Session events, whatever their order. */
 const sameEvents = (a: readonly Subscribable[], b: readonly Subscribable[]): boolean => a.length === b.length && a.every((e) => b.includes(e));
 
-/**
- * What a decided secret event holds until the command's sealing step seals the new secret (only a
- * decision that creates one pays for sealing it).
- */
-const TO_BE_SEALED = '';
+/** What a resealing event holds until the command's step opens the secret from data key `initial`. */
+const TO_BE_OPENED = '';
 
 /**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
  * changes nothing, so a retried PUT never drops a verification, unless it asks for other Session
  * events: then the endpoint, verified or not, receives those from now on. The first registration
- * also creates the workspace's signing secret, drawn by the caller (its kid here; sealed by a step).
+ * also creates the workspace's signing secret, drawn by the caller (sealed as the event is stored).
  */
 export function register(
   state: WebhookState,
-  command: { workspaceId: string; endpointId: string; url: string; events: Subscribable[]; at: Date; secretKid: string },
+  command: { workspaceId: string; endpointId: string; url: string; events: Subscribable[]; at: Date; secret: SigningSecret },
 ): WebhookEvent[] {
   const at = command.at.toISOString();
   if (state.endpoint?.url === command.url) {
@@ -105,7 +99,7 @@ export function register(
     },
   ];
   if (state.secrets.length === 0) {
-    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secretKid, sealed: TO_BE_SEALED, retires: null });
+    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, secret: command.secret.secret, retires: null });
   }
   return events;
 }
@@ -118,22 +112,22 @@ export function recordVerification(state: WebhookState, command: { endpointId: s
 }
 
 /**
- * A rotation adds a secret (drawn by the caller; sealed by a step); the one that was newest keeps
+ * A rotation adds a secret (drawn by the caller); the one that was newest keeps
  * signing for the 24-hour overlap. Older secrets still in their overlap keep their own retire time.
  * A workspace with no endpoint has nothing to rotate.
  */
-export function rotate(state: WebhookState, command: { workspaceId: string; at: Date; secretKid: string }): Decision<SecretCreated, { refused: 'not_configured' }> {
+export function rotate(state: WebhookState, command: { workspaceId: string; at: Date; secret: SigningSecret }): Decision<SecretCreated, { refused: 'not_configured' }> {
   if (!state.endpoint) return { refused: 'not_configured' };
   const current = state.secrets.filter((s) => s.retireAt === null).at(-1);
   const retires = current ? { kid: current.kid, retire_at: new Date(command.at.getTime() + ROTATION_OVERLAP_MS).toISOString() } : null;
   return {
-    events: [{ type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secretKid, sealed: TO_BE_SEALED, retires }],
+    events: [{ type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, secret: command.secret.secret, retires }],
   };
 }
 
-/** Each secret still sealed with data key `initial` is to be sealed again with the stream's key (by a step: its value stays the same). */
+/** Each secret still sealed with data key `initial` is to be sealed again with the stream's key (opened by a step: its value stays the same). */
 export function reseal(state: WebhookState, command: { workspaceId: string; at: Date }): SecretResealed[] {
   return state.secrets
-    .filter((s) => s.sealedBy === 'initial')
-    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, sealed: TO_BE_SEALED }));
+    .filter((s) => s.sealedByInitial !== null)
+    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, secret: TO_BE_OPENED }));
 }

@@ -7,7 +7,7 @@ export { isVerified, recordVerification, register, reseal, rotate, webhookDecide
 export { DEFAULT_EVENTS, ENDPOINT_REGISTERED, SECRET_CREATED, SUBSCRIBABLE, webhookStreamId, type SecretCreated, type SecretResealed, type Subscribable, type WebhookEvent } from './events.js';
 export { webhookEndpointsProjection } from './projection.js';
 export { countSecretsSealedByInitial, currentEndpoint, secretsSealedByInitial, storedSecrets } from './reads.js';
-export { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
+export { newSigningSecret, openSecrets, secretsInForce, secretValues, type SigningSecret } from './secrets.js';
 export { signatureHeaders } from './signing.js';
 export { loadWebhook } from './streams.js';
 export { MAX_VERIFICATION_ANSWER_BYTES, sendChallenge, type VerificationFailure } from './verification.js';
