@@ -28,6 +28,8 @@ export const sessionEventsSchema = {
           "response.accepted",
           "revision.published",
           "session.completed",
+          "session.extended",
+          "session.expired",
           "notification.sent",
           "notification.failed"
         ]
@@ -51,7 +53,7 @@ export const sessionEventsSchema = {
               "email_link",
               "service"
             ],
-            "description": "`email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up."
+            "description": "`email_link`: through a responder's own emailed link (responder_id names them); `service`: what the service records itself (a message sent or given up, a link's lapse)."
           },
           "responder_id": {
             "type": "string"
@@ -91,6 +93,11 @@ export const sessionEventsSchema = {
           "null"
         ],
         "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
+      },
+      "link_expires_at": {
+        "type": "string",
+        "format": "date-time",
+        "description": "session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered."
       }
     }
   }

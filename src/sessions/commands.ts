@@ -6,6 +6,7 @@ import {
   decideComplete,
   decideCreate,
   decideNoticeOutcome,
+  decideExtend,
   decidePublish,
   findReplay,
   type CreateSession,
@@ -44,7 +45,7 @@ export interface OwnerChange {
 
 export interface IdempotencyKey {
   key: string;
-  operation: 'publish' | 'complete';
+  operation: 'publish' | 'complete' | 'extend';
   /** The canonical request: the body (if any) and If-Match. */
   request: unknown;
 }
@@ -221,6 +222,17 @@ export function publishRevision(
 
 export function completeSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
+}
+
+/** The link's deadline moved later (decideExtend); the purge schedule follows from the event. */
+export function extendSession(
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  change: OwnerChange,
+  linkExpiresAt: Date,
+): Promise<OwnerOutcome> {
+  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decideExtend(state, { ...owner, linkExpiresAt }));
 }
 
 /**

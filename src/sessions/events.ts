@@ -11,6 +11,10 @@ export const SESSION_CREATED = 'session.created';
 export const REVISION_PUBLISHED = 'revision.published';
 export const RESPONSE_ACCEPTED = 'response.accepted';
 export const SESSION_COMPLETED = 'session.completed';
+/** The owner moved the link's deadline later; the purge deadline moves with it. */
+export const SESSION_EXTENDED = 'session.extended';
+/** The link lapsed with the current revision unanswered: recorded once, by the purger's pass (src/purge). */
+export const SESSION_EXPIRED = 'session.expired';
 /** A responder's message of one kind for one revision: sent, or given up on (docs/responders.md). */
 export const NOTIFICATION_SENT = 'notification.sent';
 export const NOTIFICATION_FAILED = 'notification.failed';
@@ -22,6 +26,8 @@ export const SESSION_EVENT_TYPES = [
   REVISION_PUBLISHED,
   RESPONSE_ACCEPTED,
   SESSION_COMPLETED,
+  SESSION_EXTENDED,
+  SESSION_EXPIRED,
   NOTIFICATION_SENT,
   NOTIFICATION_FAILED,
   SESSION_PURGED,
@@ -108,6 +114,24 @@ export interface SessionCompleted {
   revision: number;
 }
 
+export interface SessionExtended {
+  type: typeof SESSION_EXTENDED;
+  at: string;
+  /** The current revision when the deadline moved. */
+  revision: number;
+  /** The link's new deadline, later than the one before. */
+  link_expires_at: string;
+}
+
+export interface SessionExpired {
+  type: typeof SESSION_EXPIRED;
+  at: string;
+  /** The revision left unanswered. */
+  revision: number;
+  /** The deadline that lapsed. */
+  link_expires_at: string;
+}
+
 export interface NotificationSent {
   type: typeof NOTIFICATION_SENT;
   at: string;
@@ -137,7 +161,15 @@ export interface SessionPurged {
 }
 
 /** The events of a live Session, the ones its state is folded from. */
-export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted | NotificationSent | NotificationFailed;
+export type SessionEvent =
+  | SessionCreated
+  | RevisionPublished
+  | ResponseAccepted
+  | SessionCompleted
+  | SessionExtended
+  | SessionExpired
+  | NotificationSent
+  | NotificationFailed;
 
 /**
  * Which fields of each event are sealed; everything else is stored in the clear. A digest of
@@ -150,6 +182,8 @@ export const sessionSealing = new SealedFields(
     [REVISION_PUBLISHED]: ['interaction', 'notify', 'responders'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
+    [SESSION_EXTENDED]: [],
+    [SESSION_EXPIRED]: [],
     [NOTIFICATION_SENT]: [],
     // A mail server's refusal may quote the address.
     [NOTIFICATION_FAILED]: ['reason'],

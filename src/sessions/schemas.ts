@@ -19,7 +19,7 @@ const actor = {
     assurance: {
       type: 'string',
       enum: ['link_holder', 'owner', 'email_link', 'service'],
-      description: "`email_link`: through a responder's own emailed link (responder_id names them); `service`: a message the service sent or gave up.",
+      description: "`email_link`: through a responder's own emailed link (responder_id names them); `service`: what the service records itself (a message sent or given up, a link's lapse).",
     },
     responder_id: { type: 'string' },
   },
@@ -29,7 +29,7 @@ const receipt = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0
 const linkExpiresAt = {
   type: 'string',
   format: 'date-time',
-  description: "When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.",
+  description: "When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.",
 } as const;
 
 export const createSessionResponseSchema = {
@@ -97,7 +97,10 @@ export const sessionEventSchema = {
   properties: {
     event_id: { type: 'string' },
     sequence: { type: 'integer', minimum: 1 },
-    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed', 'notification.sent', 'notification.failed'] },
+    type: {
+      type: 'string',
+      enum: ['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed'],
+    },
     revision: { type: 'integer', minimum: 1 },
     actor,
     responder_id: { type: 'string', description: 'notification.sent and notification.failed: whom the message was for.' },
@@ -107,6 +110,11 @@ export const sessionEventSchema = {
     data: { type: 'object' },
     created_at: { type: 'string', format: 'date-time' },
     receipt,
+    link_expires_at: {
+      type: 'string',
+      format: 'date-time',
+      description: "session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered.",
+    },
   },
 } as const;
 
@@ -272,6 +280,29 @@ export const sessionOperations = {
     refuses: [
       malformedPath('The Idempotency-Key is malformed.'),
       SESSION_REFUSALS.complete_takes_no_body,
+      EDGE_REFUSALS.body_too_large,
+      EDGE_REFUSALS.content_type_refused,
+      ...changeRefusals,
+    ],
+    reads: ['If-Match', 'Idempotency-Key'],
+  }),
+  extendSession: operation({
+    operationId: 'extendSession',
+    summary: "Move the deadline of a Session's link later (its purge moves with it)",
+    request: { link_expires_at: '2026-03-28T09:20:00.000Z' },
+    answers: {
+      200: {
+        description: 'Extended: the Session with its new link_expires_at and ETag (a session.extended Event was recorded).',
+        example: exampleSession(1, 'active', '2026-03-28T09:20:00.000Z'),
+        headers: ['ETag'],
+      },
+    },
+    refuses: [
+      malformedPath('The Idempotency-Key is malformed, or link_expires_at is not an RFC 3339 time.'),
+      SESSION_REFUSALS.link_expiry_invalid,
+      SESSION_REFUSALS.link_expiry_not_later,
+      SESSION_REFUSALS.link_expiry_beyond_limit,
+      SESSION_REFUSALS.link_lapsed,
       EDGE_REFUSALS.body_too_large,
       EDGE_REFUSALS.content_type_refused,
       ...changeRefusals,

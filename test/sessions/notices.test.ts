@@ -26,6 +26,8 @@ function session(plan: NotifyPlan, more: Partial<SessionState> = {}): SessionSta
     createdAt: at(0).toISOString(),
     linkHash: 'h',
     linkExpiresAt: at(10 * 3_600).toISOString(),
+    linkLatestAt: at(20 * 3_600).toISOString(),
+    expiredAt: null,
     retentionHours: 720,
     trial: false,
     revisions: [{} as SessionState['revisions'][number]],
