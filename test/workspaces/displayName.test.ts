@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readStream } from '../../eventstore/index.js';
+import { rebuild } from '../../projections/index.js';
 import { workspaceDisplayName } from '../../src/workspaces/index.js';
 import { bearer, developer, useMailbox } from '../accounts/support.js';
 import { expectEnvelope } from '../support/envelope.js';
@@ -75,5 +76,13 @@ describe('developer workspaces', () => {
     expect(await workspaceDisplayName(db.pool, ana.workspaceId)).toBe('Ana’s agents');
     expect(await workspaceDisplayName(db.pool, bo.workspaceId)).toBe('Bo Ltd');
     expect((await get(owner(t))).json().workspace_id).toBe('wks_operator');
+  });
+
+  it('folds the same profiles again from the log alone (rebuild)', async () => {
+    const profiles = async () => (await db.pool.query('SELECT * FROM workspace_profiles ORDER BY workspace_id')).rows;
+    const before = await profiles();
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    await rebuild(t.ctx.store, t.ctx.store.inline.find((p) => p.name === 'workspaces')!, { async: false });
+    expect(await profiles()).toEqual(before);
   });
 });
