@@ -16,7 +16,6 @@ const heading = (interaction: InteractiveInteraction | DisplayInteraction, askin
 ${asking && askingFacts(asking.facts, asking.deadlineLabel)}
 ${interaction.description !== undefined && html`<p class="description">${interaction.description}</p>`}`;
 
-
 /** Why the form is shown again: its answers need fixing (422), or the page changed under them (409). */
 export type FormProblem = { code: 'VALIDATION_FAILED'; formErrors: string[] } | { code: 'SESSION_REVISION_CONFLICT' };
 
