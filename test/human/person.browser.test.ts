@@ -83,8 +83,11 @@ it('takes the keyboard through every field, then the actions, and answers with t
     await page.keyboard.press('Tab');
     focused.push(await page.evaluate(() => (document.activeElement as HTMLInputElement).name + '=' + ((document.activeElement as HTMLButtonElement).value ?? '')));
   }
-  // The hidden button that keeps Enter from answering is never focused.
+  // The hidden button that keeps Enter from answering is never focused, nor in the accessibility tree.
   expect(focused).toEqual(['data.amount=19.99', 'data.note=', 'action_id=approve', 'action_id=reject']);
+  expect(await page.getByRole('button').allTextContents()).toEqual(['Approve', 'Reject']);
+  expect(await page.getByRole('textbox', { name: 'Note' }).count()).toBe(1);
+  expect(await page.getByRole('spinbutton', { name: 'Amount (required)' }).count()).toBe(1);
   await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.keyboard.press('Enter')]);
   await page.waitForLoadState('load');
   expect(await page.locator('h1').textContent()).toBe('Thank you: your answer was recorded');
