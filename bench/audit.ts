@@ -6,8 +6,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { linkHash, migrate, recordedAtText, type LinkFields } from '../eventstore/index.js';
+import { migrate } from '../eventstore/index.js';
 import { MIGRATION_FOLDERS } from '../src/capabilities.js';
+import { fillStreams } from './support/fill.js';
 
 /**
  * Export and offline audit of a large log, each as the command an operator or auditor runs, in a
@@ -20,7 +21,6 @@ import { MIGRATION_FOLDERS } from '../src/capabilities.js';
 const STREAMS = 10_000;
 const SIZES = [100_000, 1_000_000];
 const AUDIT_TARGET_PER_S = 100_000;
-const PAYLOAD = 'x'.repeat(200);
 
 const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('DATABASE_URL must name a PostgreSQL server (npm run bench sets it)');
@@ -32,45 +32,6 @@ async function admin(sql: string): Promise<void> {
   await client.connect();
   await client.query(sql);
   await client.end();
-}
-
-/**
- * Versions from+1..to of every stream, five versions of every stream per statement. Each event is
- * linked as the appender links it (the database checks the link names its predecessor).
- */
-async function fill(pool: pg.Pool, heads: Map<string, string>, fromVersion: number, toVersion: number): Promise<void> {
-  for (let v = fromVersion + 1; v <= toVersion; v += 5) {
-    const recordedAt = new Date();
-    const rows: Array<LinkFields & { hash: string }> = [];
-    for (let version = v; version <= Math.min(v + 4, toVersion); version++) {
-      for (let s = 1; s <= STREAMS; s++) {
-        const streamId = `bench-${s}`;
-        const link: LinkFields = {
-          prev_hash: heads.get(streamId) ?? null,
-          event_id: `evt_${s}_${version}`,
-          stream_id: streamId,
-          stream_version: version,
-          type: 'counted',
-          data: `{"n":${version},"payload":"${PAYLOAD}"}`,
-          metadata: '{}',
-          recorded_at: recordedAtText(recordedAt),
-          link_format: 2,
-        };
-        const hash = linkHash(link);
-        heads.set(streamId, hash);
-        rows.push({ ...link, hash });
-      }
-    }
-    const column = <K extends keyof (typeof rows)[0]>(key: K) => rows.map((row) => row[key]);
-    await pool.query(
-      `INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash)
-       SELECT e.event_id, e.stream_id, e.stream_version, 'counted', e.data, '{}', $1, decode(e.prev_hash, 'hex'), decode(e.hash, 'hex')
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
-              WITH ORDINALITY AS e(event_id, stream_id, stream_version, data, prev_hash, hash, n)
-        ORDER BY e.n`,
-      [recordedAt, column('event_id'), column('stream_id'), column('stream_version'), column('data'), column('prev_hash'), column('hash')],
-    );
-  }
 }
 
 interface Run {
@@ -130,7 +91,7 @@ try {
   const heads = new Map<string, string>();
   for (const size of SIZES) {
     const target = size / STREAMS;
-    await fill(pool, heads, versions, target);
+    await fillStreams(pool, STREAMS, heads, versions, target);
     versions = target;
     const checkpoint = await run(['checkpoint'], env);
     if (checkpoint.code !== 0) throw new Error('checkpoint failed');

@@ -49,7 +49,8 @@ async function openStore(load: LoadGenerator, name: string, seed: { sessions: nu
   const db = await benchDatabase({ poolSize: 10 });
   const service = await startBenchService(db.url, db.pool);
   try {
-    const history = await seedHistory(db, service, { ...seed, statistics: 'vacuumed' });
+    // Openable: a Session's view is sealed with its key, which each clone needs of its own to be read.
+    const history = await seedHistory(db, service, { ...seed, openable: true, statistics: 'vacuumed' });
     const [polled] = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: 1 });
     console.log(`  ${name}: ${history.events} events seeded in ${history.seconds.toFixed(0)} s, never analyzed`);
     const stats = { answer: statementStats(db), create: statementStats(db), patch: statementStats(db) };

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { RecordedEvent } from '../eventstore/index.js';
 import { RESPONSE_ACCEPTED } from '../src/sessions/index.js';
-import { waitersOf } from '../src/waits/index.js';
 import { benchDatabase } from './support/database.js';
 import { heading, printFigure } from './support/result.js';
 import { ROUNDS } from './support/rounds.js';
@@ -34,7 +33,7 @@ const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool);
 const waiters = startWaiters();
 const http = new Pool(service.baseUrl, { connections: 8 });
-const held = () => waitersOf(service.ctx).held;
+const held = () => service.app.waits.held;
 const owner = { authorization: `Bearer ${service.ownerKey}` };
 const waitFor = { ...owner, 'if-none-match': '"1.0"', prefer: 'wait=55' };
 

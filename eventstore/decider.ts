@@ -10,7 +10,8 @@ import { upcastRecorded, type Upcaster } from './upcasting.js';
  * The one pipeline of a command on a stream, after Emmett's `CommandHandler`:
  *
  *   load     the stream, once per unit of work (a caller may have read it already, beside what
- *            else it needed, with UnitOfWork.readStreamsWith: no second round trip)
+ *            else it needed, with UnitOfWork.readStreamsWith: no second round trip); a ledger's
+ *            head and its projection instead, nothing for a stream the command starts
  *   upcast   each stored event's older shape to today's (the kind's upcaster, upcasting.ts)
  *   open     its sealed content, each stored event once per process while it is in memory
  *   evolve   state, event and where the event stands (its id, version and opened metadata)
@@ -46,6 +47,8 @@ export interface Decider<S, E extends DomainEvent> {
   sealed?: SealedFields;
   /** Its events' older shapes turned into today's as they are read (upcasting.ts); none when absent. */
   upcast?: Upcaster;
+  /** A ledger (see `ledger`): commands append at its head and never fold it. */
+  ledger?: true;
   /**
    * The state once an event's content can no longer be opened (its stream's key destroyed).
    * Absent: reading such an event throws StreamKeyDestroyed.
@@ -107,6 +110,35 @@ export type Step<S, E, R = never> = (proposal: Proposal<S, E>) => Promise<R | vo
 /** The steps of a command besides its decide, and the options of its stream. */
 export interface CommandOptions<S, E, R> extends StreamOptions {
   steps?: ReadonlyArray<Step<S, E, R>>;
+  /**
+   * Take the stream's turn before loading it (UnitOfWork.lockStream): for a stream many writers
+   * append to at once, so that they queue rather than keep losing the race.
+   */
+  turn?: boolean;
+  /**
+   * A ledger's state, read from the projection that holds its content: after its head's version,
+   * so a write committed before the version was read is in the state, and one committed after it
+   * makes the append conflict. Absent for a ledger: its decider's initial state.
+   */
+  project?: (uow: UnitOfWork) => Promise<S>;
+  /** The command starts the stream (its id is new): nothing to load, appended at version 0 (a stream that exists conflicts). */
+  starts?: boolean;
+}
+
+/**
+ * The decider of a ledger: a long stream that is only appended to and counted by a projection. A
+ * command never folds it: it appends at the stream's head, deciding on what CommandOptions.project
+ * reads (no event of the command changes that state).
+ */
+export const ledger = <S, E extends DomainEvent>(kind: StreamKind = {}): Decider<S, E> => ({ ...kind, ledger: true, initialState: undefined as S, evolve: (state) => state });
+
+/** The state a command decides on and the version it appends at: folded, or read from a ledger's projection. */
+async function load<S, E extends DomainEvent>(uow: UnitOfWork, decider: Decider<S, E>, streamId: string, options: CommandOptions<S, E, unknown>): Promise<Folded<S>> {
+  if (options.starts) return { state: decider.initialState, version: 0 };
+  if (options.turn) await uow.lockStream(streamId);
+  if (!decider.ledger) return aggregateStream(uow, decider, streamId, options);
+  const version = await uow.streamVersion(streamId);
+  return { version, state: options.project ? await options.project(uow) : decider.initialState };
 }
 
 /** The state after `events`, for a decider that reads nothing of an event's position. */
@@ -126,7 +158,7 @@ const openedMetadata = new WeakMap<JsonObject, JsonObject>();
  * A recorded event as its domain type, in its kind's current shape, sealed fields opened with
  * `open` (a stream kind that seals needs it); ERASED once its stream's key is destroyed.
  */
-export function openEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E | Erased {
+function openEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent, open?: Opener): E | Erased {
   const known = openedData.get(recorded.data);
   if (known) return known as E;
   const current = upcastRecorded(kind.upcast, recorded, open);
@@ -162,6 +194,17 @@ export function eventOrNull<E extends DomainEvent>(kind: StreamKind, recorded: R
   const event = openEvent<E>(kind, recorded, open);
   if (!erased(event)) return event;
   return kind.sealed!.erased<E>(recorded.type, recorded.data);
+}
+
+/**
+ * A recorded event in its kind's current shape, unopened: its clear fields (the sealed ones null)
+ * and the one sealed value that holds the others, for a projection that keeps that value sealed in
+ * a column until it is used. No key is read.
+ */
+export function unopenedEvent<E extends DomainEvent>(kind: StreamKind, recorded: RecordedEvent): { event: E; sealed: string | undefined } {
+  const current = upcastRecorded(kind.upcast, recorded);
+  if (erased(current)) throw new StreamKeyDestroyed(recorded.streamId);
+  return { event: kind.sealed!.erased<E>(current.type, current.data), sealed: kind.sealed!.sealedOf(current.data) };
 }
 
 /** Recorded events folded from the initial state: a stream (or its start) already read. */
@@ -227,11 +270,11 @@ function keysOf(options: StreamOptions, streamId: string): StreamKeys {
 }
 
 /** Decided events as pending: each with a new id, and the command's metadata. */
-export const pendingOf = <E>(events: readonly E[], metadata: JsonObject = {}): Array<Pending<E>> =>
+const pendingOf = <E>(events: readonly E[], metadata: JsonObject = {}): Array<Pending<E>> =>
   events.map((event) => ({ event, eventId: newEventId(), metadata }));
 
 /** Appends pending events at `expectedVersion`, sealed as the stream kind says; the recorded events. */
-export async function appendPending<E extends DomainEvent>(
+async function appendPending<E extends DomainEvent>(
   uow: UnitOfWork,
   decider: StreamKind,
   streamId: string,
@@ -276,8 +319,8 @@ export async function handleCommand<S, E extends DomainEvent, R extends object =
   decide: (state: S) => Decision<E, R>,
   options: CommandOptions<S, E, Refusal<R>> = {},
 ): Promise<Handled<S, E> | Refusal<R>> {
-  const { state, version } = await aggregateStream(uow, decider, streamId, options);
-  return appendDecision(uow, decider, streamId, { state, version }, decide(state), options);
+  const folded = await load(uow, decider, streamId, options);
+  return appendDecision(uow, decider, streamId, folded, decide(folded.state), options);
 }
 
 /**
@@ -285,14 +328,14 @@ export async function handleCommand<S, E extends DomainEvent, R extends object =
  * decided with more than the state (a replay answered from an earlier version): the steps, the
  * append and the answer.
  */
-export async function appendDecision<S, E extends DomainEvent, R extends object>(
+export async function appendDecision<S, E extends DomainEvent, R extends object, Q extends object = Refusal<R>>(
   uow: UnitOfWork,
   decider: Decider<S, E>,
   streamId: string,
   { state, version }: Folded<S>,
   decision: Decision<E, R>,
-  options: CommandOptions<S, E, Refusal<R>> = {},
-): Promise<Handled<S, E> | Refusal<R>> {
+  options: CommandOptions<S, E, Q> = {},
+): Promise<Handled<S, E> | Refusal<R> | Q> {
   if (!('events' in decision)) return decision as Refusal<R>;
   const proposal: Proposal<S, E> = { uow, streamId, before: state, version, events: pendingOf(decision.events, options.metadata) };
   for (const step of options.steps ?? []) {

@@ -14,10 +14,3 @@ export class UnitOfWorkEnded extends Error {
   }
 }
 
-/**
- * The cluster's transaction ids are not above the log's (a restore into a fresh cluster): the
- * operator advances them before the service may start. A refusal the operator acts on, not a bug.
- */
-export class TransactionIdsBehind extends Error {
-  override name = 'TransactionIdsBehind';
-}

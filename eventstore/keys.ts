@@ -37,8 +37,11 @@ export interface DataKey {
 
 /** What every use of a deployment data key throws while it is not configured: none at all, or the one a key was wrapped by. */
 export class DataKeyUnavailable extends Error {
-  constructor(readonly keyId?: string) {
-    super(keyId === undefined ? 'no deployment data key is configured (SVC_DATA_KEYS)' : `deployment data key ${keyId} is not configured (SVC_DATA_KEYS)`);
+  constructor(
+    readonly keyId?: string,
+    why = 'is not configured (SVC_DATA_KEYS)',
+  ) {
+    super(keyId === undefined ? 'no deployment data key is configured (SVC_DATA_KEYS)' : `deployment data key ${keyId} ${why}`);
     this.name = 'DataKeyUnavailable';
   }
 }
@@ -52,7 +55,10 @@ export function parseDataKey(encoded: string | undefined): Buffer | undefined {
 
 /** AES-256-GCM with a context bound in (the stream, or what a value is): `v1.<iv>.<body>.<tag>`. */
 export function sealWith(key: Buffer, plaintext: Buffer, aad: string): string {
-  const iv = randomBytes(12);
+  return sealUnder(key, randomBytes(12), plaintext, aad);
+}
+
+function sealUnder(key: Buffer, iv: Buffer, plaintext: Buffer, aad: string): string {
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
@@ -75,7 +81,7 @@ function open(key: Buffer, sealed: string, aad: string): Buffer {
  * The key row of the deployment's digest key: a key like a stream's (wrapped by a data key, so a
  * rotation re-wraps it), never destroyed, whose stream holds no event.
  */
-export const DIGEST_KEY_STREAM = 'deployment-digests';
+const DIGEST_KEY_STREAM = 'deployment-digests';
 
 /**
  * The deployment data keys (SVC_DATA_KEYS): the first wraps every new stream key, each of the
@@ -144,8 +150,17 @@ export class DeploymentKey {
     return { wrapped: Buffer.from(sealWith(this.wrapping.key, streamKey, `stream-key:${streamId}`), 'utf8'), keyId: this.wrapping.id };
   }
 
+  /**
+   * The stream key, opened: DataKeyUnavailable when the data key of its id is missing, or is
+   * another key than the one that wrapped it (a process given a wrong key serves nothing).
+   */
   unwrap(stored: WrappedKey, streamId: string): Buffer {
-    return open(this.key(stored.keyId), stored.wrapped.toString('utf8'), `stream-key:${streamId}`);
+    const dataKey = this.key(stored.keyId);
+    try {
+      return open(dataKey, stored.wrapped.toString('utf8'), `stream-key:${streamId}`);
+    } catch {
+      throw new DataKeyUnavailable(stored.keyId, 'does not open the stream keys wrapped under its id (SVC_DATA_KEYS)');
+    }
   }
 
   /** Why digests cannot be made, or undefined once they can. */
@@ -287,6 +302,20 @@ export class StreamKeys {
     return new Map(streamIds.map((id) => [id, openerOf(id, keys.get(id))]));
   }
 
+  /**
+   * The row cipher of each stream, every key read in one round trip (none that the unit of work
+   * holds already); undefined for a stream without a live key.
+   */
+  async rowCiphers(db: Reader, streamIds: readonly string[]): Promise<Map<string, RowCipher | undefined>> {
+    const keys = await this.keysOf(db, streamIds);
+    return new Map(streamIds.map((id) => [id, rowCipherOf(id, keys.get(id))]));
+  }
+
+  /** The row cipher of a stream whose key row was read with its row (keyJoin): no query. */
+  rowCipherOfStored(streamId: string, stored: StoredKey): RowCipher | undefined {
+    return rowCipherOf(streamId, stored ? this.deploymentKey.unwrap(stored, streamId) : undefined);
+  }
+
   /** An opener for a stream whose key row was read with it (a rebuild's page): no query. */
   openerOfStored(streamId: string, stored: StoredKey): Opener {
     return openerOf(streamId, stored === undefined ? undefined : this.openStored(stored, streamId));
@@ -306,5 +335,45 @@ function openerOf(streamId: string, key: OpenedKey | undefined): Opener {
     if (key === 'destroyed') return ERASED;
     if (!key) throw new Error(`stream ${streamId} has no data key`);
     return JSON.parse(open(key, sealed, streamId).toString('utf8'));
+  };
+}
+
+/**
+ * Text a projection keeps in a table (a Session's view, an account's address), sealed with its
+ * stream's key: a table holds no more in the clear than the log does, so a copy of the database
+ * without the data keys reads none of it, a process without the right data key serves none of it,
+ * and destroying the stream's key leaves it unreadable (docs/architecture.md#content-at-rest).
+ *
+ * Sealing is deterministic: the IV is a keyed digest (HMAC-SHA-256, under a key derived from the
+ * stream's) of the column and the text, as synthetic-IV modes make it. The same row folded again
+ * (a rebuild, a replayed batch) is the same bytes, so a rebuilt table still equals the live one
+ * byte for byte. What that gives away over a random IV is only whether two values of one stream
+ * in one column are equal; an IV repeats only with the same text, column and key.
+ */
+export interface RowCipher {
+  seal(column: string, text: string): string;
+  /** The text; a value stored in the clear, before the release that sealed rows, as it is (a rebuild seals it). */
+  open(column: string, stored: string): string;
+}
+
+/** What sealWith writes: `v1.`, 12 bytes of IV, the body and 16 bytes of tag, in base64url. */
+const SEALED_VALUE = /^v1\.[\w-]{16}\.[\w-]*\.[\w-]{22}$/;
+
+/** The row cipher of a stream's opened key; undefined for none or a destroyed one. */
+export function rowCipherOf(streamId: string, key: OpenedKey | undefined): RowCipher | undefined {
+  if (key === undefined || key === 'destroyed') return undefined;
+  // Derived when the first value is sealed: a read only opens.
+  let ivKey: Buffer | undefined;
+  const context = (column: string): string => `${streamId} ${column}`;
+  return {
+    seal(column, text) {
+      ivKey ??= createHmac('sha256', key).update('row-iv', 'utf8').digest();
+      const plaintext = Buffer.from(text, 'utf8');
+      const iv = createHmac('sha256', ivKey).update(context(column), 'utf8').update('\0').update(plaintext).digest().subarray(0, 12);
+      return sealUnder(key, iv, plaintext, context(column));
+    },
+    open(column, stored) {
+      return SEALED_VALUE.test(stored) ? open(key, stored, context(column)).toString('utf8') : stored;
+    },
   };
 }

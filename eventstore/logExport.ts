@@ -1,6 +1,6 @@
 import type { ExportedEvent, StreamHead } from './chain.js';
 import { HeadsHash } from './chain.js';
-import { START, type Checkpoint } from './events.js';
+import { START, type Checkpoint, type Reader } from './events.js';
 import type { EventStore } from './store.js';
 import * as sql from './sql.js';
 import type { UnitOfWork } from './unitOfWork.js';
@@ -10,7 +10,7 @@ import type { UnitOfWork } from './unitOfWork.js';
 const BATCH = 2_000;
 
 /** The rows of a cursor declared in this unit of work, one batch at a time; closed at the end. */
-export async function* fetchAll<R extends object>(
+async function* fetchAll<R extends object>(
   uow: UnitOfWork,
   cursor: string,
   declare: (cursor: string) => string,
@@ -29,12 +29,13 @@ export async function* fetchAll<R extends object>(
   }
 }
 
-interface ExportRow extends Omit<ExportedEvent, 'global_position' | 'transaction_id'> {
+/** A row of LINK_COLUMNS, as pg reads it. */
+export interface ExportRow extends Omit<ExportedEvent, 'global_position' | 'transaction_id'> {
   global_position: string;
   transaction_id: string;
 }
 
-const toExported = (row: ExportRow): ExportedEvent => ({
+export const toExported = (row: ExportRow): ExportedEvent => ({
   ...row,
   global_position: Number(row.global_position),
   transaction_id: Number(row.transaction_id),
@@ -59,6 +60,17 @@ export async function exportLog(
       count += rows.length;
     }
     return count;
+  });
+}
+
+/** The events at these positions as the export writes them, in the order of the positions given. */
+export async function linkedEvents(db: Reader, positions: readonly string[]): Promise<ExportedEvent[]> {
+  const { rows } = await db.query<ExportRow>(sql.LINKED_AT, [positions]);
+  const byPosition = new Map(rows.map((row) => [row.global_position, toExported(row)]));
+  return positions.map((position) => {
+    const event = byPosition.get(position);
+    if (!event) throw new Error(`no event at position ${position}`);
+    return event;
   });
 }
 

@@ -91,6 +91,20 @@ export class SealedFields {
     return { type, ...clear, ...(secret as JsonObject) } as unknown as E;
   }
 
+  /**
+   * Stored data's one sealed value, unopened: for a projection that keeps content sealed in a
+   * column until it is used (a webhook signing secret), opened then by openSealed.
+   */
+  sealedOf(data: JsonObject): string | undefined {
+    const sealed = data[SEALED];
+    return typeof sealed === 'string' ? sealed : undefined;
+  }
+
+  /** The sealed fields one sealed value holds (sealedOf), opened; ERASED once the stream's key is destroyed. */
+  openSealed(sealed: string, open: Opener): JsonObject | Erased {
+    return open(sealed) as JsonObject | Erased;
+  }
+
   /** What is left of the event once its stream's key is destroyed: its clear fields, the sealed ones null. */
   erased<E extends DomainEvent>(type: string, data: JsonObject): E {
     const { [SEALED]: _sealed, ...clear } = data;

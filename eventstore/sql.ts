@@ -39,6 +39,14 @@ export const STREAM_HEAD = `
 SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`;
 
 /**
+ * A stream's data key row beside a row of another table (a projection's row sealed with it, read
+ * back): `k`, one probe of the primary key. KEY_COLUMNS are its columns as a KeyRow.
+ */
+export const keyJoin = (streamId: string): string => `
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys WHERE stream_id = ${streamId} LIMIT 1) k ON true`;
+export const KEY_COLUMNS = 'k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id';
+
+/**
  * Reading a stream with its wrapped data key, for each row of a statement's FROM: the joins, and
  * the columns every such statement returns (`requested`, the stream id asked for, comes from the
  * statement). A stream with no event yields one row of nulls (and its key, if it has one).
@@ -48,10 +56,9 @@ SELECT stream_version AS version, encode(hash, 'hex') AS hash FROM events WHERE 
  * the planner cannot hash-join the whole log against the ids asked for, as a generic plan over a
  * never-analyzed log did.
  */
-export const streamReadJoins = (requested: string): string => `
-  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys WHERE stream_id = ${requested} LIMIT 1) k ON true
+export const streamReadJoins = (requested: string): string => `${keyJoin(requested)}
   LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM events WHERE events.stream_id = ${requested} ORDER BY stream_version) e ON true`;
-export const STREAM_READ_COLUMNS = `k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id,
+export const STREAM_READ_COLUMNS = `${KEY_COLUMNS},
   e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash`;
 
 /**
@@ -79,13 +86,13 @@ export const READ_EVENT = prepared(
  */
 export const READ_ALL = `
 SELECT ${COLUMNS} FROM events
- WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ WHERE events.transaction_id < log_horizon()
    AND (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
  ORDER BY events.transaction_id, global_position
  LIMIT $3`;
 
 /** The oldest transaction still in flight: every transaction below it has ended. */
-export const HORIZON = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`;
+export const HORIZON = `SELECT log_horizon()::text AS horizon`;
 
 /**
  * The events of transactions below a horizon, stream by stream, from a (stream, version) on and
@@ -130,6 +137,9 @@ SELECT coalesce(histogram_bounds::text::text[], '{}') AS bounds FROM pg_stats
 /** The newest position in the log: an estimate of how many events a replay of it folds. */
 export const NEWEST_POSITION = `SELECT coalesce(max(global_position), 0)::text AS position FROM events`;
 
+/** One event by its position: where a reader that kept only a position resumes readAll. */
+export const READ_AT = `SELECT ${COLUMNS} FROM events WHERE global_position = $1`;
+
 /**
  * Everything after the checkpoint that this snapshot sees, in-flight horizon ignored. Safe only
  * while every writer that could still commit an earlier event is shut out (a rebuild's table lock).
@@ -161,10 +171,21 @@ export const VERIFY = verifying('');
 /** One stream's chain. */
 export const VERIFY_STREAM = verifying('WHERE stream_id = $1');
 
-/** Transaction ids restart in a fresh cluster; a restored log must not be ahead of the cluster. */
-export const TRANSACTION_ID_GUARD = `
-SELECT (SELECT max(transaction_id) FROM events)::text AS newest_stored,
-       pg_current_xact_id()::text AS current`;
+/**
+ * Transaction ids start again in another cluster: when the newest stored event is not below the
+ * next id the cluster will assign (its snapshot's end), offset as the log's epoch says (a
+ * restore, a logical replica), the offset is advanced, once, so that the oldest transaction in
+ * flight, and every later one, sorts after every stored event. In the cluster the log began in,
+ * every stored id was assigned before the snapshot's end, so nothing changes. Concurrent starts
+ * take turns on the one row, and the second finds nothing to do. The new offset and the newest
+ * stored event, or no row when the cluster is ahead.
+ */
+export const LOG_EPOCH_ADVANCE = `
+UPDATE log_epoch SET epoch = epoch + 1,
+       ids_offset = stored.newest - pg_snapshot_xmin(pg_current_snapshot())::text::bigint + 1
+  FROM (SELECT max(transaction_id)::text::bigint AS newest FROM events) stored
+ WHERE stored.newest >= pg_snapshot_xmax(pg_current_snapshot())::text::bigint + ids_offset
+RETURNING epoch, ids_offset::text AS ids_offset, stored.newest::text AS newest`;
 
 export const KEY_GET = prepared('key_get', `SELECT stream_id, true AS has_key, wrapped_key, key_id FROM stream_keys WHERE stream_id = ANY($1::text[])`);
 /** $3: the id of the deployment data key that wrapped it. */
@@ -242,20 +263,26 @@ export const NOTIFY = `
 SELECT pg_notify(w.channel, w.payload)
   FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush, unnest($1::text[], $2::text[]) AS w(channel, payload)`;
 
+/** Every stored value of an event's link, under its stored name, as an export line holds it (eventstore/chain.ts). */
+export const LINK_COLUMNS = `events.global_position::text AS global_position, events.transaction_id::text AS transaction_id,
+       events.event_id, events.stream_id, events.stream_version, events.type, events.data, events.metadata,
+       events_recorded_at_text(events.recorded_at) AS recorded_at, encode(events.prev_hash, 'hex') AS prev_hash,
+       encode(events.hash, 'hex') AS hash, events.link_format`;
+
 /**
  * The log for an export, every stored value of each link, in log order: all of it, or the named
  * streams. Read through a cursor, so an export of any size holds one batch at a time.
  */
 const exporting = (where: string) => (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
-SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, event_id, stream_id,
-       stream_version, type, data, metadata, events_recorded_at_text(recorded_at) AS recorded_at,
-       encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, link_format
+SELECT ${LINK_COLUMNS}
   FROM events
  ${where}
  ORDER BY events.transaction_id, events.global_position`;
 
 export const EXPORT_CURSOR = exporting('');
+/** Every stored value of the links of the events at these positions (the Merkle tree's leaves). */
+export const LINKED_AT = `SELECT ${LINK_COLUMNS} FROM events WHERE global_position = ANY ($1::bigint[])`;
 export const EXPORT_STREAMS_CURSOR = exporting('WHERE stream_id = ANY ($1::text[])');
 
 /**
@@ -269,7 +296,7 @@ export const HEADS_CURSOR = (cursor: string): string => `
 DECLARE ${cursor} NO SCROLL CURSOR FOR
 SELECT stream_id, stream_version, encode(hash, 'hex') AS hash FROM (
   SELECT DISTINCT ON (stream_id) stream_id, stream_version, hash FROM events
-   WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+   WHERE events.transaction_id < log_horizon()
      AND events.transaction_id >= $1::xid8
      AND (events.transaction_id, global_position) > ($1::xid8, $2::bigint)
    ORDER BY stream_id, stream_version DESC
@@ -279,6 +306,6 @@ ORDER BY stream_id COLLATE "C"`;
 /** The newest event below the current snapshot's horizon: the end of the commit-safe log. */
 export const HORIZON_END = `
 SELECT transaction_id::text AS transaction_id, global_position::text AS global_position FROM events
- WHERE events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ WHERE events.transaction_id < log_horizon()
  ORDER BY events.transaction_id DESC, events.global_position DESC
  LIMIT 1`;

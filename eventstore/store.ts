@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import pRetry from 'p-retry';
-import { StreamVersionConflict, TransactionIdsBehind } from './errors.js';
+import { StreamVersionConflict } from './errors.js';
 import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
@@ -119,6 +119,12 @@ export async function readAll(db: Reader, after: Checkpoint = START, limit = 500
   return rows.map(toRecorded);
 }
 
+/** The event at a global position, undefined when there is none: checkpointOf it resumes readAll after it. */
+export async function readAt(db: Reader, globalPosition: string): Promise<RecordedEvent | undefined> {
+  const { rows } = await db.query<EventRow>(sql.READ_AT, [globalPosition]);
+  return rows[0] && toRecorded(rows[0]);
+}
+
 /** The oldest transaction still in flight, as a checkpoint's transaction id: nothing below it can still commit. */
 export async function transactionHorizon(db: Reader): Promise<string> {
   const { rows } = await db.query<{ horizon: string }>(sql.HORIZON);
@@ -207,17 +213,30 @@ export async function verify(db: Reader, streamId?: string): Promise<ChainProble
   return rows.map((r) => ({ streamId: r.stream_id, streamVersion: r.stream_version, problem: r.problem }));
 }
 
+/** What advancing the log's epoch did: the offset now added to the cluster's ids, and the newest stored one it passes. */
+export interface EpochAdvanced {
+  epoch: number;
+  idsOffset: bigint;
+  newestStored: bigint;
+}
+
+const UNDEFINED_TABLE = '42P01';
+
 /**
- * Refuses to run against a cluster whose transaction ids are behind the log (a restore into a
- * fresh cluster): readAll would otherwise hide every new event behind the old ones.
+ * At start: when the cluster's transaction ids are behind the log (a logical dump restored into
+ * another cluster, a move by logical replication), advances the log's epoch once, so that every
+ * new event sorts after every stored one (migration 0170, docs/architecture.md#the-logs-epoch).
+ * Undefined when the cluster is ahead, as it is in the cluster the log began in, or when the
+ * migration that brings the epoch is not applied yet (readiness names it; nothing reads the log
+ * in the new order before it is).
  */
-export async function assertTransactionIdsAhead(db: Reader): Promise<void> {
-  const { rows } = await db.query<{ newest_stored: string | null; current: string }>(sql.TRANSACTION_ID_GUARD);
-  const row = rows[0];
-  if (row?.newest_stored && BigInt(row.newest_stored) >= BigInt(row.current)) {
-    throw new TransactionIdsBehind(
-      `the cluster's transaction ids (${row.current}) are not above the stored events' (${row.newest_stored}); ` +
-        'advance them (pg_resetwal -x) before starting',
-    );
+export async function advanceLogEpoch(db: Reader): Promise<EpochAdvanced | undefined> {
+  try {
+    const { rows } = await db.query<{ epoch: number; ids_offset: string; newest: string }>(sql.LOG_EPOCH_ADVANCE);
+    const row = rows[0];
+    return row && { epoch: row.epoch, idsOffset: BigInt(row.ids_offset), newestStored: BigInt(row.newest) };
+  } catch (error) {
+    if ((error as { code?: string }).code === UNDEFINED_TABLE) return undefined;
+    throw error;
   }
 }

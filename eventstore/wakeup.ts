@@ -17,7 +17,7 @@ export interface Wakeup {
 export const EVERYTHING = '*';
 
 /** NOTIFY payloads must stay under 8000 bytes; past this the batch is sent as "everything". */
-export const MAX_PAYLOAD_BYTES = 7_900;
+const MAX_PAYLOAD_BYTES = 7_900;
 
 /** What a wake-up names: its targets, or everything. */
 export function wakeupTargets(payload: string): readonly string[] | typeof EVERYTHING {

@@ -3,7 +3,7 @@ import pRetry from 'p-retry';
 import type { Logger } from './notifier.js';
 
 /** Reconnect backoff: from 100 ms, doubling, at most 30 s, each delay jittered (times 1 to 2). */
-export const RECONNECT = { minTimeout: 100, maxTimeout: 30_000, factor: 2, randomize: true } as const;
+const RECONNECT = { minTimeout: 100, maxTimeout: 30_000, factor: 2, randomize: true } as const;
 
 const quoteChannel = (channel: string): string => `"${channel.replaceAll('"', '""')}"`;
 

@@ -7,11 +7,7 @@ export {
   rebuildAll,
   replayPart,
   type PartReplayer,
-  type RebuildOptions,
   type RebuildPass,
-  type RebuildProgress,
-  type RebuildResult,
-  type RebuildSet,
   type StreamPart,
 } from './rebuild.js';
 

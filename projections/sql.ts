@@ -28,7 +28,7 @@ SELECT transaction_id::text AS transaction_id, global_position::text AS global_p
 export const CHECKPOINT_REACHED = `
 SELECT (transaction_id, global_position) >= ($2::xid8, $3::bigint) AS reached FROM projection_checkpoints WHERE name = $1`;
 
-export const REBUILD_SCHEMA = 'svc_rebuild';
+const REBUILD_SCHEMA = 'svc_rebuild';
 
 /**
  * One rebuild at a time: they share the one schema their copies are built in. A transaction's

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { newClientEventId } from '../src/human/form.js';
-import { own } from '../src/human/own.js';
-import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../src/sessions/interaction.js';
+import { newClientEventId } from '../src/human/index.js';
+import { own } from '../src/human/index.js';
+import { fieldsOf, type FieldSchema, type FieldValue, type InteractiveInteraction } from '../src/sessions/index.js';
 import { errorCodeOf, formBody, postForm } from '../test/human/form-post.js';
 import { useTestApp } from '../test/support/lifecycle.js';
 import { createSession, owner } from '../test/support/sessions.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/http/errors.js';
-import { checkResponse, responseSchemaOf } from '../src/sessions/responseSchema.js';
-import { parseCreateInteraction, parsePublishInteraction } from '../src/sessions/validation/interaction.js';
+import { checkResponse, responseSchemaOf } from '../src/sessions/index.js';
+import { parseCreateInteraction, parsePublishInteraction } from '../src/sessions/index.js';
 import {
   arbDisplayInteraction,
   arbFieldComponent,

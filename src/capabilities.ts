@@ -1,10 +1,12 @@
-import { EVENTSTORE_MIGRATIONS, type Projection, type StreamKeys } from '../eventstore/index.js';
+import { DeploymentKey, EVENTSTORE_MIGRATIONS, StreamKeys, type Projection } from '../eventstore/index.js';
 import { PROJECTIONS_MIGRATIONS } from '../projections/index.js';
 import { accounts } from './accounts/index.js';
 import { audit } from './audit/index.js';
 import { auth } from './auth/index.js';
-import type { Capability } from './capability.js';
-import type { ReactionLists } from './serviceContext.js';
+import type { Capability, WorkerDeclaration } from './capability.js';
+import type { OperatorCommand } from './commandLine.js';
+import type { Config } from './config.js';
+import type { ReactionLists, Resources } from './serviceContext.js';
 import { feed } from './feed/index.js';
 import { human } from './human/index.js';
 import { mcpEndpoint } from './mcpEndpoint/index.js';
@@ -36,6 +38,9 @@ export const inlineProjections = (deps: { streamKeys: StreamKeys }): Projection[
 /** The read models that follow the log from a checkpoint. */
 export const asyncProjections = (): Projection[] => capabilities.flatMap((c) => c.asyncProjections ?? []);
 
+/** Every projection's name; made with no data key, since naming them opens none. */
+const projectionNames = (): string[] => [...inlineProjections({ streamKeys: new StreamKeys(new DeploymentKey()) }), ...asyncProjections()].map((p) => p.name);
+
 /** Every capability's reactions to each command, in the list's order (ServiceContext.reactions). */
 export function reactions(): ReactionLists {
   const lists: Record<string, unknown[]> = {};
@@ -45,5 +50,22 @@ export function reactions(): ReactionLists {
   return lists as ReactionLists;
 }
 
+/**
+ * Every capability's shared resources, made from the configuration. Each record brings its own
+ * names of Resources; together they are all of them (one record per name).
+ */
+export const openResources = (config: Config): Resources => Object.assign({}, ...capabilities.map((c) => c.resources?.open(config) ?? {})) as Resources;
+
+/** Closes every capability's resources, in the list's order, as a process stops. */
+export async function closeResources(resources: Resources): Promise<void> {
+  for (const capability of capabilities) await capability.resources?.close(resources);
+}
+
 /** What the operator's checks and commands know of the whole service (src/ops/parts.ts). */
-export const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections() };
+const serviceParts: ServiceParts = { migrationFolders: MIGRATION_FOLDERS, asyncProjections: asyncProjections(), projectionNames: projectionNames() };
+
+/** The operator's commands every capability declares. */
+export const operatorCommands: readonly OperatorCommand[] = capabilities.flatMap((c) => c.commands ?? []);
+
+/** The background roles every capability declares. */
+export const workers: readonly WorkerDeclaration[] = capabilities.flatMap((c) => c.workers ?? []);

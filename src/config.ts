@@ -84,16 +84,46 @@ const TRUST_PROXY_VALUES =
   'a hop count (how many proxies stand in front of the service; 0 or unset: none) or the proxies\' addresses and CIDR ranges ' +
   `separated by commas (${PROXY_RANGE_NAMES.join(', ')} name ranges)`;
 
+/**
+ * More proxies than any deployment chains in front of a service: a larger count trusts hops the
+ * client wrote itself, as `true` would.
+ */
+const MAX_PROXY_HOPS = 10;
+
+/** An address as written in full (four decimal parts for IPv4: `1.5` is no proxy's address). */
+const isAddress = (text: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && ipaddr.IPv6.isValid(text));
+
+/** A proxy's address, a CIDR range of them (a /0 would trust every address, as `true` would), or a range's name. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', bits, ...extra] = entry.split('/');
+  if (!isAddress(address) || extra.length > 0) return false;
+  return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) > 0 && Number(bits) <= (address.includes(':') ? 128 : 32));
+}
+
 function trustProxyOf(value: string | undefined): Config['trustProxy'] {
   if (value === undefined || value === 'false') return 0;
-  if (value === 'true') {
-    throw new ConfigError(`SVC_TRUST_PROXY must be ${TRUST_PROXY_VALUES}; true is refused: trusting every hop lets a client choose the address its limits count`);
+  const everyHop = 'trusting every hop lets a client choose the address its limits count';
+  if (value === 'true') throw new ConfigError(`SVC_TRUST_PROXY must be ${TRUST_PROXY_VALUES}; true is refused: ${everyHop}`);
+  if (/^[0-9]+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > MAX_PROXY_HOPS) throw new ConfigError(`SVC_TRUST_PROXY must be a hop count of at most ${MAX_PROXY_HOPS}; ${value} is refused: ${everyHop}`);
+    return hops;
   }
-  if (/^[0-9]+$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());
-  const wrong = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
-  if (wrong !== undefined) throw new ConfigError(`SVC_TRUST_PROXY must be ${TRUST_PROXY_VALUES}; got ${JSON.stringify(wrong)}`);
+  const wrong = entries.find((entry) => !isProxyEntry(entry));
+  if (wrong !== undefined) throw new ConfigError(`SVC_TRUST_PROXY must be ${TRUST_PROXY_VALUES}, a range narrower than /0; got ${JSON.stringify(wrong)}`);
   return entries;
+}
+
+/** The shortest owner key served: one that short of random bytes can be guessed. */
+export const MIN_OWNER_KEY_LENGTH = 32;
+
+function ownerKeyOf(value: string | undefined): string | undefined {
+  if (value !== undefined && value.length < MIN_OWNER_KEY_LENGTH) {
+    throw new ConfigError(`SVC_OWNER_KEY must be at least ${MIN_OWNER_KEY_LENGTH} characters (for example svc_owner_ and 32 random bytes in base64url)`);
+  }
+  return value;
 }
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -174,7 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     port,
     publicOrigin: (nonEmpty(env.SVC_PUBLIC_ORIGIN) ?? `http://${urlHost}:${port}`).replace(/\/+$/, ''),
-    ownerKey: nonEmpty(env.SVC_OWNER_KEY),
+    ownerKey: ownerKeyOf(nonEmpty(env.SVC_OWNER_KEY)),
     receiptKeys: nonEmpty(env.SVC_RECEIPT_KEYS),
     dataKeys,
     smtpUrl: nonEmpty(env.SVC_SMTP_URL),

@@ -1,20 +1,18 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { DeploymentKey, EventStore, StreamKeys, Wakeups } from '../eventstore/index.js';
-import { developerKeyResolver } from './accounts/index.js';
-import { ownerKeyResolver } from './auth/index.js';
-import { asyncProjections, inlineProjections, reactions } from './capabilities.js';
+import { asyncProjections, capabilities, inlineProjections, openResources, reactions } from './capabilities.js';
 import type { Clock } from './clock.js';
 import { dataKeysOf, type Config } from './config.js';
 import { PrometheusMetrics } from './ops/index.js';
 import { SERVICE_VERSION, resolveBuildIdentity, versionAt } from './version.js';
 import { parseReceiptKeys, type ReceiptKeyRing } from './receiptKeys.js';
 import type { ServiceContext } from './serviceContext.js';
-import { createEgress, policyOf } from './webhooks/index.js';
 
 /**
  * The composition root: builds the context every capability is handed (its shape is
- * src/serviceContext.ts), and is the one place that knows every projection and credential.
+ * src/serviceContext.ts) from the capabilities' records: their projections, credentials,
+ * reactions and shared resources.
  */
 export function createContext(deps: { config: Config; pool: pg.Pool; clock: Clock; log: Logger; wakeups: Wakeups }): ServiceContext {
   let receiptKeys: ReceiptKeyRing | undefined;
@@ -33,6 +31,7 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
   const metrics = new PrometheusMetrics({
     pool: deps.pool,
     clock: deps.clock,
+    gauges: capabilities.flatMap((c) => c.gauges ?? []),
     projections: () => ({ inline: inline.map((p) => p.name), async: asyncProjections().map((p) => p.name) }),
     warn: (obj, msg) => deps.log.warn(obj, msg),
     build: { version: SERVICE_VERSION, commit: versionAt(identity, deps.clock.now()).git_sha ?? 'unknown' },
@@ -40,14 +39,14 @@ export function createContext(deps: { config: Config; pool: pg.Pool; clock: Cloc
   const { pool, ...shared } = deps;
   return {
     ...shared,
+    ...openResources(deps.config),
     store: new EventStore({ pool, inline, log: deps.log, onCommitted: (events) => metrics.eventsCommitted(events) }),
     metrics,
     identity,
     receiptKeys,
     receiptKeysProblem,
-    egress: createEgress({ policy: policyOf(deps.config) }),
     streamKeys,
-    credentialResolvers: [ownerKeyResolver, developerKeyResolver],
+    credentialResolvers: capabilities.flatMap((c) => c.credentialResolver ?? []),
     reactions: reactions(),
   };
 }

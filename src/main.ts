@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import pino from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
-import { DataKeyUnavailable, MigrationChanged, TransactionIdsBehind, Wakeups, migrate, verify } from '../eventstore/index.js';
-import { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './audit/index.js';
-import { MIGRATION_FOLDERS, serviceParts } from './capabilities.js';
+import { DataKeyUnavailable, MigrationChanged, Wakeups, migrate, verify } from '../eventstore/index.js';
+import { MIGRATION_FOLDERS, operatorCommands } from './capabilities.js';
 import { systemClock } from './clock.js';
-import { CommandRefused, UsageError } from './commandLine.js';
+import { CommandRefused, HELP_FLAGS, UsageError, helpOf, usageLine, type CommandDescription } from './commandLine.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContext } from './context.js';
 import type { ServiceContext } from './serviceContext.js';
@@ -13,9 +12,7 @@ import { applyDevDefaults } from './devDefaults.js';
 import { isDatabaseUnreachable } from './http/database.js';
 import { createLogger } from './http/logging.js';
 import { contractDocument } from './openapi.js';
-import { rebuildCommand, rekeyCommand, statusCommand } from './ops/index.js';
-import { eraseCommand } from './purge/index.js';
-import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
+import { ALL_ROLES, BACKGROUND_ROLES, ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
 
 /**
  * The command line. Exit codes: 0 only on success (and after a graceful stop on SIGTERM or
@@ -24,62 +21,99 @@ import { ALL_ROLES, BACKGROUND_ROLES, createPool, openDatabase, startService, ty
  * only the unexpected print a stack trace.
  */
 
-const USAGE = `usage: svc [command]
-  serve (default)     HTTP API and every background role
-  api | projector | dispatcher | purger | checkpointer   one role alone (any number of copies may run)
-  worker              every background role: projector, dispatcher, purger, checkpointer
-  migrate             apply the bundled SQL migrations
-  rebuild NAME | --all [--json]  replay the log into projection NAME (or every one) and swap it in
-  rekey [--json]      wrap every stream key again under the first key of SVC_DATA_KEYS
-  verify              check every stream's hash chain
-  status [--json]     projections, deliveries, purge backlog, checkpoint age, migrations, data keys
-  erase SESSION_ID    purge one Session now (a data-subject request); again: says it was purged
-${AUDIT_USAGE}
-  openapi             print the OpenAPI contract's SHA-256 (the committed copy is docs/openapi.json)
-  mcp                 MCP server on stdio for agents (SVC_URL, SVC_API_KEY)`;
+/** A command: how the usage describes it, and how it runs to an exit code (or serves until a signal). */
+interface Command extends CommandDescription {
+  run(args: string[], open: () => Promise<ServiceContext>): Promise<number | 'serving'>;
+}
 
-/** Commands run once against the database the environment names, beside a running service; each checks its own arguments. */
-const OPERATOR_COMMANDS = new Map<string, (ctx: ServiceContext, args: string[]) => Promise<number>>([
-  ['export', exportCommand],
-  ['checkpoint', checkpointCommand],
-  ['status', (ctx, args) => statusCommand(ctx, args, serviceParts)],
-  ['rebuild', (ctx, args) => rebuildCommand(ctx, args, serviceParts)],
-  ['rekey', rekeyCommand],
-  [
-    'erase',
-    async (ctx, args) => {
-      if (args.length !== 1) throw new UsageError('erase takes one SESSION_ID');
-      const erased = await eraseCommand(ctx, args[0]!);
-      (erased.exitCode === 0 ? console.log : console.error)(erased.message);
-      return erased.exitCode;
+function noArguments(name: string, args: string[]): void {
+  if (args.length > 0) throw new UsageError(`${name} takes no argument`);
+}
+
+/** `serve`, one role, or `worker`: runs until SIGTERM or SIGINT. */
+const serving = (name: string, roles: readonly Role[], summary: string): Command => ({
+  name,
+  summary,
+  async run(args) {
+    noArguments(name, args);
+    const config = await configFor(name);
+    const database = await openDatabase(config);
+    if (database.development) {
+      console.log(`development database: ${database.url} (in ${database.development.urlFile} while it runs: npm start -- <command> beside this process uses it)`);
+    }
+    try {
+      await serve(roles, config, database);
+    } catch (error) {
+      await database.stop().catch(() => undefined);
+      throw error;
+    }
+    return 'serving';
+  },
+});
+
+/**
+ * Every command, in the order the usage lists them: the service's own (its roles, migrate,
+ * verify, the contract, the MCP server) and those the capabilities declare in their records.
+ */
+const COMMANDS: readonly Command[] = [
+  serving('serve', ALL_ROLES, '(default) the HTTP API and every background role'),
+  ...ROLES.map(({ role, summary }) => serving(role, [role], `${summary} (this role alone)`)),
+  serving('worker', BACKGROUND_ROLES, `every background role: ${BACKGROUND_ROLES.join(', ')}`),
+  {
+    name: 'migrate',
+    summary: 'apply the bundled SQL migrations',
+    details: () => 'Each in its own transaction with its ledger row; an external database is migrated only by this, the embedded one also at start.',
+    async run(args, open) {
+      noArguments('migrate', args);
+      console.log(`applied: ${(await migrate((await open()).store.pool, MIGRATION_FOLDERS)).join(', ') || 'nothing'}`);
+      return 0;
     },
-  ],
-]);
+  },
+  {
+    name: 'verify',
+    summary: "check every stream's hash chain",
+    details: () => 'Exit 1 with each broken link listed.',
+    async run(args, open) {
+      noArguments('verify', args);
+      const problems = await verify((await open()).store.pool);
+      for (const p of problems) console.log(`${p.streamId} v${p.streamVersion}: ${p.problem}`);
+      console.log(problems.length === 0 ? 'every chain verifies' : `${problems.length} problem(s)`);
+      return problems.length === 0 ? 0 : 1;
+    },
+  },
+  ...operatorCommands,
+  {
+    name: 'openapi',
+    summary: "print the OpenAPI contract's SHA-256 (the committed copy is docs/openapi.json)",
+    async run(args) {
+      noArguments('openapi', args);
+      console.log(createHash('sha256').update(await contractDocument(await configFor('openapi'))).digest('hex'));
+      return 0;
+    },
+  },
+  {
+    name: 'mcp',
+    summary: 'MCP server on stdio for agents (SVC_URL, SVC_API_KEY)',
+    // A client of the service, not the service: no database, and nothing but MCP on stdout.
+    async run(args) {
+      noArguments('mcp', args);
+      const { serveMcp } = await import('./mcp/server.js');
+      await serveMcp(process.env, { name: packageJson.name, version: packageJson.version });
+      return 'serving';
+    },
+  },
+];
 
-/** How many arguments each of the other commands takes after its name. */
-const ARITY: Record<string, number> = { ...Object.fromEntries(ALL_ROLES.map((role) => [role, 0])), serve: 0, worker: 0, migrate: 0, verify: 0, openapi: 0 };
-
-/** The roles a serving command runs. */
-const rolesOf = (command: string): readonly Role[] => (command === 'serve' ? ALL_ROLES : command === 'worker' ? BACKGROUND_ROLES : [command as Role]);
-const HELP = new Set(['help', '--help', '-h']);
+const USAGE = ['usage: svc [command] [--help]', ...COMMANDS.map(usageLine)].join('\n');
 
 const SYSTEM_EXPECTED = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOENT']);
 
-const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, TransactionIdsBehind, DataKeyUnavailable];
+const EXPECTED_ERRORS = [ConfigError, CommandRefused, MigrationChanged, DataKeyUnavailable];
 
 function isExpected(error: unknown): boolean {
   if (EXPECTED_ERRORS.some((kind) => error instanceof kind) || isDatabaseUnreachable(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && SYSTEM_EXPECTED.has(code);
-}
-
-function parseCommand(argv: string[]): { command: string; args: string[] } {
-  const [command = 'serve', ...args] = argv;
-  if (OPERATOR_COMMANDS.has(command)) return { command, args };
-  const arity = ARITY[command];
-  if (arity === undefined) throw new UsageError(`unknown command: ${command}`);
-  if (args.length !== arity) throw new UsageError(`${command} takes ${arity === 0 ? 'no argument' : `${arity} argument`}`);
-  return { command, args };
 }
 
 async function configFor(command: string): Promise<Config> {
@@ -95,27 +129,31 @@ async function configFor(command: string): Promise<Config> {
   return dev.config;
 }
 
-/** migrate, verify and the operator commands: one pass over the database; the exit code. */
-async function runOnce(command: string, args: string[], config: Config, database: Database): Promise<number> {
-  const pool = createPool(database.url, 4, config.databasePooling);
-  try {
-    const operate = OPERATOR_COMMANDS.get(command);
-    if (operate) {
-      // Logs go to stderr: an export's stdout is its data.
-      const log = createLogger({ destination: pino.destination(2) });
-      return await operate(createContext({ config, pool, clock: systemClock, log, wakeups: new Wakeups(config.listenDatabaseUrl ?? database.url, log) }), args);
-    }
-    if (command === 'migrate') {
-      console.log(`applied: ${(await migrate(pool, MIGRATION_FOLDERS)).join(', ') || 'nothing'}`);
-      return 0;
-    }
-    const problems = await verify(pool);
-    for (const p of problems) console.log(`${p.streamId} v${p.streamVersion}: ${p.problem}`);
-    console.log(problems.length === 0 ? 'every chain verifies' : `${problems.length} problem(s)`);
-    return problems.length === 0 ? 0 : 1;
-  } finally {
-    await pool.end();
-  }
+/**
+ * The database and the service's context a one-shot command runs over, made when it first asks
+ * (an audit or a usage error needs none), and closed after it: its pool, then the embedded
+ * database when this process started it.
+ */
+function contextOnDemand(command: string): { open: () => Promise<ServiceContext>; close: () => Promise<void> } {
+  let opened: Promise<{ ctx: ServiceContext; database: Database }> | undefined;
+  const openOnce = async () => {
+    const config = await configFor(command);
+    const database = await openDatabase(config);
+    const pool = createPool(database.url, 4, config.databasePooling);
+    // Logs go to stderr: an export's stdout is its data.
+    const log = createLogger({ destination: pino.destination(2) });
+    const wakeups = new Wakeups(config.listenDatabaseUrl ?? database.url, log);
+    return { ctx: createContext({ config, pool, clock: systemClock, log, wakeups }), database };
+  };
+  return {
+    open: async () => (await (opened ??= openOnce())).ctx,
+    async close() {
+      const done = await opened?.catch(() => undefined);
+      if (!done) return;
+      await done.ctx.store.pool.end();
+      await done.database.stop();
+    },
+  };
 }
 
 /**
@@ -123,7 +161,7 @@ async function runOnce(command: string, args: string[], config: Config, database
  * answered, background roles stop, the pools close) and the database last, and exits 0.
  */
 async function serve(roles: readonly Role[], config: Config, database: Database): Promise<void> {
-  const started = startService(config, roles, { databaseUrl: database.url, migrateFirst: database.embedded });
+  const started = startService(config, roles, { databaseUrl: database.url, migrateFirst: database.development !== undefined });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -145,36 +183,23 @@ async function serve(roles: readonly Role[], config: Config, database: Database)
 }
 
 async function main(argv: string[]): Promise<number | 'serving'> {
-  const [first] = argv;
-  if (first === 'mcp') {
-    // A client of the service, not the service: no database, and nothing but MCP on stdout.
-    const { serveMcp } = await import('./mcp/server.js');
-    await serveMcp(process.env, { name: packageJson.name, version: packageJson.version });
-    return 'serving';
-  }
-  // The audit needs no database, no service and no configuration: only the files it is given.
-  if (first === 'audit') return auditCommand(argv.slice(1));
-  const { command, args } = parseCommand(argv);
-  const config = await configFor(command);
-  if (command === 'openapi') {
-    console.log(createHash('sha256').update(await contractDocument(config)).digest('hex'));
+  const [name = 'serve', ...args] = argv;
+  if (name === 'help' || HELP_FLAGS.has(name)) {
+    console.log(USAGE);
     return 0;
   }
-  const database = await openDatabase(config);
-  if (command === 'migrate' || command === 'verify' || OPERATOR_COMMANDS.has(command)) {
-    try {
-      return await runOnce(command, args, config, database);
-    } finally {
-      await database.stop();
-    }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new UsageError(`unknown command: ${name}`);
+  if (args.some((arg) => HELP_FLAGS.has(arg))) {
+    console.log(helpOf(command));
+    return 0;
   }
+  const { open, close } = contextOnDemand(name);
   try {
-    await serve(rolesOf(command), config, database);
-  } catch (error) {
-    await database.stop().catch(() => undefined);
-    throw error;
+    return await command.run(args, open);
+  } finally {
+    await close();
   }
-  return 'serving';
 }
 
 /** An error's own message; an AggregateError (every address refused) says it through its first. */
@@ -189,10 +214,6 @@ function exit(error: unknown): never {
   process.exit(1);
 }
 
-if (HELP.has(process.argv[2] ?? '')) {
-  console.log(USAGE);
-} else {
-  main(process.argv.slice(2)).then((outcome) => {
-    if (outcome !== 'serving') process.exit(outcome);
-  }, exit);
-}
+main(process.argv.slice(2)).then((outcome) => {
+  if (outcome !== 'serving') process.exit(outcome);
+}, exit);

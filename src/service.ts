@@ -1,25 +1,31 @@
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { Wakeups, assertMigrationsUnchanged, assertTransactionIdsAhead, migrate } from '../eventstore/index.js';
+import { Wakeups, advanceLogEpoch, assertMigrationsUnchanged, migrate } from '../eventstore/index.js';
 import { AsyncProjector } from '../projections/index.js';
-import type { WorkerRole } from './capability.js';
-import { asyncProjections, capabilities, MIGRATION_FOLDERS, ops } from './capabilities.js';
+import { asyncProjections, capabilities, closeResources, MIGRATION_FOLDERS, ops, workers } from './capabilities.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config, DatabasePooling } from './config.js';
 import { createContext } from './context.js';
 import type { ServiceContext } from './serviceContext.js';
-import { startEmbeddedPostgres } from './database/embedded.js';
+import { openDevelopmentDatabase } from './database/development.js';
 import { clientFor } from './database/pooling.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { closeWithin } from './http/shutdown.js';
 import { dataKeyProblems } from './ops/index.js';
-import { join } from 'node:path';
 
-export type Role = 'api' | 'projector' | WorkerRole;
+/** A role a process runs: the API, the projector, or a background role some capability declares (its record's `workers`). */
+export type Role = string;
+
+/** Every role, with what the usage says of it; the API's and the projector's are the service's own. */
+export const ROLES: readonly { role: Role; summary: string }[] = [
+  { role: 'api', summary: 'the HTTP API' },
+  { role: 'projector', summary: 'folds the log into the read models that follow it from a checkpoint' },
+  ...workers,
+];
+export const ALL_ROLES: readonly Role[] = ROLES.map((r) => r.role);
 /** Every role but the API: what the `worker` command runs. */
-export const BACKGROUND_ROLES: readonly Role[] = ['projector', 'dispatcher', 'purger', 'checkpointer'];
-export const ALL_ROLES: readonly Role[] = ['api', ...BACKGROUND_ROLES];
+export const BACKGROUND_ROLES: readonly Role[] = ALL_ROLES.filter((role) => role !== 'api');
 
 export interface RunningService {
   ctx: ServiceContext;
@@ -30,15 +36,18 @@ export interface RunningService {
 
 export interface Database {
   url: string;
-  /** Set for the embedded default: it is migrated at start, an external one only by `migrate`. */
-  embedded: boolean;
+  /**
+   * Set for the embedded default, which is migrated at start (an external one only by `migrate`):
+   * the file its URL is kept in while it runs, and whether this process started it.
+   */
+  development?: { urlFile: string; started: boolean };
   stop(): Promise<void>;
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
-  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, stop: async () => undefined };
-  const embedded = await startEmbeddedPostgres(join(config.dataDir, 'pg'));
-  return { ...embedded, embedded: true };
+  if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => undefined };
+  const { url, urlFile, started, stop } = await openDevelopmentDatabase(config.dataDir);
+  return { url, development: { urlFile, started }, stop };
 }
 
 /** A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts). */
@@ -65,7 +74,13 @@ export async function startService(
   const pool = createPool(options.databaseUrl, 10, config.databasePooling);
   if (options.migrateFirst) await migrate(pool, MIGRATION_FOLDERS);
   await assertMigrationsUnchanged(pool, MIGRATION_FOLDERS);
-  await assertTransactionIdsAhead(pool);
+  const advanced = await advanceLogEpoch(pool);
+  if (advanced) {
+    log.warn(
+      { epoch: advanced.epoch, idsOffset: String(advanced.idsOffset), newestStored: String(advanced.newestStored) },
+      "the cluster's transaction ids were behind the log (a restored or replicated copy): the log's epoch advanced, new events sort after every stored one",
+    );
+  }
   // LISTEN and the fence need a connection of their own for the life of the process: never a pooler's.
   const wakeups = new Wakeups(config.listenDatabaseUrl ?? options.databaseUrl, log);
   const ctx = createContext({ config, pool, clock: options.clock ?? systemClock, log, wakeups });
@@ -88,13 +103,10 @@ export async function startService(
     stops.push(() => projector.stop());
   }
   // Each background role is some capability's worker (its record's `workers`).
-  for (const capability of capabilities) {
-    for (const [role, worker] of Object.entries(capability.workers ?? {})) {
-      if (!roles.includes(role as WorkerRole)) continue;
-      const started = worker(ctx);
-      started.start();
-      stops.push(() => started.stop());
-    }
+  for (const worker of workers.filter((w) => roles.includes(w.role))) {
+    const started = worker.start(ctx);
+    started.start();
+    stops.push(() => started.stop());
   }
   // A process without the API serves its own metrics and health checks, when given a port for them.
   const served = roles.includes('api')
@@ -115,7 +127,7 @@ export async function startService(
     async close() {
       for (const stop of stops) await stop();
       await ctx.store.notifier.flushed();
-      await ctx.egress.close();
+      await closeResources(ctx);
       await wakeups.close();
       await pool.end();
     },

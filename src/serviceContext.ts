@@ -1,4 +1,3 @@
-import type { Agent } from 'undici';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { EventStore, RecordedEvent, StreamKeys, Wakeups } from '../eventstore/index.js';
@@ -13,7 +12,7 @@ import type { BuildIdentity } from './version.js';
  * Only the shape lives here, so that every module can name it without importing what builds it
  * (src/context.ts, the composition root).
  */
-export interface ServiceContext {
+export interface ServiceContext extends Resources {
   config: Config;
   /** The event store over the pool (store.pool), with every inline projection registered. */
   store: EventStore;
@@ -24,11 +23,6 @@ export interface ServiceContext {
   /** Undefined when SVC_RECEIPT_KEYS is unset or unusable; receiptKeysProblem says why. */
   receiptKeys: ReceiptKeyRing | undefined;
   receiptKeysProblem: string | undefined;
-  /**
-   * Where webhook requests go: each connection to an address checked public (or, in tests,
-   * loopback). A test may put another in its place.
-   */
-  egress: Agent;
   /** The stream keys, and through them (streamKeys.deploymentKey) the data keys and the digest key. */
   streamKeys: StreamKeys;
   metrics: ServiceMetrics;
@@ -40,6 +34,15 @@ export interface ServiceContext {
   /** What capabilities declared in their records to run in other capabilities' commands, by command. */
   reactions: ReactionLists;
 }
+
+/**
+ * The resources capabilities bring to the context (their records' `resources`), by name: made
+ * once per process, closed when it stops; a test may put another in one's place on the context.
+ * The capability that brings one names it by merging it into this interface (declaration
+ * merging), so this file names no capability's types.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Resources {}
 
 /**
  * The reactions a capability may declare to another's command (its record's `reactions`), by the

@@ -30,7 +30,7 @@ const literal = (value: object): string => `'${JSON.stringify(value).replaceAll(
 const INSERT = `INSERT INTO plain_rows (stream_id, type, data, metadata)
   VALUES ('bench-' || :client_id, 'answered', ${literal(EVENT_DATA)}, ${literal(EVENT_METADATA)})`;
 
-export const PLAIN_INSERT: Script = [INSERT];
+const PLAIN_INSERT: Script = [INSERT];
 /** The same INSERT and a NOTIFY committed together, as every append does today. */
 export const INSERT_AND_NOTIFY: Script = ['BEGIN', INSERT, `SELECT pg_notify('bench', 'bench-' || :client_id)`, 'COMMIT'];
 

@@ -29,7 +29,7 @@ export interface FigureLine {
   met?: boolean;
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;

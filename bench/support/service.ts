@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { AsyncProjector } from '../../projections/index.js';
@@ -14,6 +15,8 @@ export interface BenchService {
   ownerKey: string;
   /** The app's context: for a benchmark that runs a background role beside it. */
   ctx: ServiceContext;
+  /** The app itself: for what it is decorated with (its held requests). */
+  app: FastifyInstance;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ export async function startBenchService(
     baseUrl: `http://127.0.0.1:${port}`,
     ownerKey: t.ctx.config.ownerKey!,
     ctx: t.ctx,
+    app: t.app,
     async close() {
       for (const role of roles) await role.stop();
       await t.close();

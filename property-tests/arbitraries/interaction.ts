@@ -12,7 +12,7 @@ import {
   type InteractiveInteraction,
   type Scalar,
   type ScalarRecord,
-} from '../../src/sessions/interaction.js';
+} from '../../src/sessions/index.js';
 
 /**
  * Generators of valid interactions (in their stored form, response_policy included) and of valid and
@@ -35,11 +35,11 @@ const codePoint = fc
 const visible = fc.constantFrom('a', 'Z', '7', 'é', '中', '😀', '<', '"');
 
 /** Text of min..max code points. */
-export const arbText = (min: number, max: number): fc.Arbitrary<string> =>
+const arbText = (min: number, max: number): fc.Arbitrary<string> =>
   fc.string({ unit: codePoint, minLength: min, maxLength: max });
 
 /** Text of 1..max code points with at least one that is not white space. */
-export const arbNonBlank = (max: number): fc.Arbitrary<string> =>
+const arbNonBlank = (max: number): fc.Arbitrary<string> =>
   fc.tuple(arbText(0, max - 1), visible, fc.nat()).map(([text, mark, at]) => {
     const points = [...text];
     points.splice(at % (points.length + 1), 0, mark);
@@ -50,9 +50,9 @@ const trapKey = fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnP
 const arbKey = fc.oneof({ weight: 5, arbitrary: arbText(0, 12) }, { weight: 1, arbitrary: trapKey });
 const arbOption = fc.oneof({ weight: 5, arbitrary: arbText(1, 10) }, { weight: 1, arbitrary: trapKey });
 
-export const arbActionId = fc.stringMatching(/^[a-z][a-z0-9_]{0,31}$/);
+const arbActionId = fc.stringMatching(/^[a-z][a-z0-9_]{0,31}$/);
 /** Field names, now and then `constructor`: a valid name that plain objects already inherit. */
-export const arbFieldName = fc.oneof({ weight: 9, arbitrary: fc.stringMatching(/^[a-z][a-z0-9_]{0,63}$/) }, { weight: 1, arbitrary: fc.constant('constructor') });
+const arbFieldName = fc.oneof({ weight: 9, arbitrary: fc.stringMatching(/^[a-z][a-z0-9_]{0,63}$/) }, { weight: 1, arbitrary: fc.constant('constructor') });
 
 function objectOf<T>(key: fc.Arbitrary<string>, value: fc.Arbitrary<T>, min: number, max: number): fc.Arbitrary<{ [key: string]: T }> {
   return fc
@@ -66,7 +66,7 @@ function withOptional<T extends object>(base: T, optional: { [key: string]: fc.A
   return fc.tuple(...present).map((entries) => ({ ...base, ...Object.fromEntries(entries.filter((e) => e !== undefined)) }) as T);
 }
 
-export const arbScalar: fc.Arbitrary<Scalar> = fc.oneof(
+const arbScalar: fc.Arbitrary<Scalar> = fc.oneof(
   arbText(0, 20),
   fc.integer(),
   // An integer beyond ±(2^53 - 1) is refused (number_precision): a double cannot hold it exactly.
@@ -136,7 +136,7 @@ const arbArraySchema: fc.Arbitrary<FieldSchema> = fc
     );
   });
 
-export const arbFieldSchema: fc.Arbitrary<FieldSchema> = fc.oneof(
+const arbFieldSchema: fc.Arbitrary<FieldSchema> = fc.oneof(
   arbStringSchema,
   arbNumberSchema,
   fc.constant<FieldSchema>({ type: 'boolean' }),
@@ -157,7 +157,7 @@ function integerRange(schema: FieldSchema & { type: 'number' | 'integer' }): [nu
 }
 
 /** A value valid against a field schema. */
-export function arbFieldValue(schema: FieldSchema): fc.Arbitrary<FieldValue> {
+function arbFieldValue(schema: FieldSchema): fc.Arbitrary<FieldValue> {
   switch (schema.type) {
     case 'string': {
       if (schema.enum) return fc.constantFrom(...schema.enum);

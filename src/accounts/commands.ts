@@ -1,4 +1,4 @@
-import { aggregateStream, appendEvents, eventOf, foldEvents, handleCommand, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
+import { aggregateStream, appendDecision, handleCommand, type Reader, type StreamKeys } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isManagementCredential, trialForClaim } from '../trials/index.js';
 import {
@@ -14,11 +14,11 @@ import {
   secretHash,
 } from './credentials.js';
 import {
+  decideAccountSignIn,
   decideClaim,
   decideCreateKey,
   decideLinkRequest,
   decideLinkSent,
-  decidePendingKey,
   decideRevoke,
   decideSignIn,
   decideSignOut,
@@ -26,10 +26,12 @@ import {
   type KeyForm,
   type KeyIntent,
   type NewKey,
+  type PendingKeyDecided,
 } from './decide.js';
-import { LINK_ISSUED, accountStreamId, addressStreamId, claimStreamId, clientTurnId, type AccountEvent, type LinkIssued } from './events.js';
+import { accountStreamId, addressStreamId, claimStreamId, clientTurnId, type AccountEvent, type LinkIssued } from './events.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import type { Mailer } from './mail.js';
+import { accountColumns } from './sealedColumns.js';
 import * as sql from './sql.js';
 import { accountDecider, addressDecider, claimDecider, type AccountState } from './state.js';
 
@@ -66,9 +68,6 @@ function drawKey(): { secret: string; key: NewKey } {
 /** The streams' keys: their sealed fields are sealed and opened with them. */
 const keysOf = (ctx: Pick<ServiceContext, 'streamKeys'>) => ({ keys: ctx.streamKeys });
 
-const loadAccount = (uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, accountId: string): Promise<Folded<AccountState | undefined>> =>
-  aggregateStream(uow, accountDecider, accountStreamId(accountId), keysOf(ctx));
-
 /**
  * Issues a sign-in link within the address's and the client's limits, then mails it. The link is
  * recorded before the mail goes out (it counts toward the limits whatever the provider says), and
@@ -83,40 +82,33 @@ export async function requestSignInLink(ctx: Pick<ServiceContext, 'clock' | 'con
   const issued = await ctx.store.command(async (uow): Promise<LinkIssued | AccountRefusal> => {
     const now = ctx.clock.now();
     await uow.lockStream(clientTurnId(request.client));
-    const { state: address, version } = await aggregateStream(uow, addressDecider, stream, keysOf(ctx));
     const since = new Date(now.getTime() - ACCOUNT_LIMITS.linkWindowMs);
     const { rows } = await uow.query<{ issued_at: Date }>(sql.CLIENT_LINKS_SINCE, [request.client, since]);
-    const decision = decideLinkRequest(address, rows.map((row) => row.issued_at), { linkId, tokenHash: secretHash(token), client: request.client, email: request.email, now });
-    if ('refused' in decision) return decision;
-    await appendEvents(uow, addressDecider, stream, version, decision.events, keysOf(ctx));
-    return decision.events[0]!;
+    const clientIssued = rows.map((row) => row.issued_at);
+    const handled = await handleCommand(
+      uow,
+      addressDecider,
+      stream,
+      (address) => decideLinkRequest(address, clientIssued, { linkId, tokenHash: secretHash(token), client: request.client, email: request.email, now }),
+      keysOf(ctx),
+    );
+    return 'refused' in handled ? handled : (handled.events[0] as LinkIssued);
   });
   if ('refused' in issued) return issued;
   const link = `${ctx.config.publicOrigin}/app/confirm/${token}${request.continueKey ? '?continue=key' : ''}`;
   if ((await mailer.send({ to: request.email, link, expiresAt: new Date(issued.expires_at) })) !== 'sent') return { refused: 'mail_unconfirmed' };
-  await ctx.store.command(async (uow) =>
-    appendEvents(uow, addressDecider, stream, await uow.streamVersion(stream), decideLinkSent({ linkId, now: ctx.clock.now() }), keysOf(ctx)),
-  );
+  await ctx.store.command((uow) => handleCommand(uow, addressDecider, stream, () => ({ events: decideLinkSent({ linkId, now: ctx.clock.now() }) }), keysOf(ctx)));
   return { accepted: true };
 }
 
-/** What a pending key came to at sign-in. */
-export type PendingKeyOutcome =
-  | { created: { key: string; keyId: string } }
-  | { refused: 'key_limit_reached' }
-  | { notCreated: 'other_account' | 'already_created' | 'expiry_date_moved' | 'none' };
+/** What a pending key came to at sign-in, its secret shown once. */
+export type PendingKeyOutcome = Exclude<PendingKeyDecided, { created: NewKey }> | { created: { key: string; keyId: string } };
 
 export interface SignedIn {
   /** The account cookie's value: shown to the browser once, stored only as its hash. */
   sessionToken: string;
   session: AccountSession;
   pending: PendingKeyOutcome;
-}
-
-/** The address as the link's request typed it, opened from its sealed event. */
-async function linkEmail(uow: UnitOfWork, ctx: Pick<ServiceContext, 'streamKeys'>, stream: string, linkId: string): Promise<string> {
-  const issued = (await uow.readStream(stream)).find((r) => r.type === LINK_ISSUED && r.data.link_id === linkId)!;
-  return eventOf<LinkIssued>(addressDecider, issued, await ctx.streamKeys.opener(uow, stream)).email;
 }
 
 /**
@@ -133,42 +125,38 @@ export function signIn(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys
     const link = rows[0];
     if (!link) return { refused: 'sign_in_link_invalid' };
     const stream = addressStreamId(link.address);
-    const { state: address, version } = await aggregateStream(uow, addressDecider, stream, keysOf(ctx));
-    const email = await linkEmail(uow, ctx, stream, link.link_id);
+    const folded = await aggregateStream(uow, addressDecider, stream, keysOf(ctx));
+    // The address as its request typed it, kept on the folded link.
+    const email = folded.state.links.find((l) => l.linkId === link.link_id)!.email;
     const session = { sessionId: newSessionId(), tokenHash: secretHash(sessionToken) };
-    const decision = decideSignIn(address, {
+    const decision = decideSignIn(folded.state, {
       address: link.address,
       tokenHash: secretHash(token),
       newAccount: { accountId: newAccountId(), workspaceId: newDeveloperWorkspaceId() },
-      email,
       session,
       now,
     });
     if ('refused' in decision) return decision;
-    await appendEvents(uow, addressDecider, stream, version, decision.addressEvents, keysOf(ctx));
+    await appendDecision(uow, addressDecider, stream, folded, { events: decision.addressEvents }, keysOf(ctx));
 
-    const before = await loadAccount(uow, ctx, decision.accountId);
-    const signedIn = foldEvents(accountDecider, before.state, decision.accountEvents)!;
-    const events = [...decision.accountEvents];
-    let pending: PendingKeyOutcome = { notCreated: 'none' };
-    if (intent && pendingKey) {
-      const decided = decidePendingKey(signedIn, intent, { key: pendingKey.key, now });
-      if ('events' in decided) {
-        events.push(...decided.events);
-        pending = { created: { key: pendingKey.secret, keyId: pendingKey.key.keyId } };
-      } else pending = decided;
-    }
-    await appendEvents(uow, accountDecider, accountStreamId(decision.accountId), before.version, events, keysOf(ctx));
-    return { sessionToken, session: { sessionId: session.sessionId, accountId: decision.accountId, workspaceId: signedIn.workspaceId, email }, pending };
+    const accountStream = accountStreamId(decision.accountId);
+    const before = await aggregateStream(uow, accountDecider, accountStream, keysOf(ctx));
+    const pending = intent && pendingKey && { intent, key: pendingKey.key };
+    const decided = decideAccountSignIn(before.state, { events: decision.accountEvents, pending, now });
+    const { state: signedIn } = await appendDecision(uow, accountDecider, accountStream, before, decided, keysOf(ctx));
+    const outcome: PendingKeyOutcome = 'created' in decided.pending ? { created: { key: pendingKey!.secret, keyId: decided.pending.created.keyId } } : decided.pending;
+    return { sessionToken, session: { sessionId: session.sessionId, accountId: decision.accountId, workspaceId: signedIn!.workspaceId, email }, pending: outcome };
   });
 }
 
 /** The live account session a cookie's token opens; undefined for none, an ended or an expired one. */
-export async function liveSession(db: Reader, token: string | undefined, now: Date): Promise<AccountSession | undefined> {
+export async function liveSession(db: Reader, keys: StreamKeys, token: string | undefined, now: Date): Promise<AccountSession | undefined> {
   if (token === undefined || !isToken(token)) return undefined;
   const { rows } = await db.query<{ session_id: string; account_id: string; workspace_id: string; email: string | null }>(sql.LIVE_SESSION, [secretHash(token), now]);
   const row = rows[0];
-  return row && { sessionId: row.session_id, accountId: row.account_id, workspaceId: row.workspace_id, email: row.email };
+  if (!row) return undefined;
+  const open = await accountColumns(db, keys, row.account_id);
+  return { sessionId: row.session_id, accountId: row.account_id, workspaceId: row.workspace_id, email: open('accounts.email', row.email) };
 }
 
 /** The account an account session (live or not) belongs to: whose a key form was. */
@@ -213,11 +201,8 @@ export function claimTrial(ctx: Pick<ServiceContext, 'clock' | 'store' | 'stream
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
     const trial = await trialForClaim(uow, credential);
-    const stream = trial && claimStreamId(trial.workspaceId);
-    const claim = stream ? await aggregateStream(uow, claimDecider, stream, keysOf(ctx)) : undefined;
-    const decision = decideClaim(claim?.state, { trial, accountId: session.accountId, now });
-    if ('refused' in decision) return decision;
-    if (stream) await appendEvents(uow, claimDecider, stream, claim!.version, decision.events, keysOf(ctx));
-    return { claimed: true as const };
+    const command = { trial, accountId: session.accountId, now };
+    const handled = trial ? await handleCommand(uow, claimDecider, claimStreamId(trial.workspaceId), (claim) => decideClaim(claim, command), keysOf(ctx)) : decideClaim(undefined, command);
+    return 'refused' in handled ? handled : { claimed: true as const };
   });
 }

@@ -21,7 +21,7 @@ import {
 } from './events.js';
 import { ACCOUNT_LIMITS, expiryDate, isExpiryChoice, type ExpiryChoice } from './limits.js';
 import { labelValid } from './rules.js';
-import { keyActive, type AccountState, type AddressState, type ClaimState } from './state.js';
+import { evolveAccount, keyActive, type AccountState, type AddressState, type ClaimState } from './state.js';
 
 /**
  * The decisions of developer accounts: state and command in, new events or a refusal out. Pure: the
@@ -112,8 +112,6 @@ export interface SignIn {
   tokenHash: string;
   /** The account and workspace to open when the address has none yet. */
   newAccount: { accountId: string; workspaceId: string };
-  /** The address, for the account opened (the link's own, as it was requested). */
-  email: string;
   /** The new browser session: its id and its cookie token's hash. */
   session: { sessionId: string; tokenHash: string };
   now: Date;
@@ -133,7 +131,7 @@ export function decideSignIn(address: AddressState, command: SignIn): SignInDeci
   const accountId = address.accountId ?? command.newAccount.accountId;
   const opened: AccountEvent[] =
     address.accountId === undefined
-      ? [{ type: ACCOUNT_OPENED, at, account_id: accountId, workspace_id: command.newAccount.workspaceId, address: command.address, email: command.email }]
+      ? [{ type: ACCOUNT_OPENED, at, account_id: accountId, workspace_id: command.newAccount.workspaceId, address: command.address, email: link.email }]
       : [];
   return {
     accountId,
@@ -276,6 +274,24 @@ export function decidePendingKey(account: AccountState, intent: KeyIntent, comma
   if (account.keys.some((k) => k.nonce === intent.nonce)) return { notCreated: 'already_created' };
   if (expiryDate(command.now, intent.expiresInDays) !== intent.expiresOn) return { notCreated: 'expiry_date_moved' };
   return keyCreated(account, intent, command.key, command.now);
+}
+
+/** What a pending key came to at sign-in: created (the caller holds its secret), refused, or not created and why. */
+export type PendingKeyDecided = { created: NewKey } | { refused: 'key_limit_reached' } | { notCreated: 'other_account' | 'already_created' | 'expiry_date_moved' | 'none' };
+
+/**
+ * The account's side of a sign-in: the events the address's decision gave it (opened, signed in),
+ * then the key pending in this browser, decided on the account as those events leave it.
+ */
+export function decideAccountSignIn(
+  account: AccountState | undefined,
+  command: { events: AccountEvent[]; pending: { intent: KeyIntent; key: NewKey } | undefined; now: Date },
+): { events: AccountEvent[]; pending: PendingKeyDecided } {
+  if (!command.pending) return { events: command.events, pending: { notCreated: 'none' } };
+  const signedIn = command.events.reduce<AccountState | undefined>(evolveAccount, account)!;
+  const decided = decidePendingKey(signedIn, command.pending.intent, { key: command.pending.key, now: command.now });
+  if ('events' in decided) return { events: [...command.events, ...decided.events], pending: { created: command.pending.key } };
+  return { events: command.events, pending: decided };
 }
 
 /** Revokes one of the account's keys at once; nothing when it is revoked already. */

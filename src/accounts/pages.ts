@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientDigest } from '../clients.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { toApiError } from '../http/faults.js';
 import { refusalError as tableRefusal, refusalStatus as tableStatus } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { HUMAN_PAGE_HEADERS } from '../human/index.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import {
   accountOfSession,
   claimTrial,
@@ -24,7 +23,7 @@ import { ACCOUNT_LIMITS } from './limits.js';
 import type { Mailer } from './mail.js';
 import { readKeysPage } from './reads.js';
 import { ACCOUNT_REFUSALS } from './refusals.js';
-import { accountErrorPage, confirmPage, keysPage, linkSentPage, signInPage, type KeysView, type Problem } from './render/pages.js';
+import { confirmPage, keysPage, linkSentPage, signInPage, type KeysView, type Problem } from './render/pages.js';
 import { normalizeEmail } from './rules.js';
 import { csrfMatches, csrfToken } from './signed.js';
 import { acceptFormBodies, formEntries } from '../http/bodies.js';
@@ -33,7 +32,8 @@ import { acceptFormBodies, formEntries } from '../http/bodies.js';
  * The developer account pages under /app: plain server-rendered HTML with the human page's headers
  * (strict CSP, no-store), every refusal's code in data-error-code. Every post must come from these
  * pages (same origin, checked before anything else) and carry the CSRF token of the browser it
- * was shown in: its account session's, or before sign-in its browser cookie's.
+ * was shown in: its account session's, or before sign-in its browser cookie's. Every refusal is
+ * written as an account page by the edge (errorPages.ts).
  */
 
 type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { continue?: string } }>;
@@ -90,17 +90,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     if (request.method === 'POST' && !sameOrigin(request, ctx.config.publicOrigin)) throw refusalError({ refused: 'not_same_origin' });
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error as Error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'account page request failed');
-    void send(reply.headers(apiError.headers), apiError.status, accountErrorPage({ code: apiError.code, message: apiError.message }, request.id));
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    void send(reply, 404, accountErrorPage({ code: 'NOT_FOUND', message: 'There is no such account page.' }, request.id));
-  });
-
-  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, readCookie(request, ACCOUNT_COOKIE), now());
+  const sessionOf = (request: FastifyRequest): Promise<AccountSession | undefined> => liveSession(ctx.store.pool, ctx.streamKeys, readCookie(request, ACCOUNT_COOKIE), now());
   const sessionCsrf = (session: AccountSession): string => csrfToken(key, `session:${session.sessionId}`);
 
   /** Before sign-in, forms are bound to a random value this browser holds in a cookie. */
@@ -127,7 +117,7 @@ export async function accountPages(app: FastifyInstance, ctx: ServiceContext, ma
     cookies: readonly string[] = [],
   ): Promise<FastifyReply> {
     const { nonce, renderedAt } = issueNonce(key, session.sessionId, now());
-    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, session.accountId, now());
+    const { keys: rows, claims } = await readKeysPage(ctx.store.pool, ctx.streamKeys, session.accountId, now());
     const view: KeysView = {
       csrf: sessionCsrf(session),
       email: session.email,

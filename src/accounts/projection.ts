@@ -14,14 +14,15 @@ import {
   type AnyAccountEvent,
 } from './events.js';
 import { expiresAtOf } from './limits.js';
+import { sealColumn } from './sealedColumns.js';
 import * as sql from './sql.js';
 import { accountStreams } from './upcast.js';
 
 /**
  * Accounts, their sessions and keys, sign-in links and trial claims, written inline: the next
  * request finds its session by the cookie, its key by the bearer token and a link by its token.
- * Addresses and labels are opened from the log's sealed values; once a stream's key is destroyed
- * they are null.
+ * Addresses and labels are opened from the log's sealed values and sealed again for the tables
+ * (sealedColumns.ts); once a stream's key is destroyed they are null.
  */
 export function accountsProjection(streamKeys: StreamKeys): Projection {
   /** The event with its sealed fields opened; those of a stream whose key is destroyed are null. */
@@ -29,6 +30,9 @@ export function accountsProjection(streamKeys: StreamKeys): Projection {
     const sealed = accountStreams.sealed!.of(recorded.type).length > 0;
     return eventOrNull<AnyAccountEvent>(accountStreams, recorded, sealed ? await streamKeys.opener(uow, recorded.streamId) : undefined);
   }
+
+  /** The cipher of the stream an event sealing a column was recorded in. */
+  const cipherOf = async (uow: UnitOfWork, recorded: RecordedEvent) => (await streamKeys.rowCiphers(uow, [recorded.streamId])).get(recorded.streamId);
 
   return {
     name: 'accounts',
@@ -44,7 +48,7 @@ export function accountsProjection(streamKeys: StreamKeys): Projection {
             await uow.query(sql.INSERT_LINK, [event.link_id, addressOfStream(recorded.streamId), event.client, event.token_hash, event.at, event.expires_at]);
             break;
           case ACCOUNT_OPENED:
-            await uow.query(sql.INSERT_ACCOUNT, [event.account_id, event.workspace_id, event.address, event.email, event.at]);
+            await uow.query(sql.INSERT_ACCOUNT, [event.account_id, event.workspace_id, event.address, sealColumn(await cipherOf(uow, recorded), 'accounts.email', event.email), event.at]);
             break;
           case SIGNED_IN:
             await uow.query(sql.INSERT_SESSION, [event.session_id, accountOfStream(recorded.streamId), event.token_hash, event.at, event.expires_at]);
@@ -58,7 +62,7 @@ export function accountsProjection(streamKeys: StreamKeys): Projection {
               accountOfStream(recorded.streamId),
               event.key_hash,
               event.fingerprint,
-              event.label,
+              sealColumn(await cipherOf(uow, recorded), 'api_keys.label', event.label),
               event.at,
               event.expires_on && expiresAtOf(event.expires_on),
             ]);

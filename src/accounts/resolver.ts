@@ -1,9 +1,9 @@
-import { StreamVersionConflict, UNSEALED, appendEvents, type Reader } from '../../eventstore/index.js';
+import { StreamVersionConflict, handleCommand, ledger, type Reader } from '../../eventstore/index.js';
 import type { CredentialResolver, SessionOfWorkspace } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isDeveloperKey, secretHash } from './credentials.js';
 import { keyUseDue } from './decide.js';
-import { KEY_USED, keyUseStreamId } from './events.js';
+import { KEY_USED, keyUseStreamId, type KeyUsed } from './events.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 import * as sql from './sql.js';
 
@@ -21,6 +21,9 @@ interface KeyRow {
   last_used_at: Date | null;
 }
 
+/** A key's uses: a ledger the accounts projection keeps the last of. */
+const keyUseLedger = ledger<undefined, KeyUsed>();
+
 /**
  * Records that the key was used, on its own stream. Two requests recording the same use race on
  * the stream's version; the loser's use is the winner's, so its conflict is dropped.
@@ -28,9 +31,7 @@ interface KeyRow {
 async function recordUse(ctx: Pick<ServiceContext, 'store'>, keyId: string, now: Date): Promise<void> {
   const stream = keyUseStreamId(keyId);
   try {
-    await ctx.store.withUnitOfWork(async (uow) =>
-      appendEvents(uow, UNSEALED, stream, await uow.streamVersion(stream), [{ type: KEY_USED, at: now.toISOString(), key_id: keyId }]),
-    );
+    await ctx.store.withUnitOfWork((uow) => handleCommand(uow, keyUseLedger, stream, () => ({ events: [{ type: KEY_USED, at: now.toISOString(), key_id: keyId }] })));
   } catch (error) {
     if (!(error instanceof StreamVersionConflict)) throw error;
   }

@@ -2,11 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { clientDigest } from '../clients.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
 import { requestSignInLink } from './commands.js';
 import type { AccountRefusal } from './decide.js';
-import { ACCOUNT_LIMITS } from './limits.js';
 import { mailerFor } from './mail.js';
 import { accountPages } from './pages.js';
 import { ACCOUNT_REFUSALS } from './refusals.js';
@@ -20,13 +18,6 @@ import { emailLinkRequestSchema, emailLinkResponseSchema, requestSignInLinkOpera
  */
 
 const refused = (refusal: AccountRefusal) => refusalError(ACCOUNT_REFUSALS, refusal);
-
-const rateLimited = {
-  description:
-    `RATE_LIMITED: ${ACCOUNT_LIMITS.linksPerAddress} links per address and ${ACCOUNT_LIMITS.linksPerClient} per client per rolling hour; ` +
-    'Retry-After gives the seconds until one more is admitted.',
-  $ref: 'ErrorEnvelope#',
-};
 
 export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   const mailer = mailerFor(ctx.config, ctx.log);
@@ -46,7 +37,7 @@ export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): 
           '(the outcome is unknown, earlier links stay valid, and the attempt counts toward the limits).',
         security: [],
         body: emailLinkRequestSchema,
-        response: { 202: { $ref: 'EmailLinkAccepted#' }, 429: rateLimited, ...errorResponses(400, 503) },
+        response: { 202: { $ref: 'EmailLinkAccepted#' } },
       },
     },
     async (request: FastifyRequest<{ Body: { email: string } }>, reply) => {

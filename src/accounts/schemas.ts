@@ -1,4 +1,6 @@
 import { operation } from '../http/contract.js';
+import { JSON_BODY_FAULTS, STORE_FAULTS } from '../http/edgeRefusals.js';
+import { ACCOUNT_REFUSALS } from './refusals.js';
 import { ACCOUNT_LIMITS } from './limits.js';
 
 /** Route schemas of POST /v1/auth/email-link: Ajv checks the body's shape; rules.ts the address. */
@@ -30,8 +32,13 @@ export const requestSignInLinkOperation = operation({
   summary: 'Email a sign-in link for the developer account pages',
   request: { email: 'dev@example.com' },
   answers: { 202: { description: 'Accepted: a link is on its way if the address can have an account; the same answer either way.', example: { status: 'accepted' } } },
-  refusals: {
-    400: 'INVALID_SCHEMA: the body is malformed, or the address is not a plausible email address.',
-    503: 'SIGN_IN_UNAVAILABLE: this service has no email configured; SERVICE_UNAVAILABLE: the mail provider did not confirm, or the database is out of reach (Retry-After).',
-  },
+  refuses: [
+    ...JSON_BODY_FAULTS,
+    ACCOUNT_REFUSALS.email_invalid,
+    ACCOUNT_REFUSALS.address_links_used,
+    ACCOUNT_REFUSALS.client_links_used,
+    ACCOUNT_REFUSALS.sign_in_unavailable,
+    ACCOUNT_REFUSALS.mail_unconfirmed,
+    ...STORE_FAULTS,
+  ],
 });

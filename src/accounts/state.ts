@@ -21,6 +21,8 @@ export interface SignInLink {
   linkId: string;
   tokenHash: string;
   client: string;
+  /** The address as its request typed it: what the account opened by this link keeps. */
+  email: string;
   issuedAt: string;
   expiresAt: string;
   used: boolean;
@@ -48,6 +50,7 @@ export function evolveAddress(state: AddressState, event: AddressEvent): Address
         linkId: event.link_id,
         tokenHash: event.token_hash,
         client: event.client,
+        email: event.email,
         issuedAt: event.at,
         expiresAt: event.expires_at,
         used: false,

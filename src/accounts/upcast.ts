@@ -7,7 +7,7 @@ import { accountSealing } from './events.js';
  * in the clear). Such a value is opened into its clear field, which today's scheme reads as a
  * field written before it was sealed.
  */
-export const upcastAccountEvent: Upcaster = (stored, open) => {
+const upcastAccountEvent: Upcaster = (stored, open) => {
   const names = accountSealing.of(stored.type);
   if (names.length === 0 || 'sealed' in stored.data || !open) return stored;
   const data: JsonObject = { ...stored.data };

@@ -2,6 +2,8 @@ import { CompactSign } from 'jose';
 import {
   START,
   canonicalJson,
+  handleCommand,
+  ledger,
   StreamVersionConflict,
   headsSince,
   headsUpToHorizon,
@@ -11,7 +13,9 @@ import {
   type UnitOfWork,
 } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
+import { logOrigin, signCheckpoint } from './logNote.js';
 import * as sql from './sql.js';
+import { growTree, treeHead } from './tree.js';
 
 /**
  * Signed log checkpoints. A hash chain shows a changed or missing event inside a stream, but not
@@ -26,9 +30,14 @@ import * as sql from './sql.js';
 export const CHECKPOINT_STREAM = 'log-checkpoints';
 /** A slice of the heads that changed since the previous checkpoint: `{heads: [[stream_id, version, hash]]}`. */
 export const HEADS_RECORDED = 'log.heads_recorded';
-/** `{checkpoint: <compact JWS>}`; always the last event of a checkpoint. */
+/** `{checkpoint: <compact JWS>, note: <the tree head as a signed note>}`; always the last event of a checkpoint. */
 export const CHECKPOINTED = 'log.checkpointed';
 export const CHECKPOINT_TYP = 'svc-log-checkpoint+jwt';
+
+type CheckpointEvent = { type: typeof HEADS_RECORDED; heads: Array<[string, number, string]> } | { type: typeof CHECKPOINTED; checkpoint: string; note: string };
+
+/** The checkpoint stream: a ledger an auditor reads whole, appended to at its head. */
+const checkpoints = ledger<undefined, CheckpointEvent>();
 
 /** Heads per log.heads_recorded event: the first checkpoint of a large log records every stream. */
 const HEADS_PER_EVENT = 1_000;
@@ -55,24 +64,30 @@ export function payloadOf(jws: string): CheckpointPayload {
   return JSON.parse(Buffer.from(jws.split('.')[1] ?? '', 'base64url').toString('utf8')) as CheckpointPayload;
 }
 
-export const coverageOf = (payload: CheckpointPayload): Checkpoint => ({
+const coverageOf = (payload: CheckpointPayload): Checkpoint => ({
   transactionId: String(payload.transaction_id),
   globalPosition: String(payload.position),
 });
 
+/** What a log.checkpointed event holds; checkpoints signed before the Merkle tree have no note. */
+interface Checkpointed extends CheckpointDocument {
+  note?: string;
+}
+
 interface NewestCheckpoint {
-  /** The checkpoint stream's version: its next append goes after it. */
-  version: number;
   jws: string;
+  note?: string;
 }
 
 export async function newestCheckpoint(db: Reader): Promise<NewestCheckpoint | undefined> {
-  const { rows } = await db.query<{ stream_version: number; data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
+  const { rows } = await db.query<{ data: string }>(sql.NEWEST_CHECKPOINT, [CHECKPOINT_STREAM]);
   const row = rows[0];
-  return row && { version: row.stream_version, jws: (JSON.parse(row.data) as CheckpointDocument).checkpoint };
+  if (!row) return undefined;
+  const { checkpoint, note } = JSON.parse(row.data) as Checkpointed;
+  return { jws: checkpoint, ...(note === undefined ? {} : { note }) };
 }
 
-export class ReceiptKeysMissing extends Error {
+class ReceiptKeysMissing extends Error {
   constructor() {
     super('receipt keys are not configured (SVC_RECEIPT_KEYS): a checkpoint is signed with the active one');
     this.name = 'ReceiptKeysMissing';
@@ -87,8 +102,9 @@ export interface CheckpointTurn {
 }
 
 /**
- * Writes a checkpoint unless one was written within `notWithinMs`, or another checkpointer holds
- * the turn; returns its JWS, or undefined when none was written. The whole of it is one
+ * Grows the Merkle tree to the horizon, then writes a checkpoint unless one was written within
+ * `notWithinMs`, or another checkpointer holds the turn; returns its JWS, or undefined when none
+ * was written. The tree grows on every call, so it keeps up between checkpoints. The checkpoint is one
  * repeatable-read transaction: the horizon, the heads and the counts are those of one snapshot,
  * and a checkpoint committed after that snapshot makes this append conflict, so copies running
  * side by side never write two within the interval.
@@ -96,6 +112,7 @@ export interface CheckpointTurn {
 export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'config' | 'receiptKeys' | 'store'>, turn: CheckpointTurn): Promise<string | undefined> {
   const keys = ctx.receiptKeys;
   if (!keys) throw new ReceiptKeysMissing();
+  await growTree(ctx.store);
   const work = async (uow: UnitOfWork): Promise<string | undefined> => {
     await uow.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const { rows } = await uow.query<{ locked: boolean }>(turn.wait ? sql.LOCK_CHECKPOINTS : sql.TRY_LOCK_CHECKPOINTS);
@@ -105,11 +122,9 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
     const previous = newest && payloadOf(newest.jws);
     if (previous && now.getTime() - previous.iat * 1000 < turn.notWithinMs) return undefined;
 
-    let version = newest?.version ?? 0;
-    const record = async (heads: Array<[string, number, string]>) => {
-      await uow.append(CHECKPOINT_STREAM, version, [{ type: HEADS_RECORDED, data: { heads } }]);
-      version += 1;
-    };
+    // Appended at the stream's head as this snapshot has it: a checkpoint committed since conflicts.
+    const append = (event: CheckpointEvent) => handleCommand(uow, checkpoints, CHECKPOINT_STREAM, () => ({ events: [event] }));
+    const record = (heads: Array<[string, number, string]>) => append({ type: HEADS_RECORDED, heads });
     let pending: Array<[string, number, string]> = [];
     for await (const heads of headsSince(uow, previous ? coverageOf(previous) : START)) {
       for (const [streamId, head] of heads) {
@@ -133,7 +148,9 @@ export async function writeCheckpoint(ctx: Pick<ServiceContext, 'clock' | 'confi
     const jws = await new CompactSign(Buffer.from(canonicalJson(payload), 'utf8'))
       .setProtectedHeader({ alg: 'EdDSA', typ: CHECKPOINT_TYP, kid: keys.active.kid })
       .sign(keys.active.privateKey);
-    await uow.append(CHECKPOINT_STREAM, version, [{ type: CHECKPOINTED, data: { checkpoint: jws } }]);
+    // The tree as this snapshot holds it: its passes commit whole, so it is a prefix of the log.
+    const note = signCheckpoint(logOrigin(ctx.config.publicOrigin), await treeHead(uow), keys.active);
+    await append({ type: CHECKPOINTED, checkpoint: jws, note });
     return jws;
   };
   try {

@@ -6,7 +6,8 @@ import { writeCheckpoint } from './checkpoint.js';
 const CHECKS_PER_INTERVAL = 5;
 
 /**
- * The checkpointer role: signs a log checkpoint every interval (SVC_CHECKPOINT_INTERVAL_S). Any
+ * The checkpointer role: grows the log's Merkle tree on every check, and signs a log checkpoint
+ * every interval (SVC_CHECKPOINT_INTERVAL_S). Any
  * number of copies may run: the log itself says when the newest checkpoint was made, and a copy
  * writes one only once that is an interval old. A failure is logged and tried again next tick.
  */

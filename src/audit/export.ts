@@ -14,7 +14,7 @@ import { CommandRefused } from '../commandLine.js';
  * stored values stay as they are, so the chain still recomputes.
  */
 
-export class ExportRefused extends CommandRefused {
+class ExportRefused extends CommandRefused {
   override name = 'ExportRefused';
 }
 

@@ -1,21 +1,23 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
 import { Checkpointer } from './checkpointer.js';
+import { AUDIT_COMMANDS } from './cli.js';
 import { AUDIT_REFUSALS } from './refusals.js';
 import { auditRoutes } from './routes.js';
 
 /**
- * The audit of the log: signed checkpoints of its heads (the checkpointer role), the public
- * newest checkpoint, and the operator's export and check of a Session's events (cli.ts).
+ * The audit of the log: signed checkpoints of its heads and of its Merkle tree (the checkpointer
+ * role), the public newest checkpoint and verifier keys, the proofs of one decision and of the
+ * log's consistency, and the operator's export and offline checks (cli.ts).
  */
-export { AUDIT_USAGE, auditCommand, checkpointCommand, exportCommand } from './cli.js';
 export { newestCheckpoint, payloadOf } from './checkpoint.js';
 
 export const audit: Capability = {
   name: 'audit',
   routes: auditRoutes,
-  // Its own index on the log (exports of one Session).
+  // Its own index on the log (exports of one Session), and the Merkle tree's tables.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   refusals: AUDIT_REFUSALS,
-  workers: { checkpointer: (ctx) => new Checkpointer(ctx) },
+  workers: [{ role: 'checkpointer', summary: "signs checkpoints of the log's heads", start: (ctx) => new Checkpointer(ctx) }],
+  commands: AUDIT_COMMANDS,
 };

@@ -1,4 +1,5 @@
 import type { Capability } from '../capability.js';
+import { ownerKeyResolver } from './owner.js';
 import { AUTH_REFUSALS } from './refusals.js';
 import { meRoutes } from './routes.js';
 
@@ -9,15 +10,16 @@ import { meRoutes } from './routes.js';
 export {
   bearerToken,
   isSecret,
-  OPERATOR_WORKSPACE,
-  ownerKeyResolver,
   ownerOf,
   requireOwner,
   sessionAccess,
   type CredentialResolver,
   type OwnerPrincipal,
-  type SessionAccess,
   type SessionOfWorkspace,
 } from './owner.js';
+export { OPERATOR_WORKSPACE } from './owner.js';
+export { ownerHold } from './hold.js';
 
-export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS };
+export { AUTH_REFUSALS };
+
+export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS, credentialResolver: ownerKeyResolver };

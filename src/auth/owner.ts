@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Reader } from '../../eventstore/index.js';
 import type { OwnerPrincipal, SessionOfWorkspace } from '../principal.js';
 import type { CredentialResolver, ServiceContext } from '../serviceContext.js';
-import { internal } from '../http/errors.js';
+import { internal } from '../http/edgeRefusals.js';
 import { refusalError } from '../http/refusal.js';
 import { AUTH_REFUSALS } from './refusals.js';
 
@@ -51,8 +51,11 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Resolves the owner credential of a request or throws 401 UNAUTHORIZED. */
-async function authenticateOwner(request: FastifyRequest, ctx: ServiceContext): Promise<OwnerPrincipal> {
+/**
+ * Resolves the owner credential of a request or throws 401 UNAUTHORIZED. A held read calls it
+ * again before it answers (src/waits/held.ts): a key revoked or expired during the wait is refused.
+ */
+export async function authenticateOwner(request: FastifyRequest, ctx: ServiceContext): Promise<OwnerPrincipal> {
   const token = bearerToken(request);
   if (token === undefined) throw unauthorized();
   for (const resolve of ctx.credentialResolvers) {

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { STORE_FAULTS } from '../http/edgeRefusals.js';
+import { AUTH_REFUSALS } from './refusals.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { operation } from '../http/contract.js';
-import { errorResponses } from '../http/errors.js';
 import { ownerOf, requireOwner } from './owner.js';
 
 /**
@@ -27,6 +28,7 @@ const getMe = operation({
   operationId: 'getMe',
   summary: 'The workspace the credential acts in, and its kind',
   answers: { 200: { description: "The credential's workspace (the audience of its Sessions' receipts) and kind.", example: { workspace_id: 'wks_01JQ8Z5XK2Q4S6T8W0Y2A4C6E8', credential: 'developer' } } },
+  refuses: [AUTH_REFUSALS.owner_credential_required, ...STORE_FAULTS],
 });
 
 const CREDENTIALS = { owner_key: 'owner', developer_key: 'developer' } as const;
@@ -42,7 +44,7 @@ export async function meRoutes(app: FastifyInstance, ctx: ServiceContext): Promi
         tags: ['credentials'],
         description: 'The workspace the owner credential acts in (the audience of its receipts) and its kind.',
         security: [{ bearer: [] }],
-        response: { 200: { $ref: 'MeResponse#' }, ...errorResponses(401, 500) },
+        response: { 200: { $ref: 'MeResponse#' } },
       },
     },
     async (request) => {

@@ -51,7 +51,9 @@ export type ClientErrorCode =
   /** The receipt key set could not be fetched. */
   | 'RECEIPT_KEYS_UNAVAILABLE'
   /** A webhook's headers, timestamp or signature failed verification. */
-  | 'WEBHOOK_INVALID';
+  | 'WEBHOOK_INVALID'
+  /** A log inclusion proof failed: its checkpoint's key, signature or origin, its leaf, or its path to the signed root (the reason says which). */
+  | 'PROOF_INVALID';
 
 export class ClientError extends HandoffError {
   constructor(

@@ -21,6 +21,7 @@ export { LIMITS, PATTERNS } from './limits.js';
 export { argumentProblem, NOT_BLANK, type SchemaError } from './words.js';
 export { ClientError, HandoffError, isServiceError, ServiceError, type ClientErrorCode } from './errors.js';
 export { verifyReceipt, type ExpectedReceipt, type ReceiptKeySource, type VerifyReceiptOptions } from './receipts.js';
+export { verifyInclusion, type LogInclusion, type VerifyInclusionOptions } from './inclusion.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
 export type * from './types.js';
 export { WAIT_SECONDS_MAX } from './waits.js';

@@ -1,7 +1,7 @@
 /**
  * The limits and identifier patterns an interaction keeps. Each is declared here once, in the
  * client's folder so that the published package (its MCP tools' schemas) carries the very values
- * the service checks: the service's request schemas (src/sessions/schemas.ts), the rules Ajv
+ * the service checks: the service's request schemas (src/sessions/requestSchemas.ts), the rules Ajv
  * cannot express (src/sessions/rules.ts), the human form and the messages are built from these.
  * Lengths count Unicode code points, as JSON Schema does.
  */

@@ -367,6 +367,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/svc-log-verifier-keys.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The verifier keys of the log's checkpoint notes, one a line (C2SP signed-note vkeys) */
+        get: operations["getLogVerifierKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The log's newest checkpoint: a C2SP tlog-checkpoint signed note */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/responses/{event_id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof that the log holds a Session's accepted response (or its resolution): a C2SP tlog-proof@v1 bundle
+         * @description The bundle's `extra` line is the leaf: the event's chain link text (docs/audit.md), whose event id the client checks; its `index` is the leaf's place in the tree, then the inclusion path, then the newest checkpoint. Verify it offline with the verifier key (the client's verifyInclusion, or `svc audit verify-proof`).
+         */
+        get: operations["getResponseProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The RFC 6962 consistency proof between two sizes of the log's tree */
+        get: operations["getLogConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1111,7 +1182,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too: the human link cannot be replayed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1121,7 +1192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1131,7 +1202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1141,7 +1212,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has created 60 Sessions in the last minute, its quota; Retry-After says when one more is admitted. This workspace has created 5000 Sessions in the last 24 hours, its quota; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1152,7 +1233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1162,7 +1243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1295,7 +1376,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INVALID_SCHEMA: the id is not a Session ID. */
+            /** @description INVALID_SCHEMA: The id is not a Session ID. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1305,7 +1386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1315,7 +1396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1325,9 +1406,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1508,7 +1600,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1518,7 +1610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1528,7 +1620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1538,7 +1630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1548,7 +1640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1558,7 +1650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1568,8 +1660,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1588,7 +1690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1598,7 +1700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1736,7 +1838,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed. */
+            /** @description INVALID_SCHEMA: The Idempotency-Key is malformed. POST /v1/sessions/{id}/complete takes no body. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1746,7 +1848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1756,7 +1858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1766,7 +1868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1776,7 +1878,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1786,8 +1888,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry. */
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1806,7 +1928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1816,7 +1938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1894,7 +2016,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionEventsResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1904,7 +2026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1914,7 +2036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1924,7 +2046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2039,7 +2161,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description INVALID_SCHEMA: revision is not a positive integer of up to 9 digits. */
+            /** @description INVALID_SCHEMA: Revision is not a positive integer of up to 9 digits. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2049,7 +2171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2059,7 +2181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no such revision. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2069,9 +2191,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2133,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventFeedResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to 500. */
+            /** @description INVALID_SCHEMA: Limit is not an integer from 1 to 500. The query parameter after is not a cursor this feed gave (next_cursor). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2143,7 +2276,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2153,7 +2286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2163,7 +2296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2201,7 +2334,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2211,9 +2344,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2267,9 +2411,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2326,7 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRegisterResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: the body is malformed; WEBHOOK_INVALID_URL: the URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. WEBHOOK_INVALID_URL: The URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2336,7 +2501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2346,7 +2511,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has registered webhook URLs and rotated secrets 20 times in the last 24 hours, its quota for both together; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2357,7 +2542,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2401,7 +2596,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookVerifyResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2411,7 +2616,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook endpoint to verify (PUT /v1/webhook first). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2421,7 +2626,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_VERIFICATION_FAILED: the endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WEBHOOK_VERIFICATION_FAILED: The endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2431,7 +2656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description RATE_LIMITED: This workspace has sent 10 webhook verifications in the last hour, its quota; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2442,7 +2667,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2486,7 +2721,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRotateResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2496,7 +2741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first). */
+            /** @description WEBHOOK_NOT_CONFIGURED: There is no webhook to rotate the secret of (PUT /v1/webhook first). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2506,7 +2751,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: This workspace has registered webhook URLs and rotated secrets 20 times in the last 24 hours, its quota for both together; Retry-After says when one more is admitted. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2517,7 +2782,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2587,7 +2862,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveriesResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2597,7 +2872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the credential's workspace. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2607,9 +2882,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2641,7 +2927,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2651,7 +2947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it. */
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2661,7 +2957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no accepted response with this event_id. */
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no accepted response with this event_id. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2671,7 +2967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WEBHOOK_NOT_CONFIGURED: the workspace has no verified webhook endpoint. */
+            /** @description WEBHOOK_NOT_CONFIGURED: The workspace has no verified webhook endpoint. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2681,7 +2977,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2691,7 +3007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2799,7 +3115,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrialCreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused too. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. The request body must be JSON (Content-Type: application/json). UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2809,7 +3125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            /** @description NOT_FOUND: No trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2819,7 +3135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. The stored interaction would measure more than 131072 bytes. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2829,7 +3145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more. */
+            /** @description RATE_LIMITED: This trial's creation window has ended; start a new trial (a request without Authorization). This trial has created its 10 Sessions; start a new trial (a request without Authorization). This trial has 3 Sessions awaiting an answer; one more can be created once one is answered or its action window ends. 3 trials were started from this client in the last 24 hours. The service has started as many trials as it may in the last 24 hours. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2840,7 +3156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2850,7 +3166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            /** @description TRIAL_UNAVAILABLE: The trial is not available on this service. SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2988,7 +3304,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is. */
+            /** @description NOT_FOUND: No trial answers to this credential, or the Session is not its own: one answer whichever it is. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2998,7 +3314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3008,7 +3324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured. */
+            /** @description TRIAL_UNAVAILABLE: The trial is not available on this service. SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3105,9 +3421,30 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceResponse"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3155,7 +3492,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: the request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3165,7 +3502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3175,7 +3512,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is not configured; nothing was changed. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3224,7 +3591,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailLinkAccepted"];
                 };
             };
-            /** @description INVALID_SCHEMA: the body is malformed, or the address is not a plausible email address. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. That is not a plausible email address. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3234,7 +3601,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: 5 links per address and 20 per client per rolling hour; Retry-After gives the seconds until one more is admitted. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: 5 sign-in links were sent to this address in the last hour; wait before asking for another. 20 sign-in links were asked for from this client in the last hour; wait before asking for another. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3245,7 +3632,288 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SIGN_IN_UNAVAILABLE: this service has no email configured; SERVICE_UNAVAILABLE: the mail provider did not confirm, or the database is out of reach (Retry-After). */
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SIGN_IN_UNAVAILABLE: Sign-in is not available: this service has no email configured. SERVICE_UNAVAILABLE: The mail provider did not confirm sending the link; it may still arrive, and earlier links still work. Try again later. The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogVerifierKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active key first, then every retained one: the receipt keys, named by the log's origin. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example svc.example/log+5b0b9f02+AQJmNWEf2WV8zK4OMpYgf1VuGpZMm5jxfwAgC4lKkF8w */
+                    "text/plain": string;
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Receipt signing keys are not configured. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note: origin, tree size and RFC 6962 root hash, signed (Ed25519) by the key GET /.well-known/svc-log-verifier-keys.txt lists. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example svc.example/log
+                     *     1042
+                     *     faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM=
+                     *
+                     *     — svc.example/log 4p9Zw8uF0rG1n6ZbCtr0gWOtx/e0KkxcxZxnDKYd5vqnFS1NVdSGN2cCymXhCpSm9Dl2Xdy7BApzFCtVRZUsb0ckBgw=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: No log checkpoint has been signed yet. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getResponseProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID. */
+                id: string;
+                /** @description The Event ID (evt_…) of the Session's accepted response or of its completion. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof bundle. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example c2sp.org/tlog-proof@v1
+                     *     extra WyI…
+                     *     index 1041
+                     *     …
+                     *
+                     *     svc.example/log
+                     *     1042
+                     *     faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM=
+                     *
+                     *     — svc.example/log 4p9Zw8uF0rG1n6ZbCtr0gWOtx/e0KkxcxZxnDKYd5vqnFS1NVdSGN2cCymXhCpSm9Dl2Xdy7BApzFCtVRZUsb0ckBgw=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: This Session has no accepted response or resolution with this event id. No log checkpoint has been signed yet. The event is not in a signed checkpoint yet: ask again after Retry-After seconds, when the next one is due. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogConsistency: {
+        parameters: {
+            query: {
+                /** @description The smaller tree size, at least 1 (a decimal integer). */
+                from: string;
+                /** @description The larger tree size, at least from (a decimal integer). */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof hashes (base64), from the first tree's side up; none when the sizes are equal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": 1000,
+                     *       "to": 1042,
+                     *       "proof": [
+                     *         "faHTBlpRwtg1SAMp7yT9WVtMcjnE5EDnCnD53O4o1tM="
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        from: number;
+                        to: number;
+                        proof: string[];
+                    };
+                };
+            };
+            /** @description INVALID_SCHEMA: from or to is missing or not a whole number. from is 0, or from is past to. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: The tree has fewer leaves than to. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3317,7 +3985,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description UNAUTHORIZED: no credential, or not one this route takes. */
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3327,7 +3995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 256 KiB, or the stored interaction would be. */
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3337,9 +4005,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INTERNAL: the service failed to handle the request. */
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

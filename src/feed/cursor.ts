@@ -15,6 +15,14 @@ export const FEED_START: FeedCursor = { transactionId: '0', sessionId: '', strea
 
 const SHAPE = /^(\d{1,20})\.(\d{1,10})\.([A-Za-z0-9_]{0,64})$/;
 
+/**
+ * The largest numbers a cursor can carry: a transaction id is an xid8 (unsigned 64 bits), a
+ * stream version an integer (signed 32 bits). A cursor past them was never given, and is refused
+ * as such, before the query would fail on it.
+ */
+const TRANSACTION_MAX = 2n ** 64n - 1n;
+const VERSION_MAX = 2 ** 31 - 1;
+
 export const encodeCursor = (cursor: FeedCursor): string =>
   Buffer.from(`${cursor.transactionId}.${cursor.streamVersion}.${cursor.sessionId}`, 'utf8').toString('base64url');
 
@@ -22,5 +30,6 @@ export const encodeCursor = (cursor: FeedCursor): string =>
 export function decodeCursor(text: string): FeedCursor | FeedRefusal {
   const match = /^[A-Za-z0-9_-]*$/.test(text) ? SHAPE.exec(Buffer.from(text, 'base64url').toString('utf8')) : null;
   const cursor = match && { transactionId: match[1]!, streamVersion: Number(match[2]), sessionId: match[3]! };
-  return cursor && encodeCursor(cursor) === text ? cursor : { refused: 'cursor_unknown' };
+  const inRange = cursor !== null && BigInt(cursor.transactionId) <= TRANSACTION_MAX && cursor.streamVersion <= VERSION_MAX;
+  return inRange && encodeCursor(cursor) === text ? cursor : { refused: 'cursor_unknown' };
 }

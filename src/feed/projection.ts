@@ -1,6 +1,6 @@
 import { compose, type Part, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_COMPLETED, SESSION_CREATED, SESSION_EVENT_TYPES, SESSION_PURGED } from '../sessions/index.js';
-import { FEED_CHANNEL } from '../waits/channels.js';
+import { FEED_CHANNEL } from '../waits/index.js';
 import * as sql from './sql.js';
 
 /** The events GET /v1/sessions/{id}/events lists, and so the feed: all but the creation and the purge. */

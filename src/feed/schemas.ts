@@ -1,4 +1,8 @@
+import { AUTH_REFUSALS } from '../auth/index.js';
 import { operation } from '../http/contract.js';
+import { EDGE_REFUSALS, STORE_FAULTS } from '../http/edgeRefusals.js';
+import { meaning } from '../http/refusal.js';
+import { FEED_REFUSALS } from './refusals.js';
 import { EXAMPLE_RECEIPT, PATTERNS, sessionEventSchema } from '../sessions/index.js';
 
 export const FEED_LIMIT = { default: 100, max: 500 } as const;
@@ -62,5 +66,10 @@ export const listEventsOperation = operation({
       },
     },
   },
-  refusals: { 400: `INVALID_SCHEMA: after is not a cursor this feed gave, or limit is not an integer from 1 to ${FEED_LIMIT.max}.` },
+  refuses: [
+    AUTH_REFUSALS.owner_credential_required,
+    meaning(EDGE_REFUSALS.request_invalid, `Limit is not an integer from 1 to ${FEED_LIMIT.max}.`),
+    FEED_REFUSALS.cursor_unknown,
+    ...STORE_FAULTS,
+  ],
 });

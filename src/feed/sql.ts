@@ -7,7 +7,7 @@
  */
 export const INSERT_FEED = `
 INSERT INTO session_feed (workspace_id, transaction_id, session_id, stream_version)
-SELECT f.workspace_id, coalesce(f.transaction_id::xid8, pg_current_xact_id()), f.session_id, f.stream_version
+SELECT f.workspace_id, coalesce(f.transaction_id::xid8, log_transaction_id()), f.session_id, f.stream_version
   FROM json_to_recordset($1::json) AS f(workspace_id text, transaction_id text, session_id text, stream_version integer)
 ON CONFLICT DO NOTHING`;
 
@@ -19,13 +19,15 @@ export const FORGET_FEED = `DELETE FROM session_feed WHERE session_id = ANY($1::
  * says whether its transaction is below the horizon (older than every transaction in flight),
  * which alone may be listed: a transaction still in flight may commit events before it, and a
  * reader that listed what is above would pass them by (docs/architecture.md, readers of the log).
+ * The order names the table's column: a bare `transaction_id` is the text the page selects, whose
+ * order puts 10 before 9, and which no index serves.
  */
 export const FEED_PAGE = `
 SELECT session_id, stream_version, transaction_id::text AS transaction_id,
-       transaction_id < pg_snapshot_xmin(pg_current_snapshot()) AS settled
+       transaction_id < log_horizon() AS settled
   FROM session_feed
  WHERE workspace_id = $1
    AND (transaction_id, session_id, stream_version) > ($2::xid8, $3::text, $4::integer)
-   AND transaction_id < pg_snapshot_xmax(pg_current_snapshot())
- ORDER BY transaction_id, session_id, stream_version
+   AND transaction_id < log_snapshot_end()
+ ORDER BY session_feed.transaction_id, session_id, stream_version
  LIMIT $5`;

@@ -4,15 +4,17 @@ import type { ServiceContext } from '../serviceContext.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
-import { completeContract, type ContractDocument, type ContractPart } from './contract.js';
+import { completeContract, declaredRefusals, type ContractDocument, type ContractPart } from './contract.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
-import { errorEnvelopeSchema } from './errors.js';
+import { errorEnvelopeSchema, type ApiError } from './errors.js';
 import { toApiError } from './faults.js';
+import { drainOf } from './drain.js';
 import { edgeHeaders } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
-import { assertOneMeaning, type RefusalAnswer } from './refusal.js';
+import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
+import { heldReads } from '../waits/index.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
 export type Routes = (app: FastifyInstance, ctx: ServiceContext) => Promise<void> | void;
@@ -29,6 +31,11 @@ export interface EdgePart {
 export interface AppOptions {
   /** Tests shorten them to see a slow client cut off. */
   timeouts?: HttpTimeouts;
+  /**
+   * Told of every refusal a route answers that its contract does not declare (`refuses`): tests
+   * fail on it (test/support/app.ts), so a route's declared refusals are the ones it answers.
+   */
+  undeclared?: (route: string, refusal: ApiError) => void;
 }
 
 /** The part of the request a validation error is about, to name the refused value's path. */
@@ -126,17 +133,17 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
     done();
   });
 
-  // Once the app is closing, each answer closes its connection: a kept-alive connection would
-  // otherwise hold the server open until its keep-alive timeout.
-  let closing = false;
+  // Once the app drains or closes, each answer closes its connection: a kept-alive connection
+  // would otherwise hold the server open until its keep-alive timeout.
+  const drain = drainOf(app.server);
   app.addHook('preClose', (done) => {
-    closing = true;
+    drain.draining = true;
     done();
   });
 
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', JSON_CACHE_CONTROL);
-    if (closing) reply.header('connection', 'close');
+    if (drain.draining) reply.header('connection', 'close');
     done(null, payload);
   });
 
@@ -148,6 +155,8 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const refusal = toApiError(error, validatedPart(request, error));
+    const declared = declaredRefusals(request.routeOptions.schema);
+    if (declared && !declares(declared, refusal)) options.undeclared?.(`${request.method} ${request.routeOptions.url}`, refusal);
     if (isDatabaseUnreachable(error)) outage.report(error);
     else if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
     void sendRefusal(reply, refusal, write);
@@ -155,6 +164,8 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
 
   app.setNotFoundHandler((_request, reply) => void sendRefusal(reply, notFound(), write));
 
+  // Before the capabilities' scopes, so that each sees the one registry of held requests.
+  await app.register(heldReads, { ctx });
   for (const { routes } of parts) if (routes) await app.register(async (scope) => routes(scope, ctx));
   return app;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, invalid } from './errors.js';
+import { edgeRefused, invalid } from './edgeRefusals.js';
 import { iJsonProblem, type IJsonReason } from './ijson.js';
 
 /**
@@ -13,15 +13,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
 /** Refuses a declared charset other than UTF-8 (415), and bytes that are not UTF-8 (400). */
-export function utf8Text(raw: Buffer, contentType: string | undefined): string {
+function utf8Text(raw: Buffer, contentType: string | undefined): string {
   const charset = CHARSET.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new ApiError(415, 'INVALID_SCHEMA', 'The request body must be UTF-8: no other charset is accepted.', 'unsupported_charset');
+    throw edgeRefused({ refused: 'content_type_refused', message: 'The request body must be UTF-8: no other charset is accepted.', reason: 'unsupported_charset' });
   }
   try {
     return utf8.decode(raw);
   } catch {
-    throw new ApiError(400, 'INVALID_SCHEMA', 'The request body is not valid UTF-8.', 'invalid_encoding');
+    throw invalid('The request body is not valid UTF-8.', 'invalid_encoding');
   }
 }
 
@@ -44,7 +44,7 @@ export function jsonBody(raw: Buffer, contentType: string | undefined): unknown 
   const problem = iJsonProblem(text);
   if (problem) {
     const where = problem.pointer === '' ? 'The request body' : `The request body at ${problem.pointer}`;
-    throw new ApiError(400, 'INVALID_SCHEMA', `${where} ${PROBLEMS[problem.reason]}.`, problem.reason);
+    throw invalid(`${where} ${PROBLEMS[problem.reason]}.`, problem.reason);
   }
   return value;
 }
@@ -58,7 +58,7 @@ export function formEntries(text: string): [string, string][] {
     try {
       return decodeURIComponent(part.replaceAll('+', ' '));
     } catch {
-      throw new ApiError(400, 'INVALID_SCHEMA', 'The form has a value that is not valid UTF-8 or a malformed % escape.', 'invalid_encoding');
+      throw invalid('The form has a value that is not valid UTF-8 or a malformed % escape.', 'invalid_encoding');
     }
   };
   return text

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError } from './errors.js';
+import type { ApiError } from './errors.js';
+import { edgeRefused, invalid } from './edgeRefusals.js';
 import type { EdgeHeaders } from './headers.js';
 import { notFound, type RawResponse, type RefusalWriter } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
@@ -15,11 +16,11 @@ import { nextRequestId } from './requestIds.js';
 function clientRefusal(code: string | undefined): ApiError {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError(408, 'INVALID_SCHEMA', 'The request did not arrive in time.', 'request_timeout');
+      return edgeRefused({ refused: 'request_timeout' });
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError(431, 'INVALID_SCHEMA', 'The request headers are too large.', 'headers_too_large');
+      return edgeRefused({ refused: 'headers_too_large' });
     default:
-      return new ApiError(400, 'INVALID_SCHEMA', 'The request is not valid HTTP/1.1.', 'malformed_request');
+      return invalid('The request is not valid HTTP/1.1.', 'malformed_request');
   }
 }
 
@@ -65,7 +66,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
 export function answerOutsideRoutes(server: Server, headers: EdgeHeaders, write: RefusalWriter): void {
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const requestId = nextRequestId();
-    const refusal = new ApiError(417, 'INVALID_SCHEMA', 'The only expectation the service meets is 100-continue.', 'unsupported_expectation');
+    const refusal = edgeRefused({ refused: 'expectation_unsupported' });
     const answer = write(request.url ?? '/', refusal, requestId);
     response
       .writeHead(answer.status, { ...answer.headers, ...headers(requestId), 'content-length': Buffer.byteLength(answer.body), connection: 'close' })

@@ -1,5 +1,6 @@
-import { preferenceAppliedHeader, waitHeaders } from '../waits/schemas.js';
-import { HTTP_LIMITS } from './limits.js';
+import { preferenceAppliedHeader, waitHeaders } from '../waits/index.js';
+import type { ErrorCode } from './errors.js';
+import { meaningOf, type RefusalAnswer } from './refusal.js';
 
 /**
  * What the contract document says beyond the route schemas: each operation's name, summary,
@@ -7,6 +8,10 @@ import { HTTP_LIMITS } from './limits.js';
  * writes. A route declares it next to its schemas with `operation()`; @fastify/swagger copies it
  * into the operation as an `x-` extension, and `completeContract` turns it into OpenAPI once the
  * document is built. Validation and serialization never see any of it.
+ *
+ * A route's refusals are declared once, as the answers of the refusal tables it can give
+ * (`refuses`): its error responses and what each status means are made from them, and in tests
+ * the edge checks every refusal a route answers against them (http/app.ts).
  *
  * Each header is declared once, in HEADERS, and referred to: a header a route schema names itself
  * (one it validates, or one an answer writes) is replaced by a reference to its declaration, and
@@ -67,8 +72,11 @@ export interface OperationDoc {
    * the example answer. A refusal listed here writes only the headers listed (a 503 without Retry-After).
    */
   answers: Record<number, Answer>;
-  /** What a refusal status means on this route, where the common meaning (below) would say too little. */
-  refusals?: Record<number, string>;
+  /**
+   * Every refusal the route can answer, from the refusal tables (`meaning()` words one for this
+   * route): each status's response and its description come from them, and nothing else.
+   */
+  refuses?: readonly RefusalAnswer<never>[];
   /** Request headers the operation reads. */
   reads?: readonly HeaderName[];
 }
@@ -78,22 +86,6 @@ export function operation(doc: OperationDoc) {
   const { operationId, summary, description, ...contract } = doc;
   return { operationId, summary, ...(description === undefined ? {} : { description }), [CONTRACT]: contract };
 }
-
-/** What a refusal status means on any route that answers it, unless the route says otherwise. */
-const REFUSAL_MEANINGS: Record<number, string> = {
-  400: 'INVALID_SCHEMA: the request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed.',
-  401: 'UNAUTHORIZED: no credential, or not one this route takes.',
-  403: "ACTION_NOT_ALLOWED: the Session is a claimed trial's; its account's keys may read it, never change it.",
-  404: 'SESSION_NOT_FOUND: no such Session in the credential\'s workspace.',
-  412: "SESSION_REVISION_CONFLICT: If-Match is not the Session's current ETag; read the Session again and retry.",
-  413: `PAYLOAD_TOO_LARGE: the body is larger than ${HTTP_LIMITS.bodyBytes / 1024} KiB, or the stored interaction would be.`,
-  428: "PRECONDITION_REQUIRED: If-Match with the Session's current ETag is required.",
-  429: 'RATE_LIMITED: a limit is used up; Retry-After gives the seconds until it admits one more.',
-  500: 'INTERNAL: the service failed to handle the request.',
-  503:
-    'SERVICE_UNAVAILABLE: the database is out of reach (Retry-After says when to try again) or the data-encryption key is ' +
-    'not configured; nothing was changed.',
-};
 
 /** Headers a refusal writes whatever the route: a limit's and an outage's Retry-After. */
 const REFUSAL_HEADERS: Record<number, readonly HeaderName[]> = { 429: ['Retry-After'], 503: ['Retry-After'] };
@@ -152,11 +144,50 @@ function shared(where: string, header: string): HeaderName {
   return SHARED.get(header.toLowerCase()) ?? incomplete(where, `the header ${header} has no shared declaration (HEADERS)`);
 }
 
+/**
+ * The refusals a route declares it can answer (none, when its contract names none), or undefined
+ * for a route outside the contract (a page, the document itself).
+ */
+export function declaredRefusals(schema: unknown): readonly RefusalAnswer<never>[] | undefined {
+  const contract = (schema as { [CONTRACT]?: OperationDoc } | undefined)?.[CONTRACT];
+  return contract && (contract.refuses ?? []);
+}
+
+/** What a status means on a route: each code it answers with, and what each of its refusals means. */
+function statusMeaning(answers: readonly RefusalAnswer<never>[]): string {
+  const byCode = new Map<ErrorCode, Set<string>>();
+  for (const answer of answers) {
+    const meanings = byCode.get(answer.code) ?? new Set<string>();
+    byCode.set(answer.code, meanings.add(meaningOf(answer)));
+  }
+  return [...byCode].map(([code, meanings]) => `${code}: ${[...meanings].join(' ')}`).join(' ');
+}
+
+/** The error responses of the refusals a route declares, each status once, the envelope as body. */
+function refusalResponses(refuses: readonly RefusalAnswer<never>[]): Record<string, DocumentResponse> {
+  const statuses = [...new Set(refuses.map((answer) => answer.status))];
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: statusMeaning(refuses.filter((answer) => answer.status === status)),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      },
+    ]),
+  );
+}
+
 function completeOperation(where: string, op: DocumentOperation, used: Used): void {
   const contract = op[CONTRACT];
   delete op[CONTRACT];
   if (!contract || !op.operationId || !op.summary) incomplete(where, 'an operationId, a summary and their contract (operation())');
-  const { request, answers, refusals = {}, reads = [] } = contract;
+  const { request, answers, refuses = [], reads = [] } = contract;
+  for (const status of Object.keys(op.responses)) {
+    if (Number(status) >= 400 && !answers[Number(status)]) incomplete(where, `status ${status} is declared in its schema, not by the refusals it answers (refuses)`);
+  }
+  // An answer the route describes itself (a refusal whose body is not the envelope) keeps its words.
+  const derived = Object.entries(refusalResponses(refuses)).filter(([status]) => !answers[Number(status)]);
+  Object.assign(op.responses, Object.fromEntries(derived));
 
   const body = mediaOf(op.requestBody?.content);
   if (body && request === undefined) incomplete(where, 'its request has no example');
@@ -170,7 +201,7 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   for (const [status, response] of Object.entries(op.responses)) {
     const answer = answers[Number(status)];
     const routeOwn = response.description === FALLBACK_DESCRIPTION ? undefined : response.description;
-    const description = answer?.description ?? refusals[Number(status)] ?? routeOwn ?? REFUSAL_MEANINGS[Number(status)];
+    const description = answer?.description ?? routeOwn;
     if (description === undefined) incomplete(where, `status ${status} says nothing of what it means`);
     response.description = description;
     const declared = Object.keys(response.headers ?? {}).map((name) => shared(where, name));

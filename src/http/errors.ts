@@ -39,6 +39,8 @@ export class ApiError extends Error {
     message: string,
     readonly reason?: string,
     readonly headers: Record<string, string> = {},
+    /** The refusal it answers, when a capability's table made it: two refusals may share a code and a page tells them apart. */
+    readonly refused?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -60,8 +62,6 @@ export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
   };
 }
 
-export const invalid = (message: string): ApiError => new ApiError(400, 'INVALID_SCHEMA', message);
-export const internal = (): ApiError => new ApiError(500, 'INTERNAL', 'The service failed to handle this request.');
 
 /** JSON Schema of the envelope, for the contract document. */
 export const errorEnvelopeSchema = {
@@ -83,8 +83,4 @@ export const errorEnvelopeSchema = {
     },
   },
 } as const;
-
-/** Route schema entries: each listed status answers with the envelope. */
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { $ref: 'ErrorEnvelope#' }]));
 

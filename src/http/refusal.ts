@@ -14,7 +14,12 @@ export interface RefusalAnswer<R extends Refusal = Refusal> {
   status: number;
   code: ErrorCode;
   message: string | ((refusal: R) => string);
-  reason?: string | ((refusal: R) => string);
+  reason?: string | ((refusal: R) => string | undefined);
+  /**
+   * What it means in the contract document, where a route that can answer it says so; without it
+   * the message says it (a message made from the refusal's details needs one).
+   */
+  meaning?: string;
 }
 
 /**
@@ -44,7 +49,7 @@ export function refusalStatus<R extends Refusal>(table: RefusalTable<R>, refusal
 /** A refusal as the envelope's error, for a route to throw. */
 export function refusalError<R extends Refusal>(table: RefusalTable<R>, refusal: R): ApiError {
   const { status, code, message, reason, headers } = refusalStatus(table, refusal);
-  return new ApiError(status, code, message, reason, headers);
+  return new ApiError(status, code, message, reason, headers, refusal.refused);
 }
 
 /**
@@ -61,3 +66,17 @@ export function assertOneMeaning(tables: ReadonlyArray<Readonly<Record<string, R
     }
   }
 }
+
+/** What an answer means in the contract document; a route cannot declare one that says nothing. */
+export function meaningOf(answer: RefusalAnswer<never>): string {
+  const meaning = answer.meaning ?? (typeof answer.message === 'string' ? answer.message : undefined);
+  if (meaning === undefined) throw new Error(`The refusal ${answer.code} (${answer.status}) has a message made from its details and no meaning to declare.`);
+  return meaning;
+}
+
+/** An answer as one route means it, where the table's general words would say too little. */
+export const meaning = <R extends Refusal>(answer: RefusalAnswer<R>, text: string): RefusalAnswer<R> => ({ ...answer, meaning: text });
+
+/** Whether a route that declares `answers` may answer `error`: one of them has its status and code. */
+export const declares = (answers: readonly RefusalAnswer<never>[], error: Pick<ApiError, 'status' | 'code'>): boolean =>
+  answers.some((answer) => answer.status === error.status && answer.code === error.code);

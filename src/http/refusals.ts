@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { ApiError, envelope } from './errors.js';
+import { envelope, type ApiError } from './errors.js';
+import { edgeRefused } from './edgeRefusals.js';
 
 /**
  * How a refusal is written: the JSON envelope, unless a capability writes the errors of its own
@@ -48,4 +49,4 @@ export function sendRefusal(reply: FastifyReply, error: ApiError, write: Refusal
   return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
-export const notFound = (): ApiError => new ApiError(404, 'NOT_FOUND', 'No such route.');
+export const notFound = (): ApiError => edgeRefused({ refused: 'route_not_found' });

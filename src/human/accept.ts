@@ -7,6 +7,7 @@ import {
   revisionInteraction,
   type AcceptedResponse,
   type AnswerRefusal,
+  type ReactionRefusal,
   type InteractiveInteraction,
   type SessionState,
 } from '../sessions/index.js';
@@ -26,7 +27,7 @@ export type SubmitOutcome =
   | { kind: 'invalid'; session: SessionState; interaction: InteractiveInteraction; revision: number; fieldErrors: FieldErrors; formErrors: string[] }
   /** 409 SESSION_REVISION_CONFLICT: the current revision, with the safe draft over its proposals. */
   | { kind: 'stale'; session: SessionState; interaction: InteractiveInteraction; revision: number; draft: TypedData }
-  | { kind: 'refused'; refusal: AnswerRefusal };
+  | { kind: 'refused'; refusal: AnswerRefusal | ReactionRefusal };
 
 export function acceptedView(state: SessionState, response: AcceptedResponse): AcceptedView {
   return {

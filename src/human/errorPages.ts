@@ -1,5 +1,8 @@
 import { isUrlFault, type ErrorPages } from '../http/refusals.js';
-import { HUMAN_PAGE_HEADERS } from './headers.js';
+import type { ApiError } from '../http/errors.js';
+import { refusalError } from '../http/refusal.js';
+import { SESSION_REFUSALS } from '../sessions/index.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { errorPage, NOT_FOUND_PAGE } from './render/pages.js';
 
 /**
@@ -7,14 +10,18 @@ import { errorPage, NOT_FOUND_PAGE } from './render/pages.js';
  * never the JSON envelope: a wrong, expired or purged link, and any URL that cannot be one, is the
  * one not-found page. The link is a capability, so no page echoes a path.
  */
+
+/** A path under /s/ that is no route, or no URL at all, is a link that opens nothing. */
+const asLink = (error: ApiError): ApiError => (error.refused === 'route_not_found' || isUrlFault(error) ? refusalError(SESSION_REFUSALS, { refused: 'link_not_found' }) : error);
+
 export const HUMAN_ERROR_PAGES: ErrorPages = {
   paths: /^\/s(\/|\?|$)/,
-  write(error, requestId) {
-    const notFound = error.status === 404 || isUrlFault(error);
+  write(refusal, requestId) {
+    const error = asLink(refusal);
     return {
-      status: notFound ? 404 : error.status,
+      status: error.status,
       headers: { ...HUMAN_PAGE_HEADERS, ...error.headers },
-      body: notFound ? NOT_FOUND_PAGE : errorPage(error.code, error.status, requestId),
+      body: error.refused === 'link_not_found' ? NOT_FOUND_PAGE : errorPage(error, requestId),
     };
   },
 };

@@ -3,16 +3,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
 import { workspaceDisplayName } from '../workspaces/index.js';
 import { acceptFormBodies } from '../http/bodies.js';
-import { refusalError } from '../http/refusal.js';
+import { refusalError, type RefusalTable } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
-import { currentInteraction, currentRevision, findSessionByLink, linkLive, loadSession, SESSION_REFUSALS, type SessionState } from '../sessions/index.js';
+import { RECEIPT_REFUSALS, type ReceiptRefusal } from '../receipts/index.js';
+import { currentInteraction, currentRevision, findSessionByLink, linkLive, loadSession, SESSION_REFUSALS, type SessionRefusal, type SessionState } from '../sessions/index.js';
 import { acceptedView, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type Submission } from './form.js';
-import { HUMAN_PAGE_HEADERS } from './headers.js';
+import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { FORM_REFUSALS } from './refusals.js';
+import { STYLESHEET_PATH } from '../html/index.js';
 import type { Asking } from './render/asking.js';
-import { STYLESHEET_PATH } from './render/layout.js';
-import { completedPage, confirmationPage, displayPage, formPage, NOT_FOUND_PAGE, respondedPage } from './render/pages.js';
+import { completedPage, confirmationPage, displayPage, formPage, respondedPage } from './render/pages.js';
 
 /**
  * The human link: GET /s/{token} shows the Session's page, POST /s/{token} submits an
@@ -27,6 +28,12 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 
 const sendPage = (reply: FastifyReply, status: number, page: string): FastifyReply => reply.code(status).headers(HUMAN_PAGE_HEADERS).send(page);
+
+/** What a submission can be refused: the Session's decision, or a receipt that cannot be signed. */
+const SUBMISSION_REFUSALS: RefusalTable<SessionRefusal | ReceiptRefusal> = { ...SESSION_REFUSALS, ...RECEIPT_REFUSALS };
+
+/** A link that opens nothing, whatever came with it: the one not-found page (errorPages.ts). */
+const linkNotFound = () => refusalError(SESSION_REFUSALS, { refused: 'link_not_found' });
 
 /** The Session a live link opens, or undefined: unknown, malformed, expired and purged look alike. */
 async function linkedSessionId(ctx: Pick<ServiceContext, 'clock' | 'store'>, token: string): Promise<string | undefined> {
@@ -93,7 +100,7 @@ async function outcomePage(ctx: Pick<ServiceContext, 'config' | 'store'>, outcom
       ];
     case 'refused':
       // Every refusal on /s/ is written as the error page (or the not-found page): errorPages.ts.
-      throw refusalError(SESSION_REFUSALS, outcome.refusal);
+      throw refusalError(SUBMISSION_REFUSALS, outcome.refusal);
   }
 }
 
@@ -115,7 +122,8 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
   app.get('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
     const sessionId = await linkedSessionId(ctx, request.params.token);
     const state = sessionId && (await loadSession(ctx.store.pool, ctx.streamKeys, sessionId));
-    return state ? sendPage(reply, 200, currentPage(state, await askingOf(ctx, state))) : sendPage(reply, 404, NOT_FOUND_PAGE);
+    if (!state) throw linkNotFound();
+    return sendPage(reply, 200, currentPage(state, await askingOf(ctx, state)));
   });
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
@@ -123,7 +131,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
       throw refusalError(FORM_REFUSALS, { refused: 'not_same_origin' });
     }
     const { token } = request.params;
-    if (!TOKEN.test(token)) return sendPage(reply, 404, NOT_FOUND_PAGE);
+    if (!TOKEN.test(token)) throw linkNotFound();
     let submission: Submission;
     try {
       if (typeof request.body !== 'string') throw refusalError(FORM_REFUSALS, { refused: 'form_not_urlencoded' });
@@ -131,7 +139,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
     } catch (error) {
       // A link that opens nothing is the not-found page, whatever came with it. A live one is
       // looked up by the submission itself, in its unit of work.
-      if (!(await linkedSessionId(ctx, token))) return sendPage(reply, 404, NOT_FOUND_PAGE);
+      if (!(await linkedSessionId(ctx, token))) throw linkNotFound();
       throw error;
     }
     const [status, page] = await outcomePage(ctx, await submitAnswer(ctx, token, submission), submission.values);

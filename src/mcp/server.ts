@@ -20,7 +20,7 @@ export interface McpConfig {
   apiKey: string;
 }
 
-export function mcpConfig(env: Record<string, string | undefined>): McpConfig {
+function mcpConfig(env: Record<string, string | undefined>): McpConfig {
   const serviceUrl = env.SVC_URL;
   const apiKey = env.SVC_API_KEY;
   if (!serviceUrl || !/^https?:\/\/[^/]/.test(serviceUrl) || !URL.canParse(serviceUrl)) {
@@ -42,7 +42,7 @@ function failed(error: { code: string; message: string; request_id?: string | nu
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-export async function callTool(name: string, input: unknown, ctx: ToolContext, call: ToolCall): Promise<CallToolResult> {
+async function callTool(name: string, input: unknown, ctx: ToolContext, call: ToolCall): Promise<CallToolResult> {
   const tool = TOOLS.find((candidate) => candidate.definition.name === name);
   if (!tool) return failed({ code: 'UNKNOWN_TOOL', message: `There is no tool ${name}; the tools are ${TOOLS.map((t) => t.definition.name).join(', ')}.` });
   const problems = tool.check(input ?? {});

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { bearerToken, ownerOf, requireOwner } from '../auth/index.js';
+import { AUTH_REFUSALS, bearerToken, ownerOf, requireOwner } from '../auth/index.js';
 import { createClient } from '../client/index.js';
 import { operation } from '../http/contract.js';
-import { errorResponses } from '../http/errors.js';
+import { JSON_BODY_FAULTS, STORE_FAULTS } from '../http/edgeRefusals.js';
 import { refusalError } from '../http/refusal.js';
 import { mcpServer } from '../mcp/server.js';
 import { publicKeySet } from '../receiptKeys.js';
@@ -35,6 +35,10 @@ const mcpRequest = {
 const EXAMPLE_SESSION_ID = 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ';
 const exampleEvents = JSON.stringify({ session_id: EXAMPLE_SESSION_ID, events: [] });
 
+/** A 400 is the envelope, or MCP's own JSON-RPC error object: the route says which itself. */
+const NOT_JSON_RPC =
+  'A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415).';
+
 const mcpOperation = operation({
   operationId: 'postMcpMessage',
   summary: 'Send one MCP message to the hosted MCP server (Streamable HTTP)',
@@ -49,7 +53,9 @@ const mcpOperation = operation({
       })}\n\n`,
     },
     202: { description: 'A notification or a response of the agent, accepted; no body.' },
+    400: { description: NOT_JSON_RPC },
   },
+  refuses: [AUTH_REFUSALS.owner_credential_required, ...JSON_BODY_FAULTS, ...STORE_FAULTS],
 });
 
 const notAllowed = (_request: FastifyRequest, reply: FastifyReply) => {
@@ -76,12 +82,7 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
         response: {
           200: { content: { 'text/event-stream': { schema: { type: 'string' } } } },
           202: { type: 'null' },
-          400: {
-            description:
-              'A body that is not JSON (the error envelope), or a message that is not JSON-RPC (a JSON-RPC error object, as MCP defines it; so are 406 without the Accept above and 415).',
-            type: 'object',
-          },
-          ...errorResponses(401, 413, 500),
+          400: { description: NOT_JSON_RPC, type: 'object' },
         },
       },
     },

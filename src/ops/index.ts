@@ -2,7 +2,10 @@ import type { Capability } from '../capability.js';
 import type { ServiceParts } from './parts.js';
 import { metricsRoutes } from './metricsRoutes.js';
 import { OPS_REFUSALS } from './refusals.js';
+import { rebuildCommand } from './rebuild.js';
+import { rekeyCommand } from './rekey.js';
 import { opsRoutes } from './routes.js';
+import { statusCommand } from './status.js';
 
 /**
  * What the operator runs and watches: health, version and the contract document, metrics, the
@@ -10,10 +13,8 @@ import { opsRoutes } from './routes.js';
  */
 export { dataKeyProblems } from './dataKeys.js';
 export { PrometheusMetrics } from './metrics.js';
-export { rebuildCommand, type RebuildWorkerData } from './rebuild.js';
+export type { RebuildWorkerData } from './rebuild.js';
 export type { ServiceParts } from './parts.js';
-export { rekeyCommand } from './rekey.js';
-export { statusCommand } from './status.js';
 
 /** The ops capability, handed what it checks of the whole service when its routes are registered. */
 export const opsCapability = (parts: () => ServiceParts): Capability => ({
@@ -23,4 +24,5 @@ export const opsCapability = (parts: () => ServiceParts): Capability => ({
     await metricsRoutes(app, ctx);
   },
   refusals: OPS_REFUSALS,
+  commands: [statusCommand(parts), rebuildCommand(parts), rekeyCommand],
 });

@@ -3,9 +3,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { RecordedEvent } from '../../eventstore/index.js';
 import type { Clock } from '../clock.js';
 import type { ServiceMetrics } from '../serviceContext.js';
-import { purgeBacklog } from '../purge/index.js';
+import type { BacklogGauge } from '../capability.js';
 import { QUOTAS, type QuotaName } from '../quotas/index.js';
-import { deliveryQueue, projectionLag } from './backlog.js';
+import { projectionLag } from './backlog.js';
 
 /**
  * The service's Prometheus metrics, one registry per service context, every family prefixed
@@ -17,6 +17,8 @@ import { deliveryQueue, projectionLag } from './backlog.js';
 export interface MetricSources {
   pool: pg.Pool;
   clock: Clock;
+  /** Every capability's backlog gauges (their records'). */
+  gauges: readonly BacklogGauge[];
   /** The registered projections, by kind (read at scrape time: the store is made after this). */
   projections(): { inline: readonly string[]; async: readonly string[] };
   warn(obj: object, msg: string): void;
@@ -93,30 +95,17 @@ export class PrometheusMetrics implements ServiceMetrics {
         for (const lag of await projectionLag(sources.pool, async)) gauge.set({ projection: lag.name }, lag.behind);
       }),
     });
-    const queue = async () => deliveryQueue(sources.pool, sources.clock.now());
-    new Gauge({
-      name: 'svc_webhook_queue_depth',
-      help: 'Webhook deliveries pending.',
-      registers,
-      collect: scraped(async (gauge) => gauge.set((await queue()).pending)),
-    });
-    new Gauge({
-      name: 'svc_webhook_queue_oldest_pending_age_seconds',
-      help: 'Age of the oldest pending webhook delivery; 0 when none is pending.',
-      registers,
-      collect: scraped(async (gauge) => gauge.set((await queue()).oldest_pending_age_s ?? 0)),
-    });
-    new Gauge({
-      name: 'svc_purge_backlog',
-      help: 'Sessions past their purge deadline and not purged yet, due and overdue.',
-      labelNames: ['state'],
-      registers,
-      collect: scraped(async (gauge) => {
-        const backlog = await purgeBacklog(sources.pool, sources.clock.now());
-        gauge.set({ state: 'due' }, backlog.due);
-        gauge.set({ state: 'overdue' }, backlog.overdue);
-      }),
-    });
+    for (const declared of sources.gauges) {
+      new Gauge({
+        name: declared.name,
+        help: declared.help,
+        labelNames: declared.labelNames ?? [],
+        registers,
+        collect: scraped(async (gauge) => {
+          for (const { labels = {}, value } of await declared.read(sources.pool, sources.clock.now())) gauge.set(labels, value);
+        }),
+      });
+    }
     new Gauge({
       name: 'svc_db_pool_connections',
       help: 'Database pool connections in use and idle.',

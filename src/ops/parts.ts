@@ -8,4 +8,6 @@ import type { Projection } from '../../eventstore/index.js';
 export interface ServiceParts {
   migrationFolders: readonly string[];
   asyncProjections: readonly Projection[];
+  /** Every projection's name, the inline ones first: what `rebuild` can replay. */
+  projectionNames: readonly string[];
 }

@@ -1,4 +1,5 @@
 import { sign, verify } from 'node:crypto';
+import { MIN_OWNER_KEY_LENGTH } from '../config.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { pendingMigrations } from '../../eventstore/index.js';
 import { dataKeyProblems } from './dataKeys.js';
@@ -6,10 +7,9 @@ import type { ServiceParts } from './parts.js';
 import { versionAt } from '../version.js';
 
 const DATABASE_TIMEOUT_MS = 2_000;
-const MIN_OWNER_KEY_LENGTH = 32;
 
 /** Why the service is not ready, or an empty list. Each failed readiness condition on its own line. */
-export async function readinessProblems(ctx: Pick<ServiceContext, 'clock' | 'config' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<string[]> {
+async function readinessProblems(ctx: Pick<ServiceContext, 'clock' | 'config' | 'identity' | 'receiptKeys' | 'receiptKeysProblem' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<string[]> {
   const problems: string[] = [];
   if (!ctx.config.ownerKey || ctx.config.ownerKey.length < MIN_OWNER_KEY_LENGTH) problems.push('owner key');
   // The reason is logged for the operator (never key material); the 503 body says nothing.

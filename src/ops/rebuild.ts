@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { RebuildInProgress, rebuildAll, type PartReplayer, type Projection, type StreamPart } from '../../projections/index.js';
-import { CommandRefused, UsageError } from '../commandLine.js';
+import { CommandRefused, UsageError, type OperatorCommand } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { ProgressReporter } from './progress.js';
 import type { DatabasePooling } from '../config.js';
@@ -70,7 +70,7 @@ function chosen(ctx: Pick<ServiceContext, 'store'>, parts: ServiceParts, target:
  * same point of the replay; async ones follow, their checkpoints moved with them. Progress goes to
  * stderr (src/ops/progress.ts); the outcome, a line or one JSON object, to stdout.
  */
-export async function rebuildCommand(ctx: Pick<ServiceContext, 'config' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
+async function rebuild(ctx: Pick<ServiceContext, 'config' | 'store'>, args: string[], parts: ServiceParts): Promise<number> {
   const json = args.includes('--json');
   const targets = args.filter((a) => a !== '--json');
   if (targets.length !== 1 || (targets[0]!.startsWith('-') && targets[0] !== '--all')) throw new UsageError('rebuild needs one projection NAME or --all');
@@ -114,3 +114,12 @@ export async function rebuildCommand(ctx: Pick<ServiceContext, 'config' | 'store
   }
   return 0;
 }
+
+export const rebuildCommand = (parts: () => ServiceParts): OperatorCommand => ({
+  name: 'rebuild',
+  synopsis: 'NAME | --all [--json]',
+  summary: 'replay the log into projection NAME (or every one) and swap it in',
+  details: () =>
+    `Runs beside the service; progress on stderr, the outcome on stdout (--json: one JSON object).\nNAME is one of: ${parts().projectionNames.join(', ')}`,
+  run: async (args, open) => rebuild(await open(), args, parts()),
+});

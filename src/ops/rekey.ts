@@ -1,5 +1,5 @@
 import { INITIAL_KEY_ID, keysInUse, keysWrappedBy, rewrapBatch } from '../../eventstore/index.js';
-import { CommandRefused, UsageError } from '../commandLine.js';
+import { CommandRefused, UsageError, type OperatorCommand } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { resealSecrets } from '../webhooks/index.js';
 import { countSecretsSealedByInitial, secretsSealedByInitial } from '../webhooks/index.js';
@@ -50,9 +50,10 @@ async function oldKeyCounts(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>): 
   return counts;
 }
 
-export async function rekeyCommand(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, args: string[]): Promise<number> {
+async function rekey(args: string[], open: () => Promise<Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>>): Promise<number> {
   const json = args[0] === '--json';
   if (args.length > (json ? 1 : 0)) throw new UsageError('rekey takes --json only');
+  const ctx = await open();
   const keys = ctx.streamKeys.deploymentKey;
   keys.require();
   await assertOpensEverything(ctx);
@@ -97,3 +98,13 @@ export async function rekeyCommand(ctx: Pick<ServiceContext, 'clock' | 'store' |
   );
   return 1;
 }
+
+export const rekeyCommand: OperatorCommand = {
+  name: 'rekey',
+  synopsis: '[--json]',
+  summary: 'wrap every stream key again under the first key of SVC_DATA_KEYS',
+  details: () =>
+    'Runs beside the service in committed batches (killed, it goes on where it stopped when run again).\n' +
+    'Exit 1 while keys are still wrapped by an old key (docs/operations.md, "Data keys").',
+  run: rekey,
+};

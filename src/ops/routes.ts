@@ -1,5 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { operation } from '../http/contract.js';
+import { drainOf } from '../http/drain.js';
+import { refusalStatus } from '../http/refusal.js';
+import { OPS_REFUSALS } from './refusals.js';
 import type { ServiceContext } from '../serviceContext.js';
 import type { ServiceParts } from './parts.js';
 import { sharedReadiness } from './readiness.js';
@@ -8,6 +11,7 @@ import { versionAt } from '../version.js';
 const ok = { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } } as const;
 const OK_BODY = JSON.stringify({ status: 'ok' });
 const NOT_READY_BODY = JSON.stringify({ status: 'unavailable' });
+const NOT_READY = refusalStatus(OPS_REFUSALS, { refused: 'not_ready' });
 
 const versionSchema = {
   type: 'object',
@@ -69,12 +73,13 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
       },
     },
     async (request, reply) => {
-      const problems = await ready();
-      if (problems.length > 0) request.log.warn({ problems }, 'not ready');
-      return reply
-        .code(problems.length === 0 ? 200 : 503)
-        .type('application/json; charset=utf-8')
-        .send(problems.length === 0 ? OK_BODY : NOT_READY_BODY);
+      // A process that is stopping is not ready, first of all: a proxy sends it nothing new.
+      const problems = drainOf(app.server).draining ? ['stopping'] : await ready();
+      const type = 'application/json; charset=utf-8';
+      if (problems.length === 0) return reply.type(type).send(OK_BODY);
+      request.log.warn({ problems }, 'not ready');
+      // Its status is the refusal's; its body is a load balancer's {status}, never the envelope.
+      return (reply as FastifyReply).code(NOT_READY.status).type(type).send(NOT_READY_BODY);
     },
   );
 

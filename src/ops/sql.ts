@@ -1,4 +1,4 @@
-/** What an operator is shown: read from the log and from the owners' projection tables, never written. */
+/** What an operator is shown of the log itself; each capability reads its own backlog. */
 
 /**
  * Each async projection's checkpoint and how many committed events lie after it. The range is
@@ -11,16 +11,8 @@ SELECT p.name, coalesce(c.global_position, 0)::text AS position,
        (SELECT count(*) FROM events
          WHERE (events.transaction_id, global_position) > (coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0))
            AND events.transaction_id >= coalesce(c.transaction_id, '0'::xid8)
-           AND events.transaction_id < pg_snapshot_xmax(pg_current_snapshot()))::integer AS behind
+           AND events.transaction_id < log_snapshot_end())::integer AS behind
   FROM unnest($1::text[]) AS p(name)
   LEFT JOIN projection_checkpoints c ON c.name = p.name
  ORDER BY p.name`;
 
-/**
- * The delivery queue across every workspace (the deliveries projection, src/webhooks): pending
- * and failed jobs each counted from their own partial index, never from the table of every job.
- */
-export const DELIVERY_QUEUE = `
-SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::integer AS pending,
-       (SELECT count(*) FROM webhook_deliveries WHERE status = 'failed')::integer AS failed,
-       (SELECT min(created_at) FROM webhook_deliveries WHERE status = 'pending') AS oldest_pending`;

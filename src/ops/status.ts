@@ -2,8 +2,9 @@ import { bundledMigrations, pendingMigrations } from '../../eventstore/index.js'
 import { newestCheckpoint, payloadOf } from '../audit/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
-import { deliveryQueue, projectionLag, secondsBetween, type DeliveryQueue, type ProjectionLag } from './backlog.js';
-import { UsageError } from '../commandLine.js';
+import { deliveryQueue, type DeliveryQueue } from '../webhooks/index.js';
+import { projectionLag, secondsBetween, type ProjectionLag } from './backlog.js';
+import { UsageError, type OperatorCommand } from '../commandLine.js';
 import { dataKeyStatus, type DataKeyStatus } from './dataKeys.js';
 import type { ServiceParts } from './parts.js';
 
@@ -17,7 +18,7 @@ export interface Status {
   data_keys: DataKeyStatus;
 }
 
-export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<Status> {
+async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, parts: ServiceParts): Promise<Status> {
   const now = ctx.clock.now();
   const newest = await newestCheckpoint(ctx.store.pool);
   const pending = (await pendingMigrations(ctx.store.pool, parts.migrationFolders)).length;
@@ -31,7 +32,7 @@ export async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | '
   };
 }
 
-export function formatStatus(s: Status): string {
+function formatStatus(s: Status): string {
   const lines = ['projections:'];
   if (s.projections.length === 0) lines.push('  (no async projection)');
   for (const p of s.projections) lines.push(`  ${p.name}: at position ${p.position}, ${p.behind} events behind`);
@@ -51,12 +52,16 @@ export function formatStatus(s: Status): string {
   return lines.join('\n');
 }
 
-export async function statusCommand(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, args: string[], parts: ServiceParts): Promise<number> {
-  const json = args[0] === '--json';
-  if (args.length > (json ? 1 : 0)) {
-    throw new UsageError('status takes --json only');
-  }
-  const status = await readStatus(ctx, parts);
-  console.log(json ? JSON.stringify(status) : formatStatus(status));
-  return 0;
-}
+export const statusCommand = (parts: () => ServiceParts): OperatorCommand => ({
+  name: 'status',
+  synopsis: '[--json]',
+  summary: 'projections, deliveries, purge backlog, checkpoint age, migrations, data keys',
+  details: () => '--json prints one JSON object for a program (docs/operations.md, "Reading status").',
+  async run(args, open) {
+    const json = args[0] === '--json';
+    if (args.length > (json ? 1 : 0)) throw new UsageError('status takes --json only');
+    const status = await readStatus(await open(), parts());
+    console.log(json ? JSON.stringify(status) : formatStatus(status));
+    return 0;
+  },
+});

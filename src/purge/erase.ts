@@ -1,9 +1,10 @@
+import { UsageError, type OperatorCommand } from '../commandLine.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
 import { eraseSession, type Purged } from './commands.js';
 
 /** `erase <session_id>` on the command line: what the operator is told, and the exit code. */
-export interface EraseResult {
+interface EraseResult {
   exitCode: 0 | 1;
   message: string;
 }
@@ -21,7 +22,7 @@ function done(purged: Purged): string {
  * Purges one Session now, for a data-subject request, through the same purge as the deadline's.
  * Running it again is harmless: it says the Session was already purged and succeeds.
  */
-export async function eraseCommand(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, sessionId: string): Promise<EraseResult> {
+async function erase(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, sessionId: string): Promise<EraseResult> {
   if (!isSessionId(sessionId)) {
     return { exitCode: 1, message: `${JSON.stringify(sessionId)} is not a Session id (ses_ followed by 26 characters); nothing erased` };
   }
@@ -36,3 +37,18 @@ export async function eraseCommand(ctx: Pick<ServiceContext, 'clock' | 'store' |
       throw new Error('an erasure is never refused as not due');
   }
 }
+
+export const eraseCommand: OperatorCommand = {
+  name: 'erase',
+  synopsis: 'SESSION_ID',
+  summary: 'purge one Session now (a data-subject request); again: says it was purged',
+  details: () =>
+    'Appends session.purged (reason erasure), destroys its data key and deletes its read rows, beside a\n' +
+    'running service. Exit 0 when purged now or before, 1 for an unknown or malformed id.',
+  async run(args, open) {
+    if (args.length !== 1) throw new UsageError('erase takes one SESSION_ID');
+    const erased = await erase(await open(), args[0]!);
+    (erased.exitCode === 0 ? console.log : console.error)(erased.message);
+    return erased.exitCode;
+  },
+};

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
+import { PURGE_GAUGES } from './backlog.js';
+import { eraseCommand } from './erase.js';
 import { purgeScheduleProjection } from './projection.js';
 import { PurgeWorker } from './worker.js';
 
@@ -8,9 +10,8 @@ import { PurgeWorker } from './worker.js';
  * worker that purges what is due, and an operator's erasure on request, all through one purge
  * (commands.ts). See docs/architecture.md, "Purge", and the README's "Data lifecycle".
  */
-export { eraseSession, type Purged } from './commands.js';
+export { eraseSession } from './commands.js';
 export { decidePurge, purgeDeadline, type PurgeCommand } from './decide.js';
-export { eraseCommand } from './erase.js';
 export { foldLifetime } from './lifetime.js';
 export { PurgeWorker } from './worker.js';
 export { purgeBacklog, type PurgeBacklog } from './backlog.js';
@@ -19,5 +20,7 @@ export const purge: Capability = {
   // Its table: the schedule.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   asyncProjections: [purgeScheduleProjection],
-  workers: { purger: (ctx) => new PurgeWorker(ctx) },
+  gauges: PURGE_GAUGES,
+  workers: [{ role: 'purger', summary: 'purges each Session when its retention ends', start: (ctx) => new PurgeWorker(ctx) }],
+  commands: [eraseCommand],
 };

@@ -1,10 +1,13 @@
-import { UNSEALED, appendEvents, type UnitOfWork } from '../../eventstore/index.js';
+import { handleCommand, ledger, type UnitOfWork } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../principal.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { decideQuotaUse, quotaOf, type QuotaRefusal } from './decide.js';
-import { quotaStreamId } from './events.js';
+import { decideQuotaUse, quotaOf, type QuotaEdges, type QuotaRefusal } from './decide.js';
+import { quotaStreamId, type QuotaUsed } from './events.js';
 import { QUOTAS, quotasOf, type QuotaName, type QuotaUse } from './limits.js';
 import * as sql from './sql.js';
+
+/** A workspace's stream of uses of one kind: a ledger its projection counts. */
+const quotaLedger = ledger<QuotaEdges, QuotaUsed>();
 
 /**
  * Spends one use of a kind under quota in the caller's unit of work, so that the use counts
@@ -19,18 +22,16 @@ import * as sql from './sql.js';
 export async function spendQuota(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock' | 'metrics'>, principal: OwnerPrincipal, use: QuotaUse): Promise<QuotaRefusal | undefined> {
   if (principal.kind !== 'developer_key') return undefined;
   const { workspaceId } = principal;
-  const stream = quotaStreamId(workspaceId, use);
-  await uow.lockStream(stream);
-  // The version first, the count after it: a use committed before the version was read is
-  // counted, and one committed after it makes this append conflict.
-  const version = await uow.streamVersion(stream);
   const names = quotasOf(use);
-  const { rows } = await uow.query<{ quota: QuotaName; edge: Date | null }>(sql.LIMIT_EDGES, [workspaceId, use, names, names.map((name) => QUOTAS[name].limit)]);
-  const decision = decideQuotaUse({ workspaceId, use, edges: new Map(rows.map((row) => [row.quota, row.edge])), now: ctx.clock.now() });
-  if ('refused' in decision) {
-    ctx.metrics.quotaRefused(quotaOf(decision));
-    return decision;
-  }
-  await appendEvents(uow, UNSEALED, stream, version, [decision.used]);
-  return undefined;
+  const edges = async (): Promise<QuotaEdges> => {
+    const { rows } = await uow.query<{ quota: QuotaName; edge: Date | null }>(sql.LIMIT_EDGES, [workspaceId, use, names, names.map((name) => QUOTAS[name].limit)]);
+    return new Map(rows.map((row) => [row.quota, row.edge]));
+  };
+  const handled = await handleCommand(uow, quotaLedger, quotaStreamId(workspaceId, use), (state) => decideQuotaUse(state, { workspaceId, use, now: ctx.clock.now() }), {
+    turn: true,
+    project: edges,
+  });
+  if (!('refused' in handled)) return undefined;
+  ctx.metrics.quotaRefused(quotaOf(handled));
+  return handled;
 }

@@ -1,9 +1,10 @@
+import type { Decision } from '../../eventstore/index.js';
 import { secondsUntil, type Limited } from '../rollingLimits.js';
 import { QUOTA_USED, type QuotaUsed } from './events.js';
 import { QUOTAS, quotasOf, type QuotaName, type QuotaUse } from './limits.js';
 
 /**
- * Whether a workspace may make one more use of a kind under quota. Pure: the caller reads, for
+ * Whether a workspace may make one more use of a kind under quota. Pure: the command reads, for
  * each quota over the kind, the time of the workspace's limit-th newest use (its edge), and passes
  * `now`.
  */
@@ -11,11 +12,12 @@ import { QUOTAS, quotasOf, type QuotaName, type QuotaUse } from './limits.js';
 /** A full quota: Retry-After is the seconds until its oldest counted use leaves its window. */
 export type QuotaRefusal = Limited<`${QuotaName}_used`>;
 
+/** Each quota's edge: its limit-th newest use; null while there are fewer (the ledger's state, from its projection). */
+export type QuotaEdges = ReadonlyMap<QuotaName, Date | null>;
+
 export interface QuotaUseCommand {
   workspaceId: string;
   use: QuotaUse;
-  /** Each quota's edge: its limit-th newest use; null while there are fewer. */
-  edges: ReadonlyMap<QuotaName, Date | null>;
   now: Date;
 }
 
@@ -23,14 +25,14 @@ export interface QuotaUseCommand {
 const admitsAt = (name: QuotaName, edge: Date | null | undefined): number => (edge ? edge.getTime() + QUOTAS[name].windowMs : -Infinity);
 
 /** The use, recorded; or, when quotas are full, the one that admits again last (so a retry then succeeds). */
-export function decideQuotaUse(command: QuotaUseCommand): { used: QuotaUsed } | QuotaRefusal {
+export function decideQuotaUse(edges: QuotaEdges, command: QuotaUseCommand): Decision<QuotaUsed, QuotaRefusal> {
   const { now } = command;
   const [latest] = quotasOf(command.use)
-    .map((name) => ({ name, at: admitsAt(name, command.edges.get(name)) }))
+    .map((name) => ({ name, at: admitsAt(name, edges.get(name)) }))
     .filter((quota) => quota.at > now.getTime())
     .sort((a, b) => b.at - a.at);
   if (latest) return { refused: `${latest.name}_used`, retryAfterSeconds: secondsUntil(latest.at, now) };
-  return { used: { type: QUOTA_USED, at: now.toISOString(), workspace_id: command.workspaceId, use: command.use } };
+  return { events: [{ type: QUOTA_USED, at: now.toISOString(), workspace_id: command.workspaceId, use: command.use }] };
 }
 
 /** The quota a refusal names. */

@@ -7,7 +7,7 @@ import { QUOTA_REFUSALS } from './refusals.js';
 export { spendQuota } from './commands.js';
 export type { QuotaRefusal } from './decide.js';
 export { QUOTAS, type QuotaName } from './limits.js';
-export { QUOTA_REFUSALS, quotaExceeded } from './refusals.js';
+export { QUOTA_REFUSALS } from './refusals.js';
 
 export const quotas: Capability = {
   name: 'quotas',

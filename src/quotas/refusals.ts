@@ -32,9 +32,3 @@ export const QUOTA_REFUSALS: RefusalTable<QuotaRefusal> = {
     reason: 'webhook_changes_per_day',
   },
 };
-
-/** The 429 of a route under a developer workspace's quota (limits.ts), for the contract. */
-export const quotaExceeded = {
-  description: "RATE_LIMITED: a developer workspace's quota is used up (reason names it); Retry-After gives the seconds until it admits one more. The owner key has no quota.",
-  $ref: 'ErrorEnvelope#',
-};

@@ -8,7 +8,7 @@ const RECEIPT_MIN_LIFETIME_MS = 720 * HOUR;
 
 // The claim set is part of what a customer verifies, so the published client defines it and the
 // service signs exactly that type (docs/receipts.md explains each claim).
-export type { ReceiptClaims, ReturnBinding } from '../client/types.js';
+export type { ReceiptClaims } from '../client/types.js';
 
 /**
  * What a receipt needs of the answered revision: its title and actions by name; the whole, exactly

@@ -5,6 +5,7 @@ import { receiptRoutes } from './routes.js';
 
 /** Signed receipts of accepted answers: the claims, the signature, and the public key set. */
 export { type ReceiptClaims } from './claims.js';
+export { RECEIPT_REFUSALS, type ReceiptRefusal } from './refusals.js';
 
 export const receipts: Capability = {
   name: 'receipts',

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { operation } from '../http/contract.js';
 import { publicKeySet } from '../receiptKeys.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { receiptKeysUnavailable } from './sign.js';
+import { refusalError } from '../http/refusal.js';
+import { RECEIPT_REFUSALS } from './refusals.js';
 
 const receiptKeysResponse = {
   title: 'ReceiptKeysResponse',
@@ -39,8 +40,10 @@ const getReceiptKeys = operation({
       description: 'The JWK Set: the active signing key and every retained one; a receipt names its key by kid.',
       example: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'j1_gtAJHrb1GUSCAy3jmxIq2Vy4h1muJdyMd2lScFyM', kid: 'rk-2026-03', alg: 'EdDSA', use: 'sig' }] },
     },
+    // Its own words: this 503 says nothing of when to retry (no Retry-After), unlike an outage's.
     503: { description: 'SERVICE_UNAVAILABLE: this service has no receipt signing key configured.' },
   },
+  refuses: [RECEIPT_REFUSALS.receipt_keys_unavailable],
 });
 
 /** GET /.well-known/svc-receipt-keys.json: public, no credential, never cached. */
@@ -59,7 +62,7 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): 
       },
     },
     async (_request, reply) => {
-      if (body === undefined) throw receiptKeysUnavailable();
+      if (body === undefined) throw refusalError(RECEIPT_REFUSALS, { refused: 'receipt_keys_unavailable' });
       return reply.header('cache-control', 'no-store, no-transform').type('application/json; charset=utf-8').send(body);
     },
   );

@@ -2,26 +2,21 @@ import { sign } from 'node:crypto';
 import { canonicalJson } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import { revisionInteraction, type AnswerReaction } from '../sessions/index.js';
-import type { ApiError } from '../http/errors.js';
-import { refusalError } from '../http/refusal.js';
 import { buildReceiptClaims, type ReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from '../receiptKeys.js';
-import { RECEIPT_REFUSALS } from './refusals.js';
+import type { ReceiptRefusal } from './refusals.js';
 
 const RECEIPT_TYP = 'svc-receipt+jwt';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
-export function receiptKeysUnavailable(): ApiError {
-  return refusalError(RECEIPT_REFUSALS, { refused: 'receipt_keys_unavailable' });
-}
-
 /**
  * A compact JWS (EdDSA over Ed25519) whose payload is exactly the RFC 8785 bytes of the claims, so
- * anyone can recompute and compare them. Signed with the active key; throws 503 without keys.
+ * anyone can recompute and compare them. Signed with the active key; without keys, refused (the
+ * unit of work that wanted it appends nothing).
  */
-export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptClaims): string {
-  if (!keys) throw receiptKeysUnavailable();
+export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptClaims): string | ReceiptRefusal {
+  if (!keys) return { refused: 'receipt_keys_unavailable' };
   const header = canonicalJson({ alg: 'EdDSA', typ: RECEIPT_TYP, kid: keys.active.kid });
   const signingInput = `${base64url(header)}.${base64url(canonicalJson(claims))}`;
   const signature = sign(null, Buffer.from(signingInput, 'ascii'), keys.active.privateKey);
@@ -50,6 +45,14 @@ export const signAcceptedAnswer: AnswerReaction = {
       latestPurgeAt: new Date(new Date(session.linkExpiresAt).getTime() + session.retentionHours * HOUR),
       returnChannel: acceptance.returnChannel,
     });
-    acceptance.event = { ...event, receipt: signReceipt(ctx.receiptKeys, claims) };
+    const receipt = signReceipt(ctx.receiptKeys, claims);
+    if (typeof receipt !== 'string') return receipt;
+    acceptance.event = { ...event, receipt };
   },
 };
+
+declare module '../sessions/acceptance.js' {
+  interface ReactionRefusals {
+    receipts: ReceiptRefusal;
+  }
+}

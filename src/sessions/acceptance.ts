@@ -40,9 +40,17 @@ export interface AnswerReaction {
   read?: string;
   /** Whether it sends the answer back, by what its read found: the channel a receipt then promises. */
   sends?(session: SessionState, row: JsonObject | null, now: Date): Exclude<ReturnChannel, 'poll' | null> | undefined;
-  /** Its work, in the capability list's order, once the channel is settled. */
-  react?(acceptance: Acceptance, row: JsonObject | null, ctx: ServiceContext): Promise<void> | void;
+  /** Its work, in the capability list's order, once the channel is settled; a refusal of its own accepts nothing. */
+  react?(acceptance: Acceptance, row: JsonObject | null, ctx: ServiceContext): Promise<ReactionRefusal | void> | ReactionRefusal | void;
 }
+
+/**
+ * The refusals reactions may answer with, each declared by its capability (receipts: no signing
+ * key), so that the route that accepted answers them from that capability's table.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface ReactionRefusals {}
+export type ReactionRefusal = ReactionRefusals[keyof ReactionRefusals];
 
 declare module '../serviceContext.js' {
   interface Reactions {
@@ -54,7 +62,7 @@ export type AcceptOutcome =
   /** Accepted now, or the same request again (the original result and receipt): the Session after it. */
   | { accepted: AcceptedResponse; session: SessionState }
   /** Refused; the Session as it stands, when the link opens one. */
-  | { refusal: AnswerRefusal; session: SessionState | undefined };
+  | { refusal: AnswerRefusal | ReactionRefusal; session: SessionState | undefined };
 
 /** Statements by the reads they carry: made once per set of reactions. */
 const loads = new WeakMap<readonly AnswerReaction[], ReturnType<typeof sql.answerLoad>>();
@@ -86,7 +94,7 @@ export function acceptAnswer(ctx: ServiceContext, linkHash: string, submissionOf
     const decision = decideAcceptance(before, submissionOf(before, now));
     if ('replay' in decision) return { accepted: decision.replay, session: before };
     const read = rowsOf(reactions, opened);
-    const react: Step<SessionFold, SessionEvent> = async (proposal) => {
+    const react: Step<SessionFold, SessionEvent, ReactionRefusal> = async (proposal) => {
       const [pending] = proposal.events;
       const sent = reactions.map((r, i) => r.sends?.(before, read[i]!, now)).find((channel) => channel !== undefined);
       const acceptance: Acceptance = {
@@ -97,7 +105,10 @@ export function acceptAnswer(ctx: ServiceContext, linkHash: string, submissionOf
         now,
         returnChannel: before.trial ? null : (sent ?? 'poll'),
       };
-      for (const [i, reaction] of reactions.entries()) await reaction.react?.(acceptance, read[i]!, ctx);
+      for (const [i, reaction] of reactions.entries()) {
+        const refusal = await reaction.react?.(acceptance, read[i]!, ctx);
+        if (refusal) return refusal;
+      }
       proposal.events = [{ ...pending!, event: acceptance.event }];
     };
     const outcome = await appendToSession(uow, ctx.streamKeys, before.id, before, decision, { steps: [react] });

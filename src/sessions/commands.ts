@@ -108,7 +108,7 @@ export function createSession(ctx: Pick<ServiceContext, 'clock' | 'config' | 'me
 }
 
 /** Scoped to the credential, the operation and the Session; only digests are stored. */
-export function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
+function idempotencyMark(principal: OwnerPrincipal, sessionId: string, idempotency: IdempotencyKey): IdempotencyMark {
   return {
     scope: sha256Hex(canonicalJson([principal.credentialId, idempotency.operation, sessionId, idempotency.key])),
     request: sha256Hex(canonicalJson(idempotency.request)),

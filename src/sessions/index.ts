@@ -10,21 +10,17 @@ import { sessionRoutes } from './routes.js';
  * store's pipeline; receipts and webhooks take part in it through the reactions their records
  * declare (AnswerReaction).
  */
-export { acceptAnswer, type AnswerReaction } from './acceptance.js';
-export { acceptedResponse, findSessionByLink, loadSession, readSession, type LinkedSession } from './store.js';
+export { acceptAnswer, type AnswerReaction, type ReactionRefusal } from './acceptance.js';
+export { acceptedResponse, findSessionByLink, loadSession, readSession } from './store.js';
 export { linkLive, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export {
   currentInteraction,
   currentRevision,
   etagOf,
-  isErased,
   sessionDecider,
-  revisionAnswered,
   revisionInteraction,
   type AcceptedResponse,
-  type ErasedSession,
-  type PublicEvent,
   type SessionState,
   type SessionStatus,
 } from './state.js';
@@ -36,10 +32,8 @@ export {
   SESSION_EVENT_TYPES,
   SESSION_PURGED,
   type PurgeReason,
-  type ResponseAccepted,
   type SessionCompleted,
   type SessionCreated,
-  type SessionEvent,
   type SessionPurged,
 } from './events.js';
 /** How Session streams are stored and read, for another capability's fold of them (purge's). */
@@ -60,12 +54,19 @@ export {
 } from './interaction.js';
 export { PATTERNS } from './limits.js';
 export { checkInteraction } from './rules.js';
-export { publishRequestSchema, REQUEST_SCHEMAS, sessionEventSchema, sessionResponseSchema } from './schemas.js';
+export { publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
+export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */
-export { eventItem, withLinkExpiry } from './view.js';
+export { eventItem } from './view.js';
+/** A trial reads its Sessions' views as owners do, opened with each Session's key. */
+export { openView, type StoredViewRow } from './storedView.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
-export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INVALID_INTERACTION, sessionIdParams } from './schemas.js';
+export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INTERACTION_REFUSALS } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
+export { ACTION_INTENTS, type Action } from './interaction.js';
+export { checkResponse, responseSchemaOf } from './responseSchema.js';
+export { parseCreateInteraction, parsePublishInteraction } from './validation/interaction.js';
+export { sessionBodies, sessionBody, withLinkExpiry } from './view.js';
 
 export const sessions: Capability = {
   name: 'sessions',

@@ -1,6 +1,6 @@
 /**
  * What a person sees, as stored and returned. Values of these types have passed the request
- * schemas (schemas.ts) and rules.ts; every other module may rely on their rules without checking
+ * schemas (requestSchemas.ts) and rules.ts; every other module may rely on their rules without checking
  * again.
  */
 

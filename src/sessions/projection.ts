@@ -1,7 +1,8 @@
-import { compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, isErased, sessionDecider } from './state.js';
 import * as sql from './sql.js';
+import { sealRevisionBody, sealViewBody } from './storedView.js';
 import { sessionBodies } from './view.js';
 
 type Row = Record<string, unknown>;
@@ -15,13 +16,18 @@ const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
 
 /**
  * The Session's view row after `stream` (its events up to the newest one folded), and a row for
- * each revision that the `published` events among them published; undefined once its content is
- * erased.
+ * each revision that the `published` events among them published, their bodies sealed with the
+ * Session's key (`cipher`); undefined once its content is erased.
  */
-function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: readonly RecordedEvent[]): { view: Row; revisions: Row[] } | undefined {
+function rowsOf(
+  stream: readonly RecordedEvent[],
+  open: Opener,
+  cipher: RowCipher | undefined,
+  published: readonly RecordedEvent[],
+): { view: Row; revisions: Row[] } | undefined {
   // The same fold as the command's: in one unit of work each event is opened once, for both.
   const state = foldRecorded(sessionDecider, stream, open).state!;
-  if (isErased(state)) return undefined;
+  if (isErased(state) || !cipher) return undefined;
   const shown = published.filter((e) => e.type === SESSION_CREATED || e.type === REVISION_PUBLISHED);
   const numbers = shown.map((e) => (e.type === SESSION_CREATED ? 1 : (e.data.revision as number)));
   const bodies = sessionBodies(state, numbers);
@@ -33,14 +39,14 @@ function rowsOf(stream: readonly RecordedEvent[], open: Opener, published: reado
     revision: state.revisions.length,
     event_count: state.events.length,
     etag: etagOf(state),
-    body: bodies.session,
+    body: sealViewBody(cipher, bodies.session),
     link_hash: state.linkHash,
     link_expires_at: state.linkExpiresAt,
     created_at: state.createdAt,
     updated_at: stream.at(-1)!.data.at,
   } satisfies Record<(typeof VIEW_COLUMNS)[number], unknown>;
   const revisions = numbers.map(
-    (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
+    (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] && sealRevisionBody(cipher, bodies.revisions[i]) }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
   );
   return { view, revisions };
 }
@@ -65,12 +71,13 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
     }
     const ids = [...byStream.keys()];
     const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+    const ciphers = await keys.rowCiphers(uow, ids);
     const views: Row[] = [];
     const revisions: Row[] = [];
     const erased: string[] = [];
     for (const [id, own] of byStream) {
       const upTo = own.at(-1)!.streamVersion;
-      const rows = rowsOf(streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, own);
+      const rows = rowsOf(streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, ciphers.get(id), own);
       if (!rows) {
         erased.push(id);
         continue;
@@ -110,7 +117,8 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
           const own = stream.filter((e) => SESSION_TYPES.has(e.type));
           if (own.length === 0) continue;
           const upTo = own.at(-1)!.streamVersion;
-          const rows = rowsOf(upTo === stream.length ? stream : stream.slice(0, upTo), keys.openerOfStored(id, storedKeys.get(id)), own);
+          const stored = storedKeys.get(id);
+          const rows = rowsOf(upTo === stream.length ? stream : stream.slice(0, upTo), keys.openerOfStored(id, stored), keys.rowCipherOfStored(id, stored), own);
           if (!rows) continue;
           views.push(VIEW_COLUMNS.map((column) => rows.view[column]));
           for (const revision of rows.revisions) revisions.push(REVISION_COLUMNS.map((column) => revision[column]));

@@ -38,14 +38,21 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
     status: 400,
     code: 'INVALID_SCHEMA',
     message: ({ route }) => `${route} refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.`,
+    meaning: 'An Idempotency-Key is refused: the human link cannot be replayed.',
   },
   complete_takes_no_body: { status: 400, code: 'INVALID_SCHEMA', message: 'POST /v1/sessions/{id}/complete takes no body.' },
-  revision_not_found: { status: 404, code: 'NOT_FOUND', message: ({ revision }) => `The Session has no revision ${revision}.` },
-  interaction_invalid: { status: 400, code: 'INVALID_SCHEMA', message: ({ problem }) => problem },
+  revision_not_found: { status: 404, code: 'NOT_FOUND', message: ({ revision }) => `The Session has no revision ${revision}.`, meaning: 'The Session has no such revision.' },
+  interaction_invalid: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: ({ problem }) => problem,
+    meaning: 'The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed.',
+  },
   surface_too_large: {
     status: 413,
     code: 'PAYLOAD_TOO_LARGE',
     message: ({ measure }) => `interaction measures ${measure} bytes (UTF-8 bytes of its canonical JSON); a Surface may measure at most ${LIMITS.surfaceBytes}.`,
+    meaning: `The stored interaction would measure more than ${LIMITS.surfaceBytes} bytes.`,
   },
 };
 

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/index.js';
+import { ownerHold, ownerOf, requireOwner, sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses } from '../http/errors.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
-import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/index.js';
+import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
 import {
   completeSession,
   createSession,
@@ -17,26 +16,23 @@ import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { checkInteraction } from './rules.js';
 import {
   createRequestSchema,
-  createSessionResponseSchema,
   idempotencyHeaders,
   publishRequestSchema,
   REQUEST_SCHEMAS,
   revisionParams,
-  sessionEventsResponseSchema,
   sessionIdParams,
-  sessionOperations,
-  sessionResponseSchema,
   wellFormedSessionIdParams,
-} from './schemas.js';
+} from './requestSchemas.js';
+import { createSessionResponseSchema, sessionEventsResponseSchema, sessionOperations, sessionResponseSchema } from './schemas.js';
 import { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 import * as sql from './sql.js';
 import { etagOf } from './state.js';
 import { loadSession } from './store.js';
-import { eventsBody, sessionBody, withLinkExpiry } from './view.js';
+import { openRevision, openView, type StoredViewRow } from './storedView.js';
+import { eventsBody, sessionBody } from './view.js';
 import { SessionViewCache } from './viewCache.js';
-import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
-import { preferenceAppliedHeader, waitHeaders, waitedNotModified } from '../waits/schemas.js';
+import { EVENTS_CHANNEL, type KeyRow } from '../../eventstore/index.js';
+import { answerHeld, namesEtag, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -70,7 +66,6 @@ async function ifMatchRequired(request: FastifyRequest): Promise<void> {
 /** Owner routes of Sessions (webhook and delivery routes live with webhooks). */
 export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   const cache = new SessionViewCache(ctx.wakeups);
-  const waiters = holdingIn(app, ctx);
   for (const schema of [...REQUEST_SCHEMAS, createSessionResponseSchema, sessionResponseSchema, sessionEventsResponseSchema]) app.addSchema(schema);
   requireOwner(app, ctx);
 
@@ -97,7 +92,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
-        response: { 201: { $ref: 'CreateSessionResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 413, 500, 503) },
+        response: { 201: { $ref: 'CreateSessionResponse#' } },
       },
     },
     async (request: WithInteraction<Interaction>, reply) => {
@@ -127,37 +122,38 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
         headers: waitHeaders,
-        response: { 200: { $ref: 'SessionResponse#', headers: preferenceAppliedHeader }, 304: waitedNotModified, ...errorResponses(400, 401, 404, 500) },
+        response: { 200: { $ref: 'SessionResponse#', headers: preferenceAppliedHeader }, 304: waitedNotModified },
       },
     },
     async (request: WithId, reply) => {
       const { id } = request.params;
       const principal = ownerOf(request);
-      const read = () =>
-        cache.get(id, async () => {
-          const { rows } = await ctx.store.pool.query<{ workspace_id: string; etag: string; body: string; link_expires_at: Date }>(sql.VIEW_BY_ID, [id]);
-          const row = rows[0];
-          return row && { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(row.body, row.link_expires_at.toISOString()) };
-        });
-      let view = await read();
-      if (!view || (await sessionAccess(ctx.store.pool, principal, { id, workspaceId: view.workspaceId })) === 'none') throw sessionNotFound();
+      const ifNoneMatch = request.headers['if-none-match'];
+      const load = async () => {
+        const { rows } = await ctx.store.pool.query<StoredViewRow>(sql.VIEW_BY_ID, [id]);
+        return rows[0] && openView(ctx.streamKeys, id, rows[0]);
+      };
       // A poller that sends the ETag back gets 304 while nothing changed; with Prefer: wait it is
       // held until the Session changes (docs/waiting.md).
-      const unchanged = namesEtag(request.headers['if-none-match'], view.etag);
-      const seconds = unchanged ? preferredWait(request.headers.prefer) : undefined;
-      if (seconds !== undefined) {
-        const etag = view.etag;
-        const held = await heldRead(
-          { waiters, channel: EVENTS_CHANNEL, target: id, workspaceId: principal.workspaceId, seconds, now: ctx.clock.now(), reply, read, readKey: id, answers: (v) => v?.etag !== etag },
-          view as typeof view | undefined,
-        );
-        if (held.applied !== undefined) reply.header('preference-applied', preferenceApplied(held.applied));
-        if (!held.value) throw sessionNotFound();
-        view = held.value;
-      }
-      reply.header('etag', view.etag);
-      if (namesEtag(request.headers['if-none-match'], view.etag)) return reply.code(304).send();
-      return reply.type(JSON_TYPE).send(view.body);
+      return answerHeld(reply, {
+        seconds: ifNoneMatch === undefined ? undefined : preferredWait(request.headers.prefer),
+        channel: EVENTS_CHANNEL,
+        target: id,
+        ...ownerHold(request, ctx),
+        read: async () => {
+          const view = await cache.get(id, load);
+          return view && (await sessionAccess(ctx.store.pool, principal, { id, workspaceId: view.workspaceId })) !== 'none' ? view : undefined;
+        },
+        readKey: `${id} ${principal.credentialId}`,
+        waitsOn: (first) => first !== undefined && namesEtag(ifNoneMatch, first.etag),
+        answers: (first, view) => view?.etag !== first?.etag,
+        answer: (view) => {
+          if (!view) throw sessionNotFound();
+          reply.header('etag', view.etag);
+          if (namesEtag(ifNoneMatch, view.etag)) return reply.code(304).send();
+          return reply.type(JSON_TYPE).send(view.body);
+        },
+      });
     },
   );
 
@@ -172,7 +168,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         params: sessionIdParams,
         headers: idempotencyHeaders,
         body: publishRequestSchema,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 428, 500, 503) },
+        response: { 200: { $ref: 'SessionResponse#' } },
       },
     },
     (request: WithInteraction<InteractiveInteraction>, reply) =>
@@ -193,7 +189,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
-        response: { 200: { $ref: 'SessionResponse#' }, ...errorResponses(400, 401, 403, 404, 409, 412, 428, 500, 503) },
+        response: { 200: { $ref: 'SessionResponse#' } },
       },
     },
     (request: WithId, reply) =>
@@ -211,7 +207,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
-        response: { 200: { $ref: 'SessionEventsResponse#' }, ...errorResponses(401, 404, 500, 503) },
+        response: { 200: { $ref: 'SessionEventsResponse#' } },
       },
     },
     async (request: WithId, reply) => {
@@ -231,15 +227,18 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,
-        response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' }, ...errorResponses(400, 401, 404, 500) },
+        response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' } },
       },
     },
     async (request: FastifyRequest<{ Params: { id: string; revision: string } }>, reply) => {
       const { id, revision } = request.params;
-      const row = await ownedViewRow<{ workspace_id: string; body: string | null }>(ctx.store.pool, ownerOf(request), id, sql.REVISION_BY_ID, [Number(revision)]);
-      if (!row) throw sessionNotFound();
-      if (row.body === null) throw refused({ refused: 'revision_not_found', revision: request.params.revision });
-      return reply.type(JSON_TYPE).send(row.body);
+      const row = await ownedViewRow<KeyRow & { workspace_id: string; body: string | null }>(ctx.store.pool, ownerOf(request), id, sql.REVISION_BY_ID, [
+        Number(revision),
+      ]);
+      const body = row && openRevision(ctx.streamKeys, id, row);
+      if (body === undefined) throw sessionNotFound();
+      if (body === null) throw refused({ refused: 'revision_not_found', revision: request.params.revision });
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 }

@@ -8,7 +8,7 @@ import { phrase } from '../http/ajvWords.js';
 import { repeatsItem, validatorOf } from './validation/jsonSchema.js';
 
 /**
- * The rules of an interaction that its schema (schemas.ts) cannot state, checked after it, in
+ * The rules of an interaction that its schema (requestSchemas.ts) cannot state, checked after it, in
  * this order: action IDs unique; the rows of a display table share one key set; each field in
  * turn (its schema admits an answer and lists each enum value once, multiline and option_labels
  * only where they mean something, a proposed value valid against the schema, its name not used

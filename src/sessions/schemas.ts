@@ -1,244 +1,16 @@
-import { HEADERS, operation } from '../http/contract.js';
-import { ACTION_INTENTS } from './interaction.js';
-import { LIMITS, PATTERN_WORDS, PATTERNS } from './limits.js';
+import { AUTH_REFUSALS } from '../auth/index.js';
+import { operation } from '../http/contract.js';
+import { EDGE_REFUSALS, STORE_FAULTS } from '../http/edgeRefusals.js';
+import { meaning } from '../http/refusal.js';
+import { QUOTA_REFUSALS } from '../quotas/index.js';
+import { SESSION_REFUSALS } from './refusals.js';
+import { SESSION_ID as ID } from './requestSchemas.js';
 
 /**
- * The Sessions routes' schemas: fastify's Ajv checks every request against them (with the
- * options of http/ajv.ts) and they are the contract document. What JSON Schema cannot say lives
- * in rules.ts. Formats `text` and `nonblank-text` are text the store can hold (no U+0000, no
- * unpaired surrogate), the second with a character that is not white space.
- *
- * An interaction is checked in steps, each a member of an allOf, so that the first step that
- * finds a fault decides the code: its mode; its own shape (title, description, the source with
- * its display data or its components' `type`, the actions, response_policy), 400 INVALID_SCHEMA;
- * the component types, 400 UNKNOWN_COMPONENT (an unknown type is named as such even beside a
- * malformed known component); each component's own shape, 400 INVALID_SCHEMA. Within a step the
- * first fault found is reported: required properties, then unknown ones, then each property in
- * the order declared here.
+ * What the Sessions routes answer (their response schemas) and what the contract document says of
+ * them (examples, summaries, what each status means). What a request must be is requestSchemas.ts.
  */
 
-const text = (min: number, max?: number, format: 'text' | 'nonblank-text' = 'text') =>
-  ({ type: 'string', ...(min > 0 ? { minLength: min } : {}), ...(max === undefined ? {} : { maxLength: max }), format }) as const;
-
-const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
-const bound = { type: 'number' } as const;
-const storableNames = { propertyNames: { format: 'text' } } as const;
-
-const scalar = { type: ['string', 'number', 'boolean', 'null'], format: 'text' } as const;
-
-/** An object of 1 or more scalars, shown as a record. */
-const scalarRecord = (max?: number) =>
-  ({ type: 'object', minProperties: 1, ...(max === undefined ? {} : { maxProperties: max }), ...storableNames, additionalProperties: scalar }) as const;
-
-const displayValue = {
-  if: { type: 'array' },
-  then: { type: 'array', minItems: 1, maxItems: LIMITS.tableRows, items: scalarRecord() },
-  else: { if: { type: 'object' }, then: scalarRecord(), else: scalar },
-} as const;
-
-const displaySource = {
-  allOf: [
-    { type: 'object', required: ['kind'], properties: { kind: { const: 'data' } } },
-    {
-      type: 'object',
-      required: ['data'],
-      additionalProperties: false,
-      properties: {
-        kind: {},
-        data: {
-          type: 'object',
-          description: 'Scalars, records (objects of scalars) and tables (1 to 100 records with one key set).',
-          minProperties: 1,
-          ...storableNames,
-          additionalProperties: displayValue,
-        },
-      },
-    },
-  ],
-} as const;
-
-const surfaceSource = {
-  allOf: [
-    { type: 'object', required: ['kind'], properties: { kind: { const: 'svc_surface' } } },
-    {
-      type: 'object',
-      required: ['components'],
-      additionalProperties: false,
-      properties: {
-        kind: {},
-        components: {
-          type: 'array',
-          minItems: 1,
-          maxItems: LIMITS.components,
-          items: { type: 'object', required: ['type'], properties: { type: { type: 'string', minLength: 1, maxLength: LIMITS.componentType } } },
-        },
-      },
-    },
-  ],
-} as const;
-
-const action = {
-  type: 'object',
-  required: ['id', 'label'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', pattern: PATTERNS.actionId, description: PATTERN_WORDS.actionId },
-    label: text(1, LIMITS.label, 'nonblank-text'),
-    intent: { enum: [...ACTION_INTENTS] },
-  },
-} as const;
-
-const header = { title: text(1, LIMITS.title, 'nonblank-text'), description: text(0, LIMITS.description) } as const;
-
-const displayInteractionSchema = {
-  $id: 'DisplayInteraction',
-  type: 'object',
-  required: ['mode', 'title', 'source'],
-  additionalProperties: false,
-  properties: { mode: { const: 'display' }, ...header, source: displaySource },
-} as const;
-
-const interactiveInteractionSchema = {
-  $id: 'InteractiveInteraction',
-  type: 'object',
-  required: ['mode', 'title', 'source', 'actions'],
-  additionalProperties: false,
-  properties: {
-    mode: { const: 'interactive' },
-    ...header,
-    source: surfaceSource,
-    actions: { type: 'array', minItems: 1, maxItems: LIMITS.actions, items: action, description: 'Action IDs are unique.' },
-    response_policy: { const: 'first', description: 'The default and only policy: one accepted response per revision.' },
-  },
-} as const;
-
-const fieldSchemaOf = (type: string, keywords: object, required: string[] = []) =>
-  ({
-    type: 'object',
-    required: ['type', ...required],
-    additionalProperties: false,
-    properties: { type: { const: type }, title: text(0), description: text(0), ...keywords },
-  }) as const;
-
-const stringEnum = { type: 'array', minItems: 1, items: text(0), description: 'Distinct values.' } as const;
-const range = { minimum: bound, maximum: bound, exclusiveMinimum: bound, exclusiveMaximum: bound } as const;
-
-/** The JSON Schema subset a field may use; rules.ts refuses bounds no value can satisfy. */
-const fieldSchemaSchema = {
-  $id: 'FieldSchema',
-  allOf: [
-    { type: 'object', required: ['type'], properties: { type: { enum: ['string', 'number', 'integer', 'boolean', 'array'] } } },
-    {
-      type: 'object',
-      discriminator: { propertyName: 'type' },
-      oneOf: [
-        fieldSchemaOf('string', { minLength: count, maxLength: count, enum: stringEnum }),
-        fieldSchemaOf('number', range),
-        fieldSchemaOf('integer', range),
-        fieldSchemaOf('boolean', {}),
-        fieldSchemaOf(
-          'array',
-          {
-            items: fieldSchemaOf('string', { enum: stringEnum }, ['enum']),
-            minItems: count,
-            maxItems: count,
-            uniqueItems: { const: true, description: 'Array fields never repeat an option.' },
-          },
-          ['items'],
-        ),
-      ],
-    },
-  ],
-} as const;
-
-const component = (type: string, required: string[], properties: object) =>
-  ({ type: 'object', required: ['type', ...required], additionalProperties: false, properties: { type: { const: type }, ...properties } }) as const;
-
-const componentSchema = {
-  $id: 'Component',
-  type: 'object',
-  discriminator: { propertyName: 'type' },
-  oneOf: [
-    component('heading', ['text'], { text: text(1, LIMITS.label, 'nonblank-text') }),
-    component('text', ['text'], { text: text(1, LIMITS.text) }),
-    component('record', ['fields'], { fields: scalarRecord(LIMITS.recordFields), label: text(1, LIMITS.label, 'nonblank-text') }),
-    component('field', ['name', 'label', 'schema'], {
-      name: { type: 'string', pattern: PATTERNS.fieldName, description: PATTERN_WORDS.fieldName },
-      label: text(1, LIMITS.label),
-      schema: { $ref: 'FieldSchema#' },
-      description: text(0, LIMITS.fieldDescription),
-      required: { type: 'boolean' },
-      multiline: { type: 'boolean', description: 'Only on a string field without enum.' },
-      option_labels: {
-        type: 'object',
-        description: "Labels of the schema's enum values.",
-        maxProperties: LIMITS.optionLabels,
-        ...storableNames,
-        additionalProperties: text(1, LIMITS.label),
-      },
-      value: {
-        type: ['string', 'number', 'boolean', 'array'],
-        format: 'text',
-        items: text(0),
-        description: 'A proposed answer, valid against the field schema.',
-      },
-    }),
-  ],
-} as const;
-
-/** The steps after an interaction's own shape: its component types, then each component. */
-const componentSteps = [
-  {
-    type: 'object',
-    properties: {
-      source: {
-        type: 'object',
-        properties: {
-          components: {
-            type: 'array',
-            items: { type: 'object', properties: { type: { enum: componentSchema.oneOf.map((c) => c.properties.type.const) } } },
-          },
-        },
-      },
-    },
-  },
-  {
-    type: 'object',
-    properties: { source: { type: 'object', properties: { components: { type: 'array', items: { $ref: 'Component#' } } } } },
-  },
-] as const;
-
-/** POST /v1/sessions: display or interactive. */
-const interactionSchema = {
-  $id: 'Interaction',
-  description: 'display (source.kind data) or interactive (source.kind svc_surface, with actions).',
-  allOf: [
-    { type: 'object', required: ['mode'], properties: { mode: { enum: ['display', 'interactive'] } } },
-    { if: { type: 'object', properties: { mode: { const: 'display' } } }, then: { $ref: 'DisplayInteraction#' }, else: { $ref: 'InteractiveInteraction#' } },
-    ...componentSteps,
-  ],
-} as const;
-
-/** PATCH /v1/sessions/{id} (and trial creation): interactive only. */
-const publishedInteractionSchema = {
-  $id: 'PublishedInteraction',
-  allOf: [
-    { type: 'object', required: ['mode'], properties: { mode: { const: 'interactive' } } },
-    { $ref: 'InteractiveInteraction#' },
-    ...componentSteps,
-  ],
-} as const;
-
-const requestOf = (ref: string) =>
-  ({ type: 'object', required: ['interaction'], additionalProperties: false, properties: { interaction: { $ref: `${ref}#` } } }) as const;
-
-export const createRequestSchema = requestOf('Interaction');
-export const publishRequestSchema = requestOf('PublishedInteraction');
-
-/** Every shared request schema, in the order they refer to each other. */
-export const REQUEST_SCHEMAS = [fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
-
-const ID = { type: 'string', pattern: PATTERNS.sessionId } as const;
 const actor = {
   type: 'object',
   required: ['assurance'],
@@ -322,31 +94,6 @@ export const sessionEventsResponseSchema = {
   },
 } as const;
 
-/** The path of a Session route; GET /v1/sessions/{id} refuses a malformed id (400), the others answer 404. */
-const anySessionId = { type: 'string', description: 'The Session ID (ses_…).' } as const;
-
-export const sessionIdParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: anySessionId },
-} as const;
-
-export const wellFormedSessionIdParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { ...ID, description: PATTERN_WORDS.sessionId } },
-} as const;
-
-export const revisionParams = {
-  type: 'object',
-  required: ['id', 'revision'],
-  properties: { id: anySessionId, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
-} as const;
-
-export const idempotencyHeaders = {
-  type: 'object',
-  properties: { 'idempotency-key': { ...HEADERS['Idempotency-Key'].schema, description: '1 to 255 visible ASCII characters' } },
-} as const;
 
 /**
  * The contract of each Sessions route (operation() in http/contract.ts): its name, summary,
@@ -414,20 +161,35 @@ export const exampleSession = (revision: number, status: 'active' | 'completed',
 
 export const EXAMPLE_HUMAN_URL = 'https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E';
 
-const invalidInteraction =
-  'INVALID_SCHEMA or UNKNOWN_COMPONENT: the interaction breaks its schema or a rule the schema cannot state (the message names ' +
-  'the value); nothing was changed.';
+const interactionRefusals = [
+  EDGE_REFUSALS.request_invalid,
+  EDGE_REFUSALS.body_too_large,
+  EDGE_REFUSALS.component_unknown,
+  SESSION_REFUSALS.interaction_invalid,
+  SESSION_REFUSALS.surface_too_large,
+];
 
-/** The conflicts of a change to a Session. */
-const changeConflict =
-  'SESSION_COMPLETED: the Session is completed; ACTION_NOT_ALLOWED: a display Session takes no revision and is never completed; ' +
-  'IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with a different request.';
+/** What a change to a Session (a revision, its completion) can be refused, besides its request's shape. */
+const changeRefusals = [
+  AUTH_REFUSALS.owner_credential_required,
+  SESSION_REFUSALS.session_read_only,
+  SESSION_REFUSALS.session_not_found,
+  SESSION_REFUSALS.session_completed,
+  SESSION_REFUSALS.display_session,
+  SESSION_REFUSALS.idempotency_conflict,
+  SESSION_REFUSALS.if_match_stale,
+  SESSION_REFUSALS.if_match_required,
+  ...STORE_FAULTS,
+];
+
+/** A request whose id (or revision) is not one the service could have given. */
+const malformedPath = (what: string) => meaning(EDGE_REFUSALS.request_invalid, what);
 
 /** The example interaction of creating a Session (and a trial's). */
 export const EXAMPLE_INTERACTION = exampleInteraction(EXAMPLE_TITLE);
 
-/** What a Session's creation refuses in its body (the trial's too). */
-export const INVALID_INTERACTION = invalidInteraction;
+/** What a Session's creation refuses of its body and headers (the trial's too, which answers its content type itself). */
+export const INTERACTION_REFUSALS = [...interactionRefusals, SESSION_REFUSALS.create_not_replayable];
 
 export const sessionOperations = {
   createSession: operation({
@@ -441,7 +203,14 @@ export const sessionOperations = {
         headers: ['ETag', 'Location'],
       },
     },
-    refusals: { 400: `${invalidInteraction} An Idempotency-Key is refused too: the human link cannot be replayed.` },
+    refuses: [
+      AUTH_REFUSALS.owner_credential_required,
+      ...INTERACTION_REFUSALS,
+      EDGE_REFUSALS.content_type_refused,
+      QUOTA_REFUSALS.sessions_per_minute_used,
+      QUOTA_REFUSALS.sessions_per_day_used,
+      ...STORE_FAULTS,
+    ],
   }),
   getSession: operation({
     operationId: 'getSession',
@@ -450,7 +219,7 @@ export const sessionOperations = {
       200: { description: 'The Session as it is now.', example: exampleSession(1, 'active'), headers: ['ETag'] },
       304: { description: "Not modified: If-None-Match holds the Session's current ETag (with Prefer: wait, nothing changed within the wait).", headers: ['ETag'] },
     },
-    refusals: { 400: 'INVALID_SCHEMA: the id is not a Session ID.' },
+    refuses: [AUTH_REFUSALS.owner_credential_required, malformedPath('The id is not a Session ID.'), SESSION_REFUSALS.session_not_found, ...STORE_FAULTS],
     reads: ['If-None-Match'],
   }),
   publishRevision: operation({
@@ -458,14 +227,20 @@ export const sessionOperations = {
     summary: 'Publish a new revision of an interactive Session',
     request: { interaction: exampleInteraction(AMENDED_TITLE) },
     answers: { 200: { description: 'Published: the Session with the new revision as its current one.', example: exampleSession(2, 'active'), headers: ['ETag'] } },
-    refusals: { 400: invalidInteraction, 409: changeConflict },
+    refuses: [...interactionRefusals, EDGE_REFUSALS.content_type_refused, ...changeRefusals],
     reads: ['If-Match', 'Idempotency-Key'],
   }),
   completeSession: operation({
     operationId: 'completeSession',
     summary: 'Complete a Session: it takes no further revision or answer',
     answers: { 200: { description: 'Completed: the Session, status completed.', example: exampleSession(2, 'completed'), headers: ['ETag'] } },
-    refusals: { 400: 'INVALID_SCHEMA: a body was sent (the route takes none) or the Idempotency-Key is malformed.', 409: changeConflict },
+    refuses: [
+      malformedPath('The Idempotency-Key is malformed.'),
+      SESSION_REFUSALS.complete_takes_no_body,
+      EDGE_REFUSALS.body_too_large,
+      EDGE_REFUSALS.content_type_refused,
+      ...changeRefusals,
+    ],
     reads: ['If-Match', 'Idempotency-Key'],
   }),
   listSessionEvents: operation({
@@ -494,6 +269,7 @@ export const sessionOperations = {
         },
       },
     },
+    refuses: [AUTH_REFUSALS.owner_credential_required, SESSION_REFUSALS.session_not_found, ...STORE_FAULTS],
   }),
   getSessionRevision: operation({
     operationId: 'getSessionRevision',
@@ -504,6 +280,12 @@ export const sessionOperations = {
         example: { id: EXAMPLE_ID, revision: 1, interaction: exampleSession(1, 'active').interaction, response_schema: exampleResponseSchema },
       },
     },
-    refusals: { 400: 'INVALID_SCHEMA: revision is not a positive integer of up to 9 digits.', 404: 'SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no such revision.' },
+    refuses: [
+      AUTH_REFUSALS.owner_credential_required,
+      malformedPath('Revision is not a positive integer of up to 9 digits.'),
+      SESSION_REFUSALS.session_not_found,
+      SESSION_REFUSALS.revision_not_found,
+      ...STORE_FAULTS,
+    ],
   }),
 };

@@ -1,7 +1,7 @@
 /** Every statement of the Sessions capability's read models (migrations/ holds their tables). */
 
 import { createHash } from 'node:crypto';
-import { prepared, STREAM_READ_COLUMNS, streamReadJoins, type Statement } from '../../eventstore/index.js';
+import { KEY_COLUMNS, keyJoin, prepared, STREAM_READ_COLUMNS, streamReadJoins, type Statement } from '../../eventstore/index.js';
 
 /**
  * Each Session's view as of its newest event in a batch, one row a Session ($1). Rows travel as
@@ -35,11 +35,18 @@ DELETE FROM session_views WHERE session_id = ANY($1::text[])`;
 
 export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
 
-export const VIEW_BY_ID = prepared('session_view', `SELECT workspace_id, etag, body, link_expires_at FROM session_views WHERE session_id = $1`);
+// Bodies are sealed with the Session's key (storedView.ts), read with its key row in the same trip.
+
+export const VIEW_BY_ID = prepared(
+  'session_view',
+  `SELECT v.workspace_id, v.etag, v.body, v.link_expires_at, ${KEY_COLUMNS}
+     FROM session_views v ${keyJoin('v.session_id')}
+    WHERE v.session_id = $1`,
+);
 
 export const REVISION_BY_ID = `
-SELECT v.workspace_id, r.body
-  FROM session_views v LEFT JOIN session_revisions r ON r.session_id = v.session_id AND r.revision = $2
+SELECT v.workspace_id, r.body, ${KEY_COLUMNS}
+  FROM session_views v LEFT JOIN session_revisions r ON r.session_id = v.session_id AND r.revision = $2 ${keyJoin('v.session_id')}
  WHERE v.session_id = $1`;
 
 export const SESSION_BY_LINK = prepared('session_by_link', `SELECT session_id, link_expires_at FROM session_views WHERE link_hash = $1`);

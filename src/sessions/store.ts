@@ -55,14 +55,14 @@ const live = (state: SessionFold): SessionState => {
  * The second half of the pipeline for a decision on the Session `before` (undefined: a new one,
  * appended at version 0): its steps, the append in the caller's unit of work, and the Session after.
  */
-export async function appendToSession<R extends object>(
+export async function appendToSession<R extends object, Q extends object = Refusal<R>>(
   uow: UnitOfWork,
   keys: StreamKeys,
   sessionId: string,
   before: SessionState | undefined,
   decision: Decision<SessionEvent, R>,
-  options: Omit<CommandOptions<SessionFold, SessionEvent, Refusal<R>>, 'keys'> = {},
-): Promise<{ state: SessionState } | Refusal<R>> {
+  options: Omit<CommandOptions<SessionFold, SessionEvent, Q>, 'keys'> = {},
+): Promise<{ state: SessionState } | Refusal<R> | Q> {
   const handled = await appendDecision(uow, sessionDecider, sessionId, { state: before, version: before?.version ?? 0 }, decision, { ...options, keys });
   return 'events' in handled ? { state: live(handled.state) } : handled;
 }

@@ -1,11 +1,11 @@
-import { UNSEALED, aggregateStream, appendEvents, foldEvents, type Folded, type Reader, type UnitOfWork } from '../../eventstore/index.js';
+import { aggregateStream, appendDecision, handleCommand, ledger, type Reader, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { newSessionId, openSession, withLinkExpiry, type CreatedSession, type SessionStatus } from '../sessions/index.js';
+import { newSessionId, openSession, openView, type CreatedSession, type SessionStatus, type StoredViewRow } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/index.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
-import { decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
-import { ADMISSIONS_STREAM, trialStreamId, type TrialEvent } from './events.js';
+import { decideAdmission, decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
+import { ADMISSIONS_STREAM, trialStreamId, type TrialAdmitted } from './events.js';
 import { TRIAL_LIMITS } from './limits.js';
 import * as sql from './sql.js';
 import { trialDecider, type Admission, type TrialState } from './state.js';
@@ -34,9 +34,6 @@ export interface TrialRequest {
   client: string;
 }
 
-/** The trial folded from its stream; undefined when there is none. */
-const loadTrial = (uow: UnitOfWork, workspaceId: string): Promise<Folded<TrialState | undefined>> => aggregateStream(uow, trialDecider, trialStreamId(workspaceId));
-
 async function admissionsAt(db: Reader, now: Date): Promise<Admission[]> {
   const since = new Date(now.getTime() - TRIAL_LIMITS.admissionWindowMs);
   const { rows } = await db.query<{ client: string; admitted_at: Date }>(sql.ADMISSIONS_SINCE, [since]);
@@ -49,22 +46,18 @@ async function sessionStatuses(db: Reader, trial: TrialState): Promise<Map<strin
 }
 
 /**
- * Appends the trial's new events (first, so its conflict comes before any other write), then
- * opens the Session they name: interactive, in the trial's workspace, its link and action window
- * ending together, kept until its result stops being readable.
+ * Opens the Session the trial's appended events name: interactive, in the trial's workspace, its
+ * link and action window ending together, kept until its result stops being readable. The trial's
+ * events go first, so their conflict comes before any other write.
  */
-async function appendTrialSession(
+async function openTrialSession(
   uow: UnitOfWork,
   ctx: Pick<ServiceContext, 'config' | 'streamKeys'>,
-  before: Folded<TrialState | undefined>,
-  workspaceId: string,
-  events: readonly TrialEvent[],
+  trial: TrialState,
   request: TrialRequest & { sessionId: string; now: Date },
-): Promise<{ session: CreatedSession; trial: TrialState }> {
-  await appendEvents(uow, trialDecider, trialStreamId(workspaceId), before.version, events);
-  const trial = foldEvents(trialDecider, before.state, events)!;
+): Promise<TrialCreated> {
   const session = await openSession(uow, ctx, request.sessionId, {
-    workspaceId,
+    workspaceId: trial.workspaceId,
     interaction: request.interaction,
     linkLifetimeHours: TRIAL_LIMITS.actionWindowMs / HOUR,
     retentionHours: TRIAL_LIMITS.resultReadableMs / HOUR,
@@ -74,23 +67,25 @@ async function appendTrialSession(
   return { session, trial };
 }
 
+/** Every new trial's entry: a ledger the trials projection counts, its window read from there. */
+const admissionsLedger = ledger<Admission[], TrialAdmitted>();
+
 /** A new trial and its first Session; the management credential is returned once. */
 export function startTrial(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, request: TrialRequest): Promise<TrialOutcome> {
   return ctx.store.command(async (uow): Promise<TrialOutcome> => {
     const now = ctx.clock.now();
-    await uow.lockStream(ADMISSIONS_STREAM);
-    // The ledger's version first, the window after it: a start committed before the version was
-    // read is in the window too, and one committed after it makes this append conflict.
-    const ledgerVersion = await uow.streamVersion(ADMISSIONS_STREAM);
-    const admissions = await admissionsAt(uow, now);
     const workspaceId = newTrialWorkspaceId();
+    const admitted = await handleCommand(uow, admissionsLedger, ADMISSIONS_STREAM, (admissions) => decideAdmission(admissions, { workspaceId, client: request.client, now }), {
+      turn: true,
+      project: (reader) => admissionsAt(reader, now),
+    });
+    if ('refused' in admitted) return admitted;
     const credential = newManagementCredential();
     const sessionId = newSessionId();
-    const start = decideStart(admissions, { workspaceId, credentialHash: credentialHash(credential), sessionId, client: request.client, now });
-    if ('refused' in start) return start;
-    await appendEvents(uow, UNSEALED, ADMISSIONS_STREAM, ledgerVersion, [start.admitted]);
-    const created = await appendTrialSession(uow, ctx, { state: undefined, version: 0 }, workspaceId, start.events, { ...request, sessionId, now });
-    return { ...created, managementCredential: credential };
+    const started = await handleCommand(uow, trialDecider, trialStreamId(workspaceId), () => decideStart({ workspaceId, credentialHash: credentialHash(credential), sessionId, now }), {
+      starts: true,
+    });
+    return { ...(await openTrialSession(uow, ctx, started.state!, { ...request, sessionId, now })), managementCredential: credential };
   });
 }
 
@@ -98,16 +93,17 @@ export function startTrial(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store
 export function addTrialSession(ctx: Pick<ServiceContext, 'clock' | 'config' | 'store' | 'streamKeys'>, workspaceId: string, request: TrialRequest): Promise<TrialOutcome> {
   return ctx.store.command(async (uow): Promise<TrialOutcome> => {
     const now = ctx.clock.now();
-    await uow.lockStream(trialStreamId(workspaceId));
+    const stream = trialStreamId(workspaceId);
+    await uow.lockStream(stream);
     // The stream first: the statuses read after it cover every Session it holds.
-    const before = await loadTrial(uow, workspaceId);
+    const before = await aggregateStream(uow, trialDecider, stream);
     if (!before.state) return { refused: 'trial_not_found' };
     const statuses = await sessionStatuses(uow, before.state);
     const admissions = await admissionsAt(uow, now);
     const sessionId = newSessionId();
-    const decision = decideTrialSession(before.state, { sessionId, statuses, admissions, client: request.client, now });
-    if ('refused' in decision) return decision;
-    return appendTrialSession(uow, ctx, before, workspaceId, decision.events, { ...request, sessionId, now });
+    const handled = await appendDecision(uow, trialDecider, stream, before, decideTrialSession(before.state, { sessionId, statuses, admissions, client: request.client, now }));
+    if ('refused' in handled) return handled;
+    return openTrialSession(uow, ctx, handled.state!, { ...request, sessionId, now });
   });
 }
 
@@ -137,19 +133,22 @@ export interface TrialSessionView {
 }
 
 /** A trial's Session as the trial reads it, while its result is readable; reading changes nothing. */
-export async function readTrialSession(db: Reader, workspaceId: string, sessionId: string, now: Date): Promise<TrialSessionView | undefined> {
-  const { rows } = await db.query<{ action_expires_at: Date; result_available_until: Date; etag: string; body: string; link_expires_at: Date }>(
-    sql.READABLE_SESSION,
-    [sessionId, workspaceId, now],
-  );
+export async function readTrialSession(
+  db: Reader,
+  keys: StreamKeys,
+  workspaceId: string,
+  sessionId: string,
+  now: Date,
+): Promise<TrialSessionView | undefined> {
+  const { rows } = await db.query<StoredViewRow & { action_expires_at: Date; result_available_until: Date }>(sql.READABLE_SESSION, [sessionId, workspaceId, now]);
   const row = rows[0];
-  if (!row) return undefined;
+  const view = row && openView(keys, sessionId, row);
+  if (!view) return undefined;
   const trial = {
     workspace_id: workspaceId,
     action_expires_at: row.action_expires_at.toISOString(),
     result_available_until: row.result_available_until.toISOString(),
   };
   // The Session's body as owners receive it, with `trial` added as its last member.
-  const body = withLinkExpiry(row.body, row.link_expires_at.toISOString());
-  return { etag: row.etag, body: `${body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
+  return { etag: view.etag, body: `${view.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
 }

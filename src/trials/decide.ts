@@ -60,33 +60,35 @@ function sessionCreated(sessionId: string, now: Date): TrialSessionCreated {
   };
 }
 
-export interface StartTrial {
+export interface AdmitTrial {
   workspaceId: string;
-  credentialHash: string;
-  /** The first Session's id. */
-  sessionId: string;
   /** The keyed digest of the caller's address. */
   client: string;
   now: Date;
 }
 
-/** A new trial: its entry in the admissions ledger, and its own stream's first events. */
-export interface TrialStart {
-  admitted: TrialAdmitted;
-  events: TrialEvent[];
-}
-
-/** A trial starts, with its first Session, while both rolling limits on new trials admit one more. */
-export function decideStart(admissions: readonly Admission[], command: StartTrial): TrialStart | TrialRefusal {
+/** A trial is admitted to the ledger while both rolling limits on new trials admit one more. */
+export function decideAdmission(admissions: readonly Admission[], command: AdmitTrial): Decision<TrialAdmitted, TrialRefusal> {
   const blocked = admissionBlock(admissions, command.client, command.now);
   if (blocked) return blocked;
-  const at = command.now.toISOString();
+  return { events: [{ type: TRIAL_ADMITTED, at: command.now.toISOString(), workspace_id: command.workspaceId, client: command.client }] };
+}
+
+export interface StartTrial {
+  workspaceId: string;
+  credentialHash: string;
+  /** The first Session's id. */
+  sessionId: string;
+  now: Date;
+}
+
+/** An admitted trial's new stream begins: its 24-hour creation window, and its first Session. */
+export function decideStart(command: StartTrial): Decision<TrialEvent, never> {
   return {
-    admitted: { type: TRIAL_ADMITTED, at, workspace_id: command.workspaceId, client: command.client },
     events: [
       {
         type: TRIAL_STARTED,
-        at,
+        at: command.now.toISOString(),
         workspace_id: command.workspaceId,
         credential_hash: command.credentialHash,
         trial_expires_at: new Date(command.now.getTime() + TRIAL_LIMITS.creationWindowMs).toISOString(),

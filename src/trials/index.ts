@@ -12,6 +12,8 @@ import { trialRoutes } from './routes.js';
 /** What developer accounts need to claim a trial. */
 export { trialForClaim } from './commands.js';
 export { isManagementCredential } from './credential.js';
+export { ADMISSIONS_STREAM } from './events.js';
+export { TRIAL_LIMITS } from './limits.js';
 
 export const trials: Capability = {
   name: 'trials',

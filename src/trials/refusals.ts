@@ -9,7 +9,12 @@ export type TrialRequestRefusal = { refused: 'trial_unavailable' } | { refused: 
 /** Each refusal of the trial as it answers over HTTP. */
 export const TRIAL_REFUSALS: RefusalTable<TrialRefusal | TrialRequestRefusal> = {
   // One message for every trial 404: it must not tell a wrong credential from another trial's Session.
-  trial_not_found: { status: 404, code: 'NOT_FOUND', message: 'Not found.' },
+  trial_not_found: {
+    status: 404,
+    code: 'NOT_FOUND',
+    message: 'Not found.',
+    meaning: 'No trial answers to this credential, or the Session is not its own: one answer whichever it is.',
+  },
   trial_closed: { status: 429, code: 'RATE_LIMITED', message: "This trial's creation window has ended; start a new trial (a request without Authorization)." },
   trial_sessions_used: {
     status: 429,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses, type ApiError } from '../http/errors.js';
+import type { ApiError } from '../http/errors.js';
 import { toApiError } from '../http/faults.js';
 import { refusalError } from '../http/refusal.js';
 import { etagOf, isSessionId, SESSION_REFUSALS } from '../sessions/index.js';
@@ -14,8 +14,7 @@ import type { TrialRefusal } from './decide.js';
 import { TRIAL_REFUSALS, type TrialRequestRefusal } from './refusals.js';
 import { trialCreateSessionResponseSchema, trialOperations, trialSessionResponseSchema } from './schemas.js';
 import { EVENTS_CHANNEL } from '../../eventstore/index.js';
-import { heldRead, holdingIn, namesEtag, preferenceApplied, preferredWait } from '../waits/index.js';
-import { preferenceAppliedHeader, waitedNotModified, waitHeaders } from '../waits/schemas.js';
+import { answerHeld, namesEtag, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
 /**
  * The trial routes: POST /v1/trial/sessions (without Authorization it starts a trial) and
@@ -53,13 +52,7 @@ function createdBody(created: TrialCreated): string {
   });
 }
 
-const rateLimited = {
-  description: 'RATE_LIMITED: a trial limit; Retry-After gives the seconds until it admits one more.',
-  $ref: 'ErrorEnvelope#',
-};
-
 export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
-  const waiters = holdingIn(app, ctx);
   await app.register(
     async (trial) => {
       // A trial Session's interaction is checked exactly as a published revision is.
@@ -75,7 +68,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
       // Refusals keep the envelope of the root handler; only what the trial routes answer
       // differently is changed: a body that is not JSON is a malformed body (there is no 415).
       trial.setErrorHandler((error) => {
-        throw toApiError(error).status === 415 ? refused({ refused: 'trial_body_not_json' }) : error;
+        throw toApiError(error).refused === 'content_type_refused' ? refused({ refused: 'trial_body_not_json' }) : error;
       });
 
       trial.post<{ Body: { interaction: InteractiveInteraction } }>(
@@ -87,7 +80,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             description: 'Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.',
             security: [{}, { bearer: [] }],
             body: publishRequestSchema,
-            response: { 201: { $ref: 'TrialCreateSessionResponse#' }, 429: rateLimited, ...errorResponses(400, 404, 413, 500, 503) },
+            response: { 201: { $ref: 'TrialCreateSessionResponse#' } },
           },
           // Before the body is read: a credential that opens no trial is 404 whatever the body.
           onRequest: async (request) => {
@@ -128,43 +121,38 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
             response: {
               200: { $ref: 'TrialSessionResponse#', headers: preferenceAppliedHeader },
               304: waitedNotModified,
-              ...errorResponses(404, 500, 503),
             },
           },
         },
         async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
           const workspaceId = await trialOfRequest(ctx, request);
           const { id } = request.params;
-          const read = () => (workspaceId && isSessionId(id) ? readTrialSession(ctx.store.pool, workspaceId, id, ctx.clock.now()) : Promise.resolve(undefined));
-          const view = await read();
-          if (!workspaceId || !view) throw notFound();
-          // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.
-          const seconds = namesEtag(request.headers['if-none-match'], view.etag) ? preferredWait(request.headers.prefer) : undefined;
-          if (seconds === undefined) return reply.header('etag', view.etag).type(JSON_TYPE).send(view.body);
-          const etag = view.etag;
-          const held = await heldRead(
-            {
-              waiters,
-              channel: EVENTS_CHANNEL,
-              target: id,
-              workspaceId,
-              seconds,
-              readableUntil: view.resultAvailableUntil,
-              now: ctx.clock.now(),
-              reply,
-              read,
-              readKey: id,
-              answers: (v) => v?.etag !== etag,
+          if (!workspaceId || !isSessionId(id)) throw notFound();
+          const ifNoneMatch = request.headers['if-none-match'];
+          return answerHeld(reply, {
+            seconds: ifNoneMatch === undefined ? undefined : preferredWait(request.headers.prefer),
+            channel: EVENTS_CHANNEL,
+            target: id,
+            workspaceId,
+            workspaceKind: 'trial',
+            read: () => readTrialSession(ctx.store.pool, ctx.streamKeys, workspaceId, id, ctx.clock.now()),
+            readKey: `${id} ${workspaceId}`,
+            waitsOn: (first) => first !== undefined && namesEtag(ifNoneMatch, first.etag),
+            answers: (first, view) => view?.etag !== first?.etag,
+            // The wait ends when the result stops being readable (then 404, as a fresh read).
+            readableForMs: (first) => (first ? first.resultAvailableUntil.getTime() - ctx.clock.now().getTime() : Infinity),
+            // A credential that opens no trial any more is answered as any other: 404.
+            recheck: async () => {
+              if ((await trialOfRequest(ctx, request)) !== workspaceId) throw notFound();
             },
-            view as typeof view | undefined,
-          );
-          if (!held.value) throw notFound();
-          reply.header('etag', held.value.etag);
-          // A request not held (a cap, the listener down) is answered as if it had not asked to wait.
-          if (held.applied === undefined) return reply.type(JSON_TYPE).send(held.value.body);
-          reply.header('preference-applied', preferenceApplied(held.applied));
-          if (held.value.etag === etag) return reply.code(304).send();
-          return reply.type(JSON_TYPE).send(held.value.body);
+            answer: (view, held) => {
+              if (!view) throw notFound();
+              reply.header('etag', view.etag);
+              // Only a held request answers 304: without Prefer: wait this route answers 200, as it always has.
+              if (held && namesEtag(ifNoneMatch, view.etag)) return reply.code(304).send();
+              return reply.type(JSON_TYPE).send(view.body);
+            },
+          });
         },
       );
     },

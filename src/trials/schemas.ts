@@ -1,5 +1,7 @@
 import { operation } from '../http/contract.js';
-import { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INVALID_INTERACTION } from '../sessions/index.js';
+import { STORE_FAULTS } from '../http/edgeRefusals.js';
+import { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, exampleSession, INTERACTION_REFUSALS } from '../sessions/index.js';
+import { TRIAL_REFUSALS } from './refusals.js';
 
 /**
  * Route schemas of the trial routes, for the contract document (/openapi.json). Requests are
@@ -58,8 +60,8 @@ const EXAMPLE_TRIAL = {
   result_available_until: '2026-03-15T10:20:00.000Z',
 };
 
-const trialNotFound = 'NOT_FOUND: no trial answers to this credential, or the Session is not its own: one answer whichever it is.';
-const trialUnavailable = 'TRIAL_UNAVAILABLE: the trial is off on this service; SERVICE_UNAVAILABLE: the database is out of reach (Retry-After) or the data-encryption key is not configured.';
+/** Every trial route answers these: one 404 for whatever opens nothing, and the trial switched off. */
+const trialRefusals = [TRIAL_REFUSALS.trial_not_found, TRIAL_REFUSALS.trial_unavailable, ...STORE_FAULTS];
 
 export const trialOperations = {
   createTrialSession: operation({
@@ -82,7 +84,16 @@ export const trialOperations = {
         headers: ['ETag', 'Location'],
       },
     },
-    refusals: { 400: `${INVALID_INTERACTION} An Idempotency-Key is refused too.`, 404: trialNotFound, 503: trialUnavailable },
+    refuses: [
+      ...INTERACTION_REFUSALS,
+      TRIAL_REFUSALS.trial_body_not_json,
+      TRIAL_REFUSALS.trial_closed,
+      TRIAL_REFUSALS.trial_sessions_used,
+      TRIAL_REFUSALS.trial_sessions_active,
+      TRIAL_REFUSALS.client_trials_used,
+      TRIAL_REFUSALS.trials_used,
+      ...trialRefusals,
+    ],
   }),
   getTrialSession: operation({
     operationId: 'getTrialSession',
@@ -91,7 +102,7 @@ export const trialOperations = {
       200: { description: "The Session as it is now, with its trial's deadlines.", example: { ...exampleSession(1, 'active', EXAMPLE_TRIAL.action_expires_at), trial: EXAMPLE_TRIAL }, headers: ['ETag'] },
       304: { description: 'Not modified: a request held by Prefer: wait whose If-None-Match still holds the ETag when the wait ends.', headers: ['ETag'] },
     },
-    refusals: { 404: trialNotFound, 503: trialUnavailable },
+    refuses: trialRefusals,
     reads: ['If-None-Match'],
   }),
 };

@@ -1,5 +1,7 @@
 /** Every statement of the trials capability (migrations/ holds its tables). */
 
+import { KEY_COLUMNS, keyJoin } from '../../eventstore/index.js';
+
 // The trials projection.
 
 export const INSERT_ADMISSION = `
@@ -31,11 +33,12 @@ export const SESSION_STATUSES = `SELECT session_id, status FROM session_views WH
 
 /**
  * A trial's Session while its result is readable ($3 = now), with the Session view's bytes and
- * ETag (the Sessions capability's view, read, never written here).
+ * ETag (the Sessions capability's view, read, never written here), and the Session's key row
+ * that opens its sealed body.
  */
 export const READABLE_SESSION = `
-SELECT t.action_expires_at, t.result_available_until, v.etag, v.body, v.link_expires_at
-  FROM trial_sessions t JOIN session_views v ON v.session_id = t.session_id
+SELECT t.action_expires_at, t.result_available_until, v.workspace_id, v.etag, v.body, v.link_expires_at, ${KEY_COLUMNS}
+  FROM trial_sessions t JOIN session_views v ON v.session_id = t.session_id ${keyJoin('v.session_id')}
  WHERE t.session_id = $1 AND t.workspace_id = $2 AND t.result_available_until > $3`;
 
 /**

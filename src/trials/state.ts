@@ -23,7 +23,7 @@ export interface Admission {
   admittedAt: Date;
 }
 
-export function evolve(state: TrialState | undefined, event: TrialEvent): TrialState {
+function evolve(state: TrialState | undefined, event: TrialEvent): TrialState {
   if (event.type === TRIAL_STARTED) {
     return {
       workspaceId: event.workspace_id,

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { EVERYTHING, wakeupTargets, type Wakeups } from '../../eventstore/index.js';
-import { WAIT_LIMITS, type WaitLimits } from './limits.js';
+import { WAIT_LIMITS, type WaitLimits, type WorkspaceKind } from './limits.js';
 
 /**
  * Why a held request stops waiting: what it waits on may have changed (a wake-up named it: read
@@ -17,8 +17,9 @@ export interface HoldRequest {
   /** The wake-up channel, and the target on it, that wake this request (a Session id, a workspace id). */
   channel: string;
   target: string;
-  /** The caps are per process and per workspace. */
+  /** The caps are per process and per workspace, a workspace's by its kind (limits.ts). */
   workspaceId: string;
+  workspaceKind: WorkspaceKind;
   /** The longest it is held. */
   ms: number;
   /** Emits `close` when the client goes away (the response's own emitter: no signal object a request). */
@@ -36,10 +37,27 @@ export class Hold {
   private pending: ((woken: Woken) => void) | undefined;
   private changed = false;
   private ended: Woken | undefined;
+  private deadline: NodeJS.Timeout | undefined;
   /** The wave of the latest wake-up that named this request. */
   wave: Wave = new Map();
 
-  constructor(readonly release: () => void) {}
+  constructor(
+    private readonly onRelease: () => void,
+    /** Wakes every request on this one's target after `ms` (Waiters.lookAgain). */
+    readonly lookAgainIn: (ms: number) => void,
+  ) {}
+
+  /** Ends the wait `ms` from now (its deadline, or sooner: what it waits on stops being readable). */
+  endIn(ms: number): void {
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => this.wake('deadline'), ms);
+  }
+
+  /** Frees its place; the caller does so once it answered. */
+  release(): void {
+    clearTimeout(this.deadline);
+    this.onRelease();
+  }
 
   /** The read `key` names in the latest wave: made once for every request woken with this one. */
   shared<T>(key: string, read: () => Promise<T>): Promise<T> {
@@ -89,6 +107,8 @@ export class Waiters {
   limits: WaitLimits = WAIT_LIMITS;
   private readonly holds = new Map<string, Set<Hold>>();
   private readonly perWorkspace = new Map<string, number>();
+  /** Wake-ups due on a timer, by target: what a read found there is not readable yet (lookAgain). */
+  private readonly soon = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private size = 0;
   private closing = false;
   private readonly refused: Counter<'reason'>;
@@ -121,11 +141,6 @@ export class Waiters {
     });
   }
 
-  /** Whether the process is stopping: nothing more is held. */
-  get stopping(): boolean {
-    return this.closing;
-  }
-
   /** How many requests are held now. */
   get held(): number {
     return this.size;
@@ -139,7 +154,7 @@ export class Waiters {
         ? 'not_listening'
         : this.size >= this.limits.perProcess
           ? 'process_cap'
-          : (this.perWorkspace.get(request.workspaceId) ?? 0) >= this.limits.perWorkspace
+          : (this.perWorkspace.get(request.workspaceId) ?? 0) >= this.limits.perWorkspace[request.workspaceKind]
             ? 'workspace_cap'
             : undefined;
     if (notHeld) {
@@ -147,19 +162,25 @@ export class Waiters {
       return notHeld;
     }
     const k = key(request.channel, request.target);
-    const timer = setTimeout(() => hold.wake('deadline'), request.ms);
     const onGone = () => hold.wake('gone');
-    const hold: Hold = new Hold(() => {
-      const same = this.holds.get(k);
-      if (!same?.delete(hold)) return;
-      clearTimeout(timer);
-      request.closed.off('close', onGone);
-      if (same.size === 0) this.holds.delete(k);
-      const left = this.perWorkspace.get(request.workspaceId)! - 1;
-      if (left === 0) this.perWorkspace.delete(request.workspaceId);
-      else this.perWorkspace.set(request.workspaceId, left);
-      this.size--;
-    });
+    const hold: Hold = new Hold(
+      () => {
+        const same = this.holds.get(k);
+        if (!same?.delete(hold)) return;
+        request.closed.off('close', onGone);
+        if (same.size === 0) {
+          this.holds.delete(k);
+          clearTimeout(this.soon.get(k)?.timer);
+          this.soon.delete(k);
+        }
+        const left = this.perWorkspace.get(request.workspaceId)! - 1;
+        if (left === 0) this.perWorkspace.delete(request.workspaceId);
+        else this.perWorkspace.set(request.workspaceId, left);
+        this.size--;
+      },
+      (ms) => this.lookAgain(k, ms),
+    );
+    hold.endIn(request.ms);
     const same = this.holds.get(k) ?? new Set<Hold>();
     same.add(hold);
     this.holds.set(k, same);
@@ -174,6 +195,23 @@ export class Waiters {
   close(): void {
     this.closing = true;
     this.wakeAll('closing');
+  }
+
+  /**
+   * Wakes every request held on `k` in `ms`, as a wake-up would, unless one is due sooner: for what
+   * is committed but not readable yet, whose becoming readable wakes nothing (the feed's horizon,
+   * docs/waiting.md). One timer and one wave for all the requests on a target.
+   */
+  private lookAgain(k: string, ms: number): void {
+    const at = Date.now() + ms;
+    const due = this.soon.get(k);
+    if (due && due.at <= at) return;
+    clearTimeout(due?.timer);
+    const timer = setTimeout(() => {
+      this.soon.delete(k);
+      this.wakeTarget(k);
+    }, ms);
+    this.soon.set(k, { at, timer });
   }
 
   private wakeTarget(k: string): void {

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { appendEvents, foldEvents, handleCommand } from '../../eventstore/index.js';
+import { handleCommand, type Step } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
@@ -9,19 +9,21 @@ import {
   type EndpointBody,
   loadWebhook,
   newSigningSecret,
-  openSecrets,
   recordVerification,
   register,
   reseal,
   rotate,
-  sealSecret,
   SECRET_CREATED,
   secretsInForce,
+  secretValues,
   sendChallenge,
-  type SigningSecret,
   storedSecrets,
+  type SigningSecret,
   type VerificationFailure,
   webhookDecider,
+  type SecretCreated,
+  type SecretResealed,
+  type WebhookEvent,
   type WebhookState,
   webhookStreamId,
 } from './endpoints/index.js';
@@ -31,6 +33,25 @@ import * as sql from './sql.js';
 /** The owner's webhook operations on a workspace, each deciding on the stream it appends to. */
 
 const currentEndpointBody = (state: WebhookState, now: Date): EndpointBody => endpointBody(state.endpoint!, now);
+
+type WebhookStep<R = never> = Step<WebhookState, WebhookEvent, R>;
+
+/** A step: one use of the workspace's quota of webhook changes, when the decision changes something. */
+const spendChange =
+  (ctx: Pick<ServiceContext, 'clock' | 'metrics'>, principal: OwnerPrincipal): WebhookStep<QuotaRefusal> =>
+  ({ uow, events }) =>
+    events.length > 0 ? spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
+
+/** A step: each secret to be sealed again, opened from data key `initial` (the append seals it with the stream's key). */
+const openToReseal =
+  (ctx: Pick<ServiceContext, 'streamKeys'>): WebhookStep =>
+  ({ before, events }) => {
+    const opened = secretValues(ctx, before.secrets.filter((s) => s.sealedByInitial !== null));
+    for (const pending of events) {
+      const { secret } = opened.find((s) => s.kid === (pending.event as SecretResealed).kid)!;
+      pending.event = { ...pending.event, secret } as SecretResealed;
+    }
+  };
 
 /**
  * PUT /v1/webhook. A new URL replaces the endpoint and ends the old one's pending jobs, within the
@@ -46,15 +67,16 @@ export async function registerEndpoint(
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const { state, version } = await loadWebhook(uow, workspaceId);
-    const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
-    const events = register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret: { kid: secret.kid, sealed } });
-    const refused = events.length > 0 ? await spendQuota(uow, ctx, principal, 'webhook_change') : undefined;
-    if (refused) return refused;
-    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
-    if (state.endpoint && events.length > 0) await endPendingDeliveries(uow, state.endpoint.id, now);
-    const created = events.some((e) => e.type === SECRET_CREATED);
-    return { endpoint: currentEndpointBody(foldEvents(webhookDecider, state, events), now), signing_secret: created ? secret : null };
+    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret }) });
+    const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
+      keys: ctx.streamKeys,
+      steps: [spendChange(ctx, principal)],
+    });
+    if ('refused' in handled) return handled;
+    const replaced = handled.before.endpoint;
+    if (replaced && handled.events.length > 0) await endPendingDeliveries(uow, replaced.id, now);
+    const created = handled.events.some((e) => e.type === SECRET_CREATED);
+    return { endpoint: currentEndpointBody(handled.state, now), signing_secret: created ? secret : null };
   });
 }
 
@@ -66,15 +88,14 @@ export async function rotateSecret(
   const { workspaceId } = principal;
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
-    const { state, version } = await loadWebhook(uow, workspaceId);
-    if (!state.endpoint) return undefined;
-    const refused = await spendQuota(uow, ctx, principal, 'webhook_change');
-    if (refused) return refused;
-    const sealed = await sealSecret(ctx.streamKeys, uow, workspaceId, secret);
-    const events = rotate(state, { workspaceId, at: ctx.clock.now(), secret: { kid: secret.kid, sealed } });
-    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
-    const retires = events[0]?.type === SECRET_CREATED ? events[0].retires : null;
-    return { signing_secret: secret, previous: retires && { kid: retires.kid, retire_at: retires.retire_at } };
+    const decide = (state: WebhookState) => rotate(state, { workspaceId, at: ctx.clock.now(), secret });
+    const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal | { refused: 'not_configured' }>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
+      keys: ctx.streamKeys,
+      steps: [spendChange(ctx, principal)],
+    });
+    if ('refused' in handled) return handled.refused === 'not_configured' ? undefined : handled;
+    const [created] = handled.events as SecretCreated[];
+    return { signing_secret: secret, previous: created!.retires && { kid: created!.retires.kid, retire_at: created!.retires.retire_at } };
   });
 }
 
@@ -89,21 +110,20 @@ export async function verifyEndpoint(
   principal: OwnerPrincipal,
 ): Promise<{ endpoint: EndpointBody } | { failure: VerificationFailure | 'endpoint_replaced' } | QuotaRefusal | undefined> {
   const { workspaceId } = principal;
-  const { state } = await loadWebhook(ctx.store.pool, workspaceId);
+  const { state } = await loadWebhook(ctx, ctx.store.pool, workspaceId);
   if (!state.endpoint) return undefined;
   const refused = await ctx.store.command((uow) => spendQuota(uow, ctx, principal, 'webhook_verification'));
   if (refused) return refused;
   const endpointId = state.endpoint.id;
-  const secrets = await openSecrets(ctx, ctx.store.pool, workspaceId, secretsInForce(state.secrets, ctx.clock.now()));
+  const secrets = secretValues(ctx, secretsInForce(state.secrets, ctx.clock.now()));
   const sent = await sendChallenge(ctx.egress, { url: state.endpoint.url, secrets, now: ctx.clock.now() });
   if (!sent.ok) return { failure: sent.reason };
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => {
-      const events = recordVerification(current, { endpointId, at: now });
-      return events.length === 0 ? { failure: 'endpoint_replaced' as const } : { events };
+    const handled = await handleCommand(uow, webhookDecider, webhookStreamId(workspaceId), (current) => recordVerification(current, { endpointId, at: now }), {
+      keys: ctx.streamKeys,
     });
-    return 'failure' in handled ? handled : { endpoint: currentEndpointBody(handled.state, now) };
+    return 'refused' in handled ? { failure: handled.refused } : { endpoint: currentEndpointBody(handled.state, now) };
   });
 }
 
@@ -114,16 +134,11 @@ export async function verifyEndpoint(
  */
 export async function resealSecrets(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, workspaceId: string): Promise<number> {
   return ctx.store.command(async (uow) => {
-    const { state, version } = await loadWebhook(uow, workspaceId);
-    const initial = state.secrets.filter((s) => s.sealedBy === 'initial');
-    if (initial.length === 0) return 0;
-    const secrets = [];
-    for (const opened of await openSecrets(ctx, uow, workspaceId, initial)) {
-      secrets.push({ kid: opened.kid, sealed: await sealSecret(ctx.streamKeys, uow, workspaceId, opened) });
-    }
-    const events = reseal(state, { workspaceId, at: ctx.clock.now(), secrets });
-    await appendEvents(uow, webhookDecider, webhookStreamId(workspaceId), version, events);
-    return events.length;
+    const handled = await handleCommand<WebhookState, WebhookEvent>(uow, webhookDecider, webhookStreamId(workspaceId), (state) => ({ events: reseal(state, { workspaceId, at: ctx.clock.now() }) }), {
+      keys: ctx.streamKeys,
+      steps: [openToReseal(ctx)],
+    });
+    return handled.events.length;
   });
 }
 

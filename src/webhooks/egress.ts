@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
+import type { ResourceDeclaration } from '../capability.js';
 import type { Config } from '../config.js';
 import { TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 
@@ -18,6 +19,13 @@ import { TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 export type EgressPolicy = 'public' | 'loopback';
 
 export const policyOf = (config: Pick<Config, 'webhookTestEgress'>): EgressPolicy => (config.webhookTestEgress === 'loopback' ? 'loopback' : 'public');
+
+declare module '../serviceContext.js' {
+  interface Resources {
+    /** Where webhook requests go (the verification challenge, every delivery): each connection to an address checked public. */
+    egress: Agent;
+  }
+}
 
 /** Resolves a host name to the addresses a connection may use. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -111,3 +119,9 @@ export function createEgress(options: EgressOptions): Agent {
     },
   });
 }
+
+/** The webhooks' part of the shared context: one egress per process, under the configured policy. */
+export const egressResource: ResourceDeclaration = {
+  open: (config) => ({ egress: createEgress({ policy: policyOf(config) }) }),
+  close: (resources) => resources.egress.close(),
+};

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
-import { DeliveryDispatcher, deliverAcceptedAnswer, deliveriesProjection } from './deliveries/index.js';
+import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliveriesProjection } from './deliveries/index.js';
+import { egressResource } from './egress.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { webhookRoutes } from './routes.js';
@@ -14,9 +15,11 @@ import { webhookContract } from './schemas.js';
  * owner's routes and commands over both. docs/webhooks.md.
  */
 export { resealSecrets } from './commands.js';
-export { DELIVERY_QUEUED, endSessionDeliveries, mayReceive, queueDelivery } from './deliveries/index.js';
-export { createEgress, policyOf } from './egress.js';
-export { countSecretsSealedByInitial, endpointOfRow, secretsSealedByInitial, type Endpoint } from './endpoints/index.js';
+export { DELIVERY_QUEUED, deliveryQueue, endSessionDeliveries, type DeliveryQueue } from './deliveries/index.js';
+export { countSecretsSealedByInitial, secretsSealedByInitial } from './endpoints/index.js';
+export { DeliveryDispatcher } from './deliveries/index.js';
+export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
+export { DELIVERIES_CHANNEL } from './sql.js';
 
 export const webhooks: Capability = {
   name: 'webhooks',
@@ -26,7 +29,10 @@ export const webhooks: Capability = {
   inlineProjections: () => [webhookEndpointsProjection, deliveriesProjection],
   refusals: WEBHOOK_REFUSALS,
   contract: webhookContract,
-  workers: { dispatcher: (ctx) => new DeliveryDispatcher(ctx) },
+  gauges: DELIVERY_GAUGES,
+  workers: [{ role: 'dispatcher', summary: 'delivers accepted answers to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
   // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it.
   reactions: { answerAccepted: deliverAcceptedAnswer },
+  // Its egress, shared by the verification challenge and the dispatcher.
+  resources: egressResource,
 };

@@ -25,12 +25,19 @@ const URL_MESSAGES: Record<UrlRefusal, string> = {
 
 /** Each refusal of the webhook routes as it answers over HTTP. */
 export const WEBHOOK_REFUSALS: RefusalTable<WebhookRefusal> = {
-  webhook_url_invalid: { status: 400, code: 'WEBHOOK_INVALID_URL', message: ({ rule }) => URL_MESSAGES[rule], reason: ({ rule }) => rule },
+  webhook_url_invalid: {
+    status: 400,
+    code: 'WEBHOOK_INVALID_URL',
+    message: ({ rule }) => URL_MESSAGES[rule],
+    reason: ({ rule }) => rule,
+    meaning: `The URL breaks a rule (reason: ${Object.keys(URL_MESSAGES).join(', ')}).`,
+  },
   webhook_verification_failed: {
     status: 422,
     code: 'WEBHOOK_VERIFICATION_FAILED',
     message: 'The endpoint did not answer the challenge.',
     reason: ({ failure }) => failure,
+    meaning: 'The endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced.',
   },
   no_endpoint_to_verify: { status: 409, code: 'WEBHOOK_NOT_CONFIGURED', message: 'There is no webhook endpoint to verify (PUT /v1/webhook first).' },
   no_endpoint_to_rotate: { status: 409, code: 'WEBHOOK_NOT_CONFIGURED', message: 'There is no webhook to rotate the secret of (PUT /v1/webhook first).' },

@@ -1,19 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { errorResponses } from '../http/errors.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
-import { QUOTA_REFUSALS, quotaExceeded, type QuotaRefusal } from '../quotas/index.js';
+import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { deliveryItem, type DeliveryRow, redeliver } from './deliveries/index.js';
+import { registerRequestSchema, sessionEventParams, sessionParams } from './requestSchemas.js';
 import {
   deliveriesResponseSchema,
-  registerRequestSchema,
   registerResponseSchema,
   rotateResponseSchema,
-  sessionEventParams,
-  sessionParams,
   verifyResponseSchema,
   webhookEndpointSchema,
   webhookOperations,
@@ -45,7 +42,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.put(
     '/v1/webhook',
     {
-      schema: { ...webhookOperations.registerWebhook, tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' }, 429: quotaExceeded, ...errorResponses(400, 401, 503) } },
+      schema: { ...webhookOperations.registerWebhook, tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' } } },
     },
     async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
       const principal = ownerOf(request);
@@ -59,7 +56,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
   );
 
-  app.get('/v1/webhook', { schema: { ...webhookOperations.getWebhook, tags, security, response: { 200: { $ref: 'WebhookResponse#' }, ...errorResponses(401) } } }, async (request) => {
+  app.get('/v1/webhook', { schema: { ...webhookOperations.getWebhook, tags, security, response: { 200: { $ref: 'WebhookResponse#' } } } }, async (request) => {
     const principal = ownerOf(request);
     return webhookOverview(ctx, principal.workspaceId);
   });
@@ -74,7 +71,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
         description:
           'Sends a signed challenge to the registered URL. 200 when the endpoint echoed it; 422 WEBHOOK_VERIFICATION_FAILED ' +
           '(reason: the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced) when it did not.',
-        response: { 200: { $ref: 'WebhookVerifyResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 422, 503) },
+        response: { 200: { $ref: 'WebhookVerifyResponse#' } },
       },
     },
     async (request) => {
@@ -90,7 +87,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.post(
     '/v1/webhook/secrets/rotate',
-    { schema: { ...webhookOperations.rotateWebhookSecret, tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' }, 429: quotaExceeded, ...errorResponses(401, 409, 503) } } },
+    { schema: { ...webhookOperations.rotateWebhookSecret, tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' } } } },
     async (request, reply) => {
       const principal = ownerOf(request);
       ctx.streamKeys.deploymentKey.require();
@@ -103,7 +100,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.get(
     '/v1/sessions/:id/deliveries',
-    { schema: { ...webhookOperations.listSessionDeliveries, tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' }, ...errorResponses(401, 404, 500) } } },
+    { schema: { ...webhookOperations.listSessionDeliveries, tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' } } } },
     async (request: SessionRequest) => {
       const principal = ownerOf(request);
       const { id } = request.params;
@@ -121,7 +118,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
         tags,
         security,
         params: sessionEventParams,
-        response: { 202: { type: 'null', description: 'Queued, or already pending to the current endpoint' }, ...errorResponses(401, 403, 404, 409, 500, 503) },
+        response: { 202: { type: 'null', description: 'Queued, or already pending to the current endpoint' } },
       },
     },
     async (request: EventRequest, reply) => {

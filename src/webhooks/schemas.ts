@@ -1,10 +1,17 @@
 import { operation, type ContractPart } from '../http/contract.js';
-import { sessionIdParams } from '../sessions/index.js';
+import { AUTH_REFUSALS } from '../auth/index.js';
+import { JSON_BODY_FAULTS, STORE_FAULTS } from '../http/edgeRefusals.js';
+import { QUOTA_REFUSALS } from '../quotas/index.js';
+import { SESSION_REFUSALS } from '../sessions/index.js';
+import { WEBHOOK_REFUSALS } from './refusals.js';
 import { OUTCOMES, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, RETRY_AFTER_CAP_MS, TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 import { MAX_URL_LENGTH } from './url.js';
 import { MAX_VERIFICATION_ANSWER_BYTES } from './endpoints/index.js';
 
-/** The webhook routes' schemas: checked by fastify's Ajv (request bodies) and the contract document. */
+/**
+ * What the webhook routes answer, the requests the service sends an endpoint, and what the
+ * contract document says of both (examples, summaries). What a request must be is requestSchemas.ts.
+ */
 
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
@@ -32,13 +39,6 @@ const shownSecret = {
   additionalProperties: false,
   description: 'Shown once.',
   properties: { kid: idPattern('wk_'), secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$' } },
-} as const;
-
-export const registerRequestSchema = {
-  type: 'object',
-  required: ['url'],
-  additionalProperties: false,
-  properties: { url: { type: 'string', description: `Absolute https URL on port 443, at most ${MAX_URL_LENGTH} characters, no user info, no fragment` } },
 } as const;
 
 export const registerResponseSchema = {
@@ -147,15 +147,6 @@ export const deliveriesResponseSchema = {
       },
     },
   },
-} as const;
-
-/** The path of a delivery route: a Session's, as the Sessions routes take it (404 for any id not the caller's). */
-export const sessionParams = sessionIdParams;
-
-export const sessionEventParams = {
-  type: 'object',
-  required: ['id', 'event_id'],
-  properties: { ...sessionIdParams.properties, event_id: { type: 'string', description: "The Event ID (evt_…) of the Session's accepted response." } },
 } as const;
 
 /**
@@ -315,7 +306,8 @@ const EXAMPLE_SECRET = { kid: EXAMPLE_KID, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILP
 const pendingEndpoint = { id: EXAMPLE_ENDPOINT_ID, url: EXAMPLE_URL, status: 'pending', created_at: '2026-03-14T09:00:00.000Z', verified_at: null, verification_expires_at: null };
 const verifiedEndpoint = { ...pendingEndpoint, status: 'verified', verified_at: '2026-03-14T09:01:12.000Z', verification_expires_at: '2026-04-13T09:01:12.000Z' };
 
-const notConfigured = 'WEBHOOK_NOT_CONFIGURED: the workspace has no webhook endpoint (PUT /v1/webhook first).';
+/** Every webhook route answers these, whatever else it refuses. */
+const webhookRoute = [AUTH_REFUSALS.owner_credential_required, ...STORE_FAULTS];
 
 export const webhookOperations = {
   registerWebhook: operation({
@@ -330,9 +322,7 @@ export const webhookOperations = {
         example: { endpoint: pendingEndpoint, signing_secret: EXAMPLE_SECRET },
       },
     },
-    refusals: {
-      400: 'INVALID_SCHEMA: the body is malformed; WEBHOOK_INVALID_URL: the URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long).',
-    },
+    refuses: [...JSON_BODY_FAULTS, WEBHOOK_REFUSALS.webhook_url_invalid, QUOTA_REFUSALS.webhook_changes_per_day_used, ...webhookRoute],
   }),
   getWebhook: operation({
     operationId: 'getWebhook',
@@ -347,15 +337,20 @@ export const webhookOperations = {
         },
       },
     },
+    refuses: webhookRoute,
   }),
   verifyWebhook: operation({
     operationId: 'verifyWebhook',
     summary: 'Send a signed challenge to the endpoint; verified for 30 days when it echoes it',
     answers: { 200: { description: 'Verified: the endpoint echoed the challenge, and receives deliveries for the next 30 days.', example: { endpoint: verifiedEndpoint } } },
-    refusals: {
-      409: notConfigured,
-      422: 'WEBHOOK_VERIFICATION_FAILED: the endpoint did not echo the challenge; reason is the attempt outcome, answer_too_large, challenge_mismatch or endpoint_replaced.',
-    },
+    // It takes no body; one sent is still parsed (and refused) by its content type, as on every POST.
+    refuses: [
+      ...JSON_BODY_FAULTS,
+      WEBHOOK_REFUSALS.no_endpoint_to_verify,
+      WEBHOOK_REFUSALS.webhook_verification_failed,
+      QUOTA_REFUSALS.webhook_verifications_per_hour_used,
+      ...webhookRoute,
+    ],
   }),
   rotateWebhookSecret: operation({
     operationId: 'rotateWebhookSecret',
@@ -366,7 +361,7 @@ export const webhookOperations = {
         example: { signing_secret: EXAMPLE_SECRET, previous: { kid: 'wk_01JQ8YT9B3D5F7H9K1M3P5R7T9', retire_at: '2026-03-15T09:00:00.000Z' } },
       },
     },
-    refusals: { 409: notConfigured },
+    refuses: [...JSON_BODY_FAULTS, WEBHOOK_REFUSALS.no_endpoint_to_rotate, QUOTA_REFUSALS.webhook_changes_per_day_used, ...webhookRoute],
   }),
   listSessionDeliveries: operation({
     operationId: 'listSessionDeliveries',
@@ -397,14 +392,19 @@ export const webhookOperations = {
         },
       },
     },
+    refuses: [SESSION_REFUSALS.session_not_found, ...webhookRoute],
   }),
   redeliverEvent: operation({
     operationId: 'redeliverEvent',
     summary: 'Send an accepted response to the webhook endpoint again',
     answers: { 202: { description: 'Queued, or already pending to the current endpoint: the delivery is sent with the same bytes and webhook-id.' } },
-    refusals: {
-      404: 'SESSION_NOT_FOUND: no such Session in the workspace; NOT_FOUND: it has no accepted response with this event_id.',
-      409: 'WEBHOOK_NOT_CONFIGURED: the workspace has no verified webhook endpoint.',
-    },
+    refuses: [
+      ...JSON_BODY_FAULTS,
+      SESSION_REFUSALS.session_read_only,
+      SESSION_REFUSALS.session_not_found,
+      WEBHOOK_REFUSALS.accepted_response_not_found,
+      WEBHOOK_REFUSALS.no_verified_endpoint,
+      ...webhookRoute,
+    ],
   }),
 };

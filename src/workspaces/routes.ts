@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/index.js';
-import { errorResponses } from '../http/errors.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { setDisplayName } from './commands.js';
 import { workspaceProfile } from './reads.js';
-import { workspaceOperations, workspaceRequestSchema, workspaceResponseSchema } from './schemas.js';
+import { workspaceRequestSchema } from './requestSchemas.js';
+import { workspaceOperations, workspaceResponseSchema } from './schemas.js';
 import type { WorkspaceProfile } from './state.js';
 
 const body = (workspaceId: string, profile: WorkspaceProfile) => ({ workspace_id: workspaceId, display_name: profile.displayName, updated_at: profile.updatedAt });
@@ -19,14 +19,14 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.put(
     '/v1/workspace',
-    { schema: { ...workspaceOperations.setWorkspace, tags, security, body: workspaceRequestSchema, response: { ...response, ...errorResponses(400, 401, 503) } } },
+    { schema: { ...workspaceOperations.setWorkspace, tags, security, body: workspaceRequestSchema, response } },
     async (request: FastifyRequest<{ Body: { display_name: string } }>) => {
       const { workspaceId } = ownerOf(request);
       return body(workspaceId, await setDisplayName(ctx, workspaceId, request.body.display_name));
     },
   );
 
-  app.get('/v1/workspace', { schema: { ...workspaceOperations.getWorkspace, tags, security, response: { ...response, ...errorResponses(401) } } }, async (request) => {
+  app.get('/v1/workspace', { schema: { ...workspaceOperations.getWorkspace, tags, security, response } }, async (request) => {
     const { workspaceId } = ownerOf(request);
     return body(workspaceId, await workspaceProfile(ctx.store.pool, workspaceId));
   });

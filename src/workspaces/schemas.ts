@@ -1,14 +1,7 @@
+import { AUTH_REFUSALS } from '../auth/index.js';
 import { operation } from '../http/contract.js';
-
-/** A display name: what a person reads as who asks, on the page and in the mail. */
-export const DISPLAY_NAME_MAX = 100;
-
-export const workspaceRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['display_name'],
-  properties: { display_name: { type: 'string', minLength: 1, maxLength: DISPLAY_NAME_MAX, format: 'nonblank-text' } },
-} as const;
+import { JSON_BODY_FAULTS, STORE_FAULTS } from '../http/edgeRefusals.js';
+import { DISPLAY_NAME_MAX } from './requestSchemas.js';
 
 export const workspaceResponseSchema = {
   $id: 'WorkspaceResponse',
@@ -22,6 +15,9 @@ export const workspaceResponseSchema = {
   },
 } as const;
 
+/** What either route can answer whatever it is asked: no owner credential, or the store failing. */
+const workspaceRoute = [AUTH_REFUSALS.owner_credential_required, ...STORE_FAULTS];
+
 const EXAMPLE = { workspace_id: 'wks_operator', display_name: 'Acme Support', updated_at: '2026-03-14T09:21:05.000Z' };
 
 export const workspaceOperations = {
@@ -33,10 +29,12 @@ export const workspaceOperations = {
       'Setting the same name again records nothing. Owner key and developer keys; a trial has no credential for it and shows the service\'s host.',
     request: { display_name: 'Acme Support' },
     answers: { 200: { description: "The workspace's profile after the change.", example: EXAMPLE } },
+    refuses: [...JSON_BODY_FAULTS, ...workspaceRoute],
   }),
   getWorkspace: operation({
     operationId: 'getWorkspace',
     summary: "Read the workspace's display name",
     answers: { 200: { description: "The credential's workspace and its display name (null until set).", example: EXAMPLE } },
+    refuses: workspaceRoute,
   }),
 };

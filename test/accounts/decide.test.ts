@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decideAccountSignIn,
   decideClaim,
   decideCreateKey,
   decideLinkRequest,
@@ -14,7 +15,8 @@ import {
   type SignIn,
 } from '../../src/accounts/decide.js';
 import type { AccountEvent, AddressEvent, KeyCreated, LinkIssued } from '../../src/accounts/events.js';
-import { NEW_ADDRESS, evolveAccount, evolveAddress, evolveClaim, type AccountState, type AddressState } from '../../src/accounts/state.js';
+import { NEW_ADDRESS, accountDecider, addressDecider, claimDecider, evolveAccount, evolveAddress, evolveClaim, type AccountState, type AddressState } from '../../src/accounts/state.js';
+import { deciderSpec } from '../support/decider.js';
 
 /** The accounts' deciders, pure: given past events, when a command, then events or a refusal. */
 
@@ -81,7 +83,6 @@ describe('the links of an address', () => {
       address: 'addr',
       tokenHash: token,
       newAccount: { accountId: 'acc_NEW', workspaceId: 'wks_NEW' },
-      email: 'dev@example.com',
       session: { sessionId: 'asn_1', tokenHash: 'session' },
       now: at(ms),
     } satisfies SignIn);
@@ -99,6 +100,11 @@ describe('the links of an address', () => {
     expect(signIn(address(issued(1, 0), sent(1, 0)), 't1', 15 * MINUTE)).toEqual({ refused: 'sign_in_link_invalid' });
     expect(signIn(address(issued(1, 0), sent(1, 0), used(1, MINUTE)), 't1', 2 * MINUTE)).toEqual({ refused: 'sign_in_link_invalid' });
     expect(signIn(address(issued(1, 0)), 'unknown', MINUTE)).toEqual({ refused: 'sign_in_link_invalid' });
+  });
+
+  it("opens the account with the address as the link's request typed it, from the folded link", () => {
+    const typed = { ...issued(1, 0), email: 'Dev.Person@Example.COM' };
+    expect(signIn(address(typed, sent(1, 0)), 't1', MINUTE)).toMatchObject({ accountEvents: [{ type: 'account.opened', email: 'Dev.Person@Example.COM' }, {}] });
   });
 
   it('signs a known address into its account without opening another', () => {
@@ -258,5 +264,47 @@ describe('decideClaim', () => {
     expect(decideClaim(undefined, { trial, accountId: 'acc_A', now: at(25 * HOUR - 1) })).toHaveProperty('events');
     expect(decideClaim(undefined, { trial, accountId: 'acc_A', now: at(25 * HOUR) })).toEqual({ refused: 'trial_not_claimable' });
     expect(decideClaim(claimed, { trial, accountId: 'acc_A', now: at(DAY + DAY) })).toEqual({ refused: 'trial_not_claimable' });
+  });
+});
+
+describe('decideAccountSignIn', () => {
+  const spec = deciderSpec(accountDecider);
+  const intent: KeyIntent = { accountId: 'acc_A', label: 'ci', expiresInDays: 'never', expiresOn: null, nonce: 'nonce-9' };
+  const key = { keyId: 'key_new', keyHash: 'hnew', fingerprint: 'svc_sk_…new' };
+  const now = at(MINUTE);
+  const signIn = (pending: { intent: KeyIntent; key: typeof key } | undefined, events: AccountEvent[] = [signedIn('asn_2')]) => (state: AccountState | undefined) =>
+    decideAccountSignIn(state, { events, pending, now });
+
+  it('opens the account at its first sign-in, and creates the key pending in this browser on the account as it is then', () => {
+    spec()
+      .when(signIn({ intent, key }, [opened, signedIn('asn_1')]))
+      .then(opened, signedIn('asn_1'), keyCreated(0, { at: iso(MINUTE), key_id: 'key_new', key_hash: 'hnew', fingerprint: 'svc_sk_…new', label: 'ci', expires_on: null, nonce: 'nonce-9' }));
+  });
+
+  it('signs in alone when no key is pending, or the pending one is not created', () => {
+    spec(opened).when(signIn(undefined)).then(signedIn('asn_2'));
+    spec(opened).when(signIn({ intent: { ...intent, accountId: 'acc_B' }, key })).then(signedIn('asn_2'));
+    expect(decideAccountSignIn(account(opened), { events: [signedIn('asn_2')], pending: { intent: { ...intent, accountId: 'acc_B' }, key }, now }).pending).toEqual({ notCreated: 'other_account' });
+    expect(decideAccountSignIn(account(opened), { events: [signedIn('asn_2')], pending: { intent, key }, now }).pending).toEqual({ created: key });
+  });
+});
+
+describe('claim and link requests, given their streams', () => {
+  it('claims a trial once; the same account again changes nothing; another is refused', () => {
+    const trial = { workspaceId: 'wks_T', deletesAt: at(DAY) };
+    const claimed = { type: 'account.trial_claimed' as const, at: iso(0), workspace_id: 'wks_T', account_id: 'acc_A' };
+    const claim = deciderSpec(claimDecider);
+    claim().when((state) => decideClaim(state, { trial, accountId: 'acc_A', now: at(0) })).then(claimed);
+    claim(claimed).when((state) => decideClaim(state, { trial, accountId: 'acc_A', now: at(MINUTE) })).thenNothing();
+    claim(claimed).when((state) => decideClaim(state, { trial, accountId: 'acc_B', now: at(MINUTE) })).refuses('trial_claimed_by_another');
+    claim().when((state) => decideClaim(state, { trial, accountId: 'acc_A', now: at(DAY) })).refuses('trial_not_claimable');
+  });
+
+  it("issues a link within the address's limit, and refuses past it until the oldest leaves the window", () => {
+    const address = deciderSpec(addressDecider);
+    const request = (ms: number) => (state: AddressState) => decideLinkRequest(state, [], { linkId: 'lnk_9', tokenHash: 't9', client: 'c1', email: 'dev@example.com', now: at(ms) });
+    address().when(request(0)).then({ ...issued(9, 0), link_id: 'lnk_9', token_hash: 't9' });
+    const five = [0, 1, 2, 3, 4].map((n) => issued(n, n * MINUTE));
+    address(...five).when(request(5 * MINUTE)).refuses('address_links_used');
   });
 });

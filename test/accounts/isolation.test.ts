@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { postForm } from '../human/form-post.js';
 import { expectEnvelope } from '../support/envelope.js';
 import { answer as respondWith, verifyWebhook, type ReceivedRequest } from '../support/https-receiver.js';

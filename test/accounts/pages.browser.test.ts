@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
 import { errorCode, keepScreenshot, policyViolations } from '../human/browser-page.js';
 import { useBrowser } from '../support/browser.js';
 import { expectEnvelope } from '../support/envelope.js';

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { aggregateStream, appendEvents, eventOf, readStream, type JsonObject } from '../../eventstore/index.js';
 import { rebuild } from '../../projections/index.js';
 import { ACCOUNT_OPENED, KEY_CREATED, accountStreamId, type AccountEvent, type AccountOpened, type KeyCreated } from '../../src/accounts/events.js';
+import { accountColumns } from '../../src/accounts/sealedColumns.js';
 import { accountDecider } from '../../src/accounts/state.js';
 import { useTestApp } from '../support/lifecycle.js';
 
@@ -48,10 +49,21 @@ async function appendFieldByField(accountId: string, events: readonly AccountEve
   });
 }
 
-const rows = async () => ({
-  accounts: (await db.pool.query('SELECT account_id, email FROM accounts ORDER BY account_id')).rows,
-  keys: (await db.pool.query('SELECT key_id, label FROM api_keys ORDER BY key_id')).rows,
+/** The rows as stored: addresses and labels sealed with the account's key (src/accounts/sealedColumns.ts). */
+const stored = async () => ({
+  accounts: (await db.pool.query<{ account_id: string; email: string | null }>('SELECT account_id, email FROM accounts ORDER BY account_id')).rows,
+  keys: (await db.pool.query<{ key_id: string; account_id: string; label: string | null }>('SELECT key_id, account_id, label FROM api_keys ORDER BY key_id')).rows,
 });
+
+/** The rows opened. */
+async function rows() {
+  const { accounts, keys } = await stored();
+  const opened = async (accountId: string) => accountColumns(db.pool, t.ctx.streamKeys, accountId);
+  return {
+    accounts: await Promise.all(accounts.map(async (r) => ({ account_id: r.account_id, email: (await opened(r.account_id))('accounts.email', r.email) }))),
+    keys: await Promise.all(keys.map(async (r) => ({ key_id: r.key_id, label: (await opened(r.account_id))('api_keys.label', r.label) }))),
+  };
+}
 
 it('reads account events sealed field by field and sealed together, and writes only the latter', async () => {
   await appendFieldByField('acc_OLD', [opened('acc_OLD', 'old@example.com'), keyCreated('key_OLD1', 'old label'), keyCreated('key_OLD2', null)]);
@@ -97,6 +109,8 @@ it('reads account events sealed field by field and sealed together, and writes o
       { key_id: 'key_OLD2', label: null },
     ],
   });
+  const sealed = await stored();
+  expect([...sealed.accounts.map((r) => r.email), ...sealed.keys.flatMap((r) => (r.label === null ? [] : [r.label]))].every((value) => /^v1\./.test(value!))).toBe(true);
   await rebuild(t.ctx.store, t.ctx.store.inline.find((p) => p.name === 'accounts')!, { async: false });
-  expect(await rows()).toEqual(live);
+  expect(await stored()).toEqual(sealed);
 });

@@ -88,7 +88,7 @@ export function useMailbox(): Mailbox {
 }
 
 /** What a page of this service sends with a form post: Fetch Metadata of its own origin. */
-export const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
+const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
 export const CROSS_SITE = { 'sec-fetch-site': 'cross-site' } as const;
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CompactSign, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { untilHorizonPasses } from '../support/horizon.js';
 import { useTestApp } from '../support/lifecycle.js';

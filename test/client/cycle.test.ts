@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, WAIT_SECONDS_MAX, type FeedItem, type ReceiptKeySet } from '../../src/client/index.js';
-import { WAIT_LIMITS, waitersOf } from '../../src/waits/index.js';
+import { WAIT_LIMITS } from '../../src/waits/index.js';
 import { untilHorizonPasses } from '../support/horizon.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { startGateway, type Exchange, type Gateway } from './gateway.js';
@@ -111,14 +111,14 @@ describe('events({after}): the workspace feed', () => {
     // At the end it waits (held by the service) until the next event arrives.
     const second = await client.createSession(refundQuestion());
     const next = feed.next();
-    await until(() => waitersOf(t.ctx).held === 1);
+    await until(() => t.app.waits.held === 1);
     await answerThroughLink(second.human_url, 'reject', { amount: '0', reason: 'other' });
     const arrived = (await next).value as FeedItem;
     expect(arrived.event).toMatchObject({ session_id: second.id, type: 'response.accepted', action_id: 'reject' });
     // Resuming from its cursor starts after it.
     const resumed = client.events({ after: arrived.cursor, signal: controller.signal });
     const pending = resumed.next();
-    await until(() => waitersOf(t.ctx).held === 1);
+    await until(() => t.app.waits.held === 1);
     controller.abort(new Error('done'));
     await expect(pending).rejects.toThrow('done');
     await expect(feed.next()).rejects.toThrow('done');
@@ -141,7 +141,7 @@ describe('waitForResponse', () => {
     const created = await client.createSession(refundQuestion());
     const createdTag = client.etagOf(created.id);
     const waiting = client.waitForResponse(created.id);
-    await until(() => waitersOf(t.ctx).held === 1);
+    await until(() => t.app.waits.held === 1);
     await answerThroughLink(created.human_url, 'approve', { amount: '1', reason: 'late' });
     const { response } = await waiting;
     expect(response.action_id).toBe('approve');
@@ -155,8 +155,8 @@ describe('waitForResponse', () => {
   });
 
   it('polls with If-None-Match on a backoff when the service answers without holding (here: past its cap): every read a 304 with no body', async () => {
-    const waiters = waitersOf(t.ctx);
-    waiters.limits = { perProcess: 0, perWorkspace: 0 };
+    const waiters = t.app.waits;
+    waiters.limits = { perProcess: 0, perWorkspace: { operator: 0, developer: 0, trial: 0 } };
     try {
       const client = through();
       const created = await client.createSession(refundQuestion());
@@ -193,7 +193,7 @@ describe('waitForResponse', () => {
     const created = await client.createSession(refundQuestion());
     const controller = new AbortController();
     const waiting = client.waitForResponse(created.id, { signal: controller.signal });
-    await until(() => waitersOf(t.ctx).held === 1);
+    await until(() => t.app.waits.held === 1);
     const stopped = new Error('the agent stopped');
     controller.abort(stopped);
     await expect(waiting).rejects.toBe(stopped);

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { verifyWebhook, type HandoffClient } from '../../src/client/index.js';
 import { HOUR, ManualClock } from '../../src/clock.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { answer } from '../support/https-receiver.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { deliveriesTo, echoChallenge, useReceiver } from '../webhooks/support.js';

@@ -1,10 +1,14 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledMigrations } from '../../eventstore/index.js';
 import { freePort } from '../../src/database/embedded.js';
 import { MIGRATION_FOLDERS } from '../../src/capabilities.js';
 import { createTestDatabase } from '../support/database.js';
 import { useTestDatabase } from '../support/lifecycle.js';
-import { runCommand } from '../support/processes.js';
+import { runCommand, startServiceProcess } from '../support/processes.js';
 
 /**
  * The command line as a script or an orchestrator sees it: 0 only on success, 1 on a failure, 2
@@ -45,6 +49,11 @@ describe('a failure: 1, its message and no stack trace', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT must be a port number'],
     [{ SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_TRUST_PROXY: '1000000' }, 'SVC_TRUST_PROXY must be a hop count of at most 10; 1000000 is refused'],
+    [{ SVC_TRUST_PROXY: '1.5' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_TRUST_PROXY: '0.0.0.0/0' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_TRUST_PROXY: '10.0.0.1, ::/0' }, 'SVC_TRUST_PROXY must be a hop count'],
+    [{ SVC_OWNER_KEY: 'abc' }, 'SVC_OWNER_KEY must be at least 32 characters'],
     [{ SVC_DATA_KEY: 'c2hvcnQ' }, 'SVC_DATA_KEY must be exactly 32 random bytes in base64url'],
     [{ SVC_METRICS_PORT: '-1' }, 'SVC_METRICS_PORT must be a port number'],
     [{ SVC_DATABASE_POOLING: 'statement' }, 'SVC_DATABASE_POOLING must be none or transaction'],
@@ -84,4 +93,51 @@ describe('success: 0', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('usage: svc [command]');
   });
+
+  it('every command answers --help with its own usage, and runs nothing', async () => {
+    const usage = (await runCommand(['--help'])).stdout;
+    // Each command's line of the usage starts with two spaces and its name.
+    const names = [...usage.matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1]!);
+    expect(names).toEqual(expect.arrayContaining(['serve', 'api', 'worker', 'migrate', 'status', 'rebuild', 'rekey', 'erase', 'export', 'audit', 'mcp']));
+    // The database refuses connections, so a command that ran would fail: only its help exits 0.
+    const refusing = new URL(db.url);
+    refusing.port = String(await freePort());
+    for (const name of names) {
+      const help = await runCommand([name, '--help'], production(refusing.toString()));
+      expect(help.code, `${name}: ${help.stderr}`).toBe(0);
+      expect(help.stdout).toContain(`usage: svc ${name}`);
+    }
+    const rebuild = await runCommand(['rebuild', '--help'], production(db.url));
+    expect(rebuild.stdout).toMatch(/session_views, .*purge_schedule/);
+  }, 120_000);
+});
+
+describe('beside the development server', () => {
+  it('the operator commands use the database `npm start` runs, and say where it is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
+    // As root the cluster runs as a created user, which must be able to enter the folder.
+    await chmod(dir, 0o755);
+    const development = { NODE_ENV: 'development', DATABASE_URL: '', SVC_DATA_DIR: dir };
+    try {
+      const server = await startServiceProcess('serve', { ...development, PORT: String(await freePort()) });
+      try {
+        expect(server.output()).toMatch(/development database: postgres:\/\/\S+@127\.0\.0\.1:\d+\/svc/);
+        expect(existsSync(join(dir, 'database-url'))).toBe(true);
+        const status = await runCommand(['status'], development, 60_000);
+        expect(status.code, status.stderr).toBe(0);
+        expect(status.stdout).toContain('migrations:');
+        const rebuilt = await runCommand(['rebuild', 'trials'], development, 60_000);
+        expect(rebuilt.code, rebuilt.stderr).toBe(0);
+        expect(rebuilt.stdout).toContain('rebuilt trials');
+        // The server still owns its database: it answers after the commands have ended.
+        expect((await fetch(`${server.baseUrl}/health/ready`)).status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+      // Its owner stopped it: the file no longer names a cluster.
+      expect(existsSync(join(dir, 'database-url'))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

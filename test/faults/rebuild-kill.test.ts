@@ -8,6 +8,7 @@ import { runCli } from '../support/cli.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { serviceEnv } from '../support/processes.js';
 import { createSession, owner } from '../support/sessions.js';
+import { storedView } from '../support/storedViews.js';
 
 /**
  * A rebuild SIGKILLed in the middle of its first pass: the live Session view goes on serving reads
@@ -42,7 +43,7 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string): Prom
 
 it('SIGKILL mid-rebuild leaves the live view serving; a second run starts clean and ends equal to it', async () => {
   const { port } = t.app.server.address() as { port: number };
-  await seedHistory(db, { baseUrl: `http://127.0.0.1:${port}`, ownerKey: t.ctx.config.ownerKey!, ctx: t.ctx, close: async () => undefined }, {
+  await seedHistory(db, { baseUrl: `http://127.0.0.1:${port}`, ownerKey: t.ctx.config.ownerKey!, ctx: t.ctx, app: t.app, close: async () => undefined }, {
     sessions: SESSIONS,
     openable: true,
     statistics: 'analyzed',
@@ -65,13 +66,12 @@ it('SIGKILL mid-rebuild leaves the live view serving; a second run starts clean 
   expect(loaded).toBeLessThan(liveRows);
 
   // The live view serves reads and writes: the killed rebuild never touched it.
-  const [seeded] = (
-    await db.pool.query<{ session_id: string; body: string; link_expires_at: Date }>(`SELECT session_id, body, link_expires_at FROM session_views ORDER BY session_id LIMIT 1`)
-  ).rows;
-  const read = await t.app.inject({ method: 'GET', url: `/v1/sessions/${seeded!.session_id}`, headers: owner(t) });
+  const [{ session_id: seededId }] = (await db.pool.query<{ session_id: string }>(`SELECT session_id FROM session_views ORDER BY session_id LIMIT 1`)).rows as [{ session_id: string }];
+  const seeded = (await storedView(db.pool, t.ctx.streamKeys, seededId))!;
+  const read = await t.app.inject({ method: 'GET', url: `/v1/sessions/${seededId}`, headers: owner(t) });
   expect(read.statusCode).toBe(200);
   // The stored bytes, with the link's expiry added as they are served.
-  expect(read.body).toBe(`${seeded!.body.slice(0, -1)},"link_expires_at":"${seeded!.link_expires_at.toISOString()}"}`);
+  expect(read.body).toBe(`${seeded.body.slice(0, -1)},"link_expires_at":"${seeded.link_expires_at.toISOString()}"}`);
   const created = await createSession(t);
   const completed = await t.app.inject({ method: 'POST', url: `/v1/sessions/${created.id}/complete`, headers: owner(t, { 'if-match': created.etag }) });
   expect(completed.statusCode, completed.body).toBe(200);

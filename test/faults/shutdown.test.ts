@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../support/config.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { parseAnswer, type RawAnswer } from '../support/rawHttp.js';
-import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { busyCpu, freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { createSession, owner } from '../support/sessions.js';
 
 /**
@@ -99,6 +99,65 @@ describe('SIGTERM during a burst of human submissions', () => {
   }, 60_000);
 });
 
+interface Outcome {
+  /** The handshake completed: the connection reached the listener (perhaps only its accept queue). */
+  connected: boolean;
+  answer: RawAnswer | undefined;
+  /** How the connection failed (ECONNREFUSED, ECONNRESET), if it did. */
+  error?: string;
+}
+
+/**
+ * A fresh connection that sends `request` as soon as it is open: `opened` settles once its
+ * handshake is done or failed, `outcome` once it has closed, with what came back.
+ */
+function exchange(port: number, request: string): { opened: Promise<unknown>; outcome: Promise<Outcome> } {
+  const socket = connect(port, '127.0.0.1');
+  const received: Buffer[] = [];
+  let connected = false;
+  let error: string | undefined;
+  socket.on('connect', () => {
+    connected = true;
+    socket.write(request);
+  });
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+  const outcome = new Promise<Outcome>((resolve) =>
+    socket.on('close', () => resolve({ connected, answer: parseAnswer(Buffer.concat(received)), ...(error ? { error } : {}) })),
+  );
+  return { opened: Promise.race([once(socket, 'connect'), outcome]), outcome };
+}
+
+describe('SIGTERM with the CPU busy, amid submissions on fresh connections', () => {
+  it('answers every connection that reached the listener with a complete response, and exits 0', async () => {
+    const sessions = await Promise.all(Array.from({ length: 48 }, () => createSession(t)));
+    const service = await start('serve', { SVC_SHUTDOWN_TIMEOUT_MS: '50000' });
+    // Far more runnable processes than cores: the service accepts late, connections queue.
+    const load = busyCpu(8, 40_000);
+    try {
+      const send = (from: number, to: number) => sessions.slice(from, to).map((session, i) => exchange(portOf(service), submission(session.token, from + i)));
+      // Half are open (their requests sent, most still waiting to be accepted) when the signal comes, half follow it.
+      const before = send(0, 24);
+      await Promise.all(before.map((e) => e.opened));
+      service.child.kill('SIGTERM');
+      const after = send(24, 48);
+      const outcomes = await Promise.all([...before, ...after].map((e) => e.outcome));
+      expect(await service.exited, service.output()).toEqual({ code: 0, signal: null });
+      // A connection refused never reached the service; one that did must not be reset or left unanswered.
+      const reached = outcomes.filter((outcome) => outcome.connected);
+      expect(reached.length).toBeGreaterThanOrEqual(40);
+      expect(reached.map((o) => o.answer?.status ?? o.error ?? 'closed unanswered')).toEqual(reached.map(() => 200));
+      for (const [i, outcome] of outcomes.entries()) {
+        if (!outcome.connected) continue;
+        const res = await t.app.inject({ url: `/v1/sessions/${sessions[i]!.id}`, headers: owner(t) });
+        expect(res.json().responses, sessions[i]!.id).toHaveLength(1);
+      }
+    } finally {
+      await load.stop();
+    }
+  }, 120_000);
+});
+
 describe('each role stops on SIGTERM and SIGINT with exit 0', () => {
   it.each([
     ['api', 'SIGINT'],
@@ -111,6 +170,22 @@ describe('each role stops on SIGTERM and SIGINT with exit 0', () => {
     service.child.kill(signal);
     expect(await service.exited, service.output()).toEqual({ code: 0, signal: null });
     expect(service.output()).toContain('"msg":"stopped"');
+  });
+
+  it('is not ready from the signal on, and answers a connection that was opened before it but sent its request after', async () => {
+    const service = await start('api', { SVC_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' });
+    const live = 'GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n';
+    // Accepted, and nothing sent yet: closing it as idle would leave its client without an answer.
+    const opened = await startRequest(portOf(service), live, live.length);
+    await waitForOutput(service, '"msg":"started"');
+    service.child.kill('SIGTERM');
+    await waitForOutput(service, '"msg":"stopping"');
+    const ready = await fetch(`${service.baseUrl}/health/ready`);
+    expect([ready.status, ready.headers.get('connection')]).toEqual([503, 'close']);
+    opened.finish();
+    const answer = await opened.answer;
+    expect([answer?.status, answer?.headers.connection]).toEqual([200, 'close']);
+    expect(await service.exited, service.output()).toEqual({ code: 0, signal: null });
   });
 
   it('an idle kept-alive connection does not hold the process open', async () => {

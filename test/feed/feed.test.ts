@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest';
 import { eraseSession } from '../../src/purge/index.js';
-import { waitersOf } from '../../src/waits/index.js';
 import { bearer, developer, useMailbox } from '../accounts/support.js';
 import { expectEnvelope } from '../support/envelope.js';
 import { untilHorizonPasses } from '../support/horizon.js';
@@ -148,7 +147,7 @@ async function lastCursor(): Promise<string> {
   }
 }
 
-const waitsHeld = (): number => waitersOf(t.ctx).held;
+const waitsHeld = (): number => t.app.waits.held;
 
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   for (let i = 0; i < 500; i++) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/http/errors.js';
-import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
-import { NOT_FOUND_PAGE } from '../../src/human/render/pages.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
+import { NOT_FOUND_PAGE } from '../../src/human/index.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { exchange, portOf, type RawAnswer } from '../support/rawHttp.js';
 

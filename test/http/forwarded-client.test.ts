@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { clientDigest } from '../../src/clients.js';
 import type { Config } from '../../src/config.js';
-import { TRIAL_LIMITS } from '../../src/trials/limits.js';
+import { TRIAL_LIMITS } from '../../src/trials/index.js';
 import { useMailbox } from '../accounts/support.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { useTestDatabase } from '../support/lifecycle.js';

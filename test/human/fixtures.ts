@@ -1,4 +1,4 @@
-import type { DisplayInteraction, InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { DisplayInteraction, InteractiveInteraction } from '../../src/sessions/index.js';
 
 /** One field of every kind a human page renders, with proposed values where a person would see one. */
 export const everyField: InteractiveInteraction = {

@@ -1,6 +1,6 @@
 import { formStrings } from '../../src/human/form.js';
 import { own } from '../../src/human/own.js';
-import { fieldsOf, type FieldValue, type InteractiveInteraction } from '../../src/sessions/interaction.js';
+import { fieldsOf, type FieldValue, type InteractiveInteraction } from '../../src/sessions/index.js';
 import type { TestApp } from '../support/app.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' } as const;

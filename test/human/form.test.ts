@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { convertSubmission, formValuesOf, newClientEventId, parseSubmission, safeDraft, type FormValues } from '../../src/human/form.js';
-import type { FieldComponent, FieldSchema, InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { FieldComponent, FieldSchema, InteractiveInteraction } from '../../src/sessions/index.js';
 import { everyField } from './fixtures.js';
 
 const CLIENT_EVENT_ID = 'abcdefghijklmnop_-0123';

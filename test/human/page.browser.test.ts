@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
 import { useBrowser } from '../support/browser.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, owner } from '../support/sessions.js';

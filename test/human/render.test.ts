@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/http/errors.js';
 import { formValuesOf, safeDraft } from '../../src/human/form.js';
 import type { AcceptedView } from '../../src/human/render/accepted.js';
-import { escapeHtml, html } from '../../src/human/render/html.js';
+import { escapeHtml, html } from '../../src/html/index.js';
 import { completedPage, confirmationPage, displayPage, errorPage, formPage, NOT_FOUND_PAGE, respondedPage } from '../../src/human/render/pages.js';
 import { useBrowser } from '../support/browser.js';
 import { errorCode } from './browser-page.js';
@@ -269,15 +269,16 @@ describe('the other pages', () => {
   it('carries the stable code of every error in data-error-code, and a way back', async () => {
     const page = await open('');
     for (const code of ERROR_CODES) {
-      await page.setContent(errorPage(code, 409, 'req_1'));
+      await page.setContent(errorPage({ code }, 'req_1'));
       expect(await errorCode(page)).toBe(code);
       expect(await page.locator('h1').textContent()).not.toBe('');
       expect(await page.locator('a').getAttribute('href')).toBe('');
       expect(await page.locator('.reference code').textContent()).toBe('req_1');
     }
     await page.close();
-    expect(errorPage('ACTION_NOT_ALLOWED', 405)).toContain('This page takes no answers');
-    expect(errorPage('ACTION_NOT_ALLOWED', 403)).toContain('can only be sent from its own page');
+    // One code, two refusals: the page tells them apart by what was refused, never by a status.
+    expect(errorPage({ code: 'ACTION_NOT_ALLOWED', refused: 'display_session_answer' })).toContain('This page takes no answers');
+    expect(errorPage({ code: 'ACTION_NOT_ALLOWED', refused: 'not_same_origin' })).toContain('can only be sent from its own page');
   });
 
   it('has one not-found page, with no detail that could tell links apart', async () => {

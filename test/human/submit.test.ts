@@ -3,7 +3,7 @@ import canonicalize from 'canonicalize';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../../src/clock.js';
-import { CONTENT_SECURITY_POLICY } from '../../src/human/headers.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
 import { NOT_FOUND_PAGE } from '../../src/human/render/pages.js';
 import { withTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/envelope.js';

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { expect, it } from 'vitest';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { verifyWebhook } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
 import { deliveriesOf, deliveriesTo, registerVerified, useReceiver, useWebhookTest } from '../webhooks/support.js';

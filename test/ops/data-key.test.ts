@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { dataKeysOf, loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { errorCodeOf, formBody, PAGE_FORM_HEADERS } from '../human/form-post.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testConfig } from '../support/config.js';
+import { expectError } from '../support/envelope.js';
 import { expectEnvelope } from '../support/envelope.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { createSession, interactive, owner } from '../support/sessions.js';
@@ -161,10 +162,16 @@ describe('a missing SVC_DATA_KEY in production', () => {
     }
   });
 
-  it('what needs no key still answers: the stored view and revision, the webhook overview, deliveries', async () => {
-    for (const url of [`/v1/sessions/${answered.id}`, `/v1/sessions/${answered.id}/surfaces/1`, '/v1/webhook', `/v1/sessions/${answered.id}/deliveries`]) {
+  it('what needs no key still answers: the webhook overview, deliveries', async () => {
+    for (const url of ['/v1/webhook', `/v1/sessions/${answered.id}/deliveries`]) {
       const res = await keyless.app.inject({ url, headers: owner(keyless) });
       expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    }
+  });
+
+  it('the stored view and revision are sealed with the Session key: 503, never the content (docs/architecture.md#content-at-rest)', async () => {
+    for (const url of [`/v1/sessions/${answered.id}`, `/v1/sessions/${answered.id}/surfaces/1`]) {
+      expectError(await keyless.app.inject({ url, headers: owner(keyless) }), 503, 'SERVICE_UNAVAILABLE');
     }
   });
 });

@@ -7,7 +7,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, type Config } from '../../src/config.js';
 import { resolveBuildIdentity, versionAt } from '../../src/version.js';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { migrate } from '../../eventstore/index.js';
+import { MIGRATION_FOLDERS } from '../../src/capabilities.js';
+import { createPool } from '../../src/service.js';
+import { EXAMPLE_INTERACTION } from '../../src/sessions/index.js';
 import { withTestApp } from '../support/app.js';
+import { createTestDatabase } from '../support/database.js';
 import { receiptKeySet } from '../support/config.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 
@@ -39,6 +46,8 @@ interface Service {
 const ENV: Record<string, string> = {
   SVC_DOMAIN: 'handoff.example.test',
   POSTGRES_PASSWORD: 'pg-password',
+  SVC_OWNER_DB_PASSWORD: 'owner-password',
+  SVC_DB_PASSWORD: 'service-password',
   SVC_OWNER_KEY: `svc_owner_${'k'.repeat(40)}`,
   SVC_DATA_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64url')}`,
   SVC_RECEIPT_KEYS: receiptKeySet(['deploy-1']),
@@ -95,8 +104,12 @@ beforeAll(async () => {
   const rendered = await renderCompose();
   console.log(`docker-compose.yml ${rendered.how}`);
   services = rendered.services;
+  API_REPLICAS = Object.keys(services).filter((name) => /^api-\d+$/.test(name));
   dockerfile = await text('Dockerfile');
 });
+
+/** The API replicas of the compose file: every service named api-N. */
+let API_REPLICAS: string[];
 
 /** The configuration a service of the compose file starts with. */
 const configOf = (name: string): Config => loadConfig(services[name]!.environment!);
@@ -107,11 +120,12 @@ describe('docker-compose.yml', () => {
     expect(services.postgres!.healthcheck?.test.join(' ')).toContain('pg_isready');
     expect(services.migrate!.command).toEqual(['migrate']);
     expect(services.migrate!.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' } });
-    expect(services.api!.command).toEqual(['api']);
-    expect(services.api!.deploy?.replicas).toBe(2);
+    expect(API_REPLICAS).toEqual(['api-1', 'api-2']);
+    for (const replica of API_REPLICAS) expect(services[replica], replica).toEqual(services['api-1']);
+    expect(services['api-1']!.command).toEqual(['api']);
     expect(services.worker!.command).toEqual(['worker']);
     expect(services.worker!.deploy?.replicas ?? 1).toBe(1);
-    for (const role of ['api', 'worker']) {
+    for (const role of [...API_REPLICAS, 'worker']) {
       expect(services[role]!.depends_on, role).toMatchObject({ migrate: { condition: 'service_completed_successfully' } });
       expect(services[role]!.image, role).toBe(services.migrate!.image);
       expect(services[role]!.build?.context, role).toBe(services.migrate!.build?.context);
@@ -123,7 +137,7 @@ describe('docker-compose.yml', () => {
     expect(caddy.image).toMatch(/^caddy:2/);
     expect(publishedPorts(caddy).sort()).toEqual([443, 443, 80]);
     for (const [name, service] of Object.entries(services)) if (name !== 'caddy') expect(publishedPorts(service), name).toEqual([]);
-    expect(caddy.depends_on).toMatchObject({ api: { condition: 'service_healthy' } });
+    expect(caddy.depends_on).toEqual(Object.fromEntries(API_REPLICAS.map((replica) => [replica, { condition: 'service_healthy' }])));
     const mounted = (caddy.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2) : [v.source, v.target]));
     expect(mounted.some(([source, target]) => source!.endsWith('Caddyfile') && target === '/etc/caddy/Caddyfile')).toBe(true);
     expect(caddy.environment?.SVC_DOMAIN).toBe(ENV.SVC_DOMAIN);
@@ -131,16 +145,30 @@ describe('docker-compose.yml', () => {
     // The site is the public host (Caddy obtains its certificate), proxied to every API replica.
     const caddyfile = await text('Caddyfile');
     expect(caddyfile).toMatch(/^\{\$SVC_DOMAIN\} \{$/m);
-    expect(caddyfile).toMatch(/reverse_proxy \{\s+(#[^\n]*\n\s+)*dynamic a \{\s+name api\s+port 8080\s/);
+    const upstreams = caddyfile.match(/^\s+to (.+)$/m)?.[1]?.split(/\s+/);
+    expect(upstreams).toEqual(API_REPLICAS.map((replica) => `${replica}:${configOf(replica).port}`));
     expect(caddyfile).toMatch(/^\s+respond \/metrics 404$/m);
   });
 
+  it("sends traffic only to a replica whose readiness answers 200: Caddy's active health check", async () => {
+    const caddyfile = await text('Caddyfile');
+    const directive = (name: string) => caddyfile.match(new RegExp(`^\\s+${name} (\\S+)$`, 'm'))?.[1];
+    // The route the replicas' own healthcheck asks, and the answer it counts as ready.
+    expect(directive('health_uri')).toBe('/health/ready');
+    expect(services['api-1']!.healthcheck!.test[3]).toContain(`/health/ready'`);
+    expect(directive('health_status')).toBe('200');
+    expect(durationMs(directive('health_interval')!)).toBeLessThanOrEqual(10_000);
+    // A check that hangs ends before the next begins.
+    expect(durationMs(directive('health_timeout')!)).toBeLessThan(durationMs(directive('health_interval')!));
+    // Caddy checks no upstream it only looks up per request: every upstream is named.
+    expect(caddyfile).not.toMatch(/^\s+dynamic /m);
+  });
+
   it('starts each role in production with the public origin on https, one trusted proxy hop, SMTP and its secrets', () => {
-    for (const role of ['migrate', 'api', 'worker']) {
+    for (const role of ['migrate', ...API_REPLICAS, 'worker']) {
       const config = configOf(role);
       expect(config.production, role).toBe(true);
       expect(config.publicOrigin, role).toBe(`https://${ENV.SVC_DOMAIN}`);
-      expect(config.databaseUrl, role).toBe(`postgres://svc:${ENV.POSTGRES_PASSWORD}@postgres:5432/svc`);
       expect([config.ownerKey, config.dataKeys, config.receiptKeys, config.metricsToken], role).toEqual([
         ENV.SVC_OWNER_KEY,
         ENV.SVC_DATA_KEYS,
@@ -149,33 +177,33 @@ describe('docker-compose.yml', () => {
       ]);
       expect([config.smtpUrl, config.mailFrom], role).toEqual([ENV.SVC_SMTP_URL, ENV.SVC_MAIL_FROM]);
     }
-    expect(configOf('api').trustProxy).toBe(1);
-    expect(configOf('api')).toMatchObject({ host: '0.0.0.0', port: 8080 });
+    expect(configOf('api-1').trustProxy).toBe(1);
+    expect(configOf('api-1')).toMatchObject({ host: '0.0.0.0', port: 8080 });
     expect(configOf('worker')).toMatchObject({ host: '0.0.0.0', metricsPort: 9464 });
   });
 
   it('sets only variables the service reads (a misspelt one would be silently ignored)', async () => {
     const config = await text('src/config.ts');
-    for (const role of ['migrate', 'api', 'worker']) {
+    for (const role of ['migrate', ...API_REPLICAS, 'worker']) {
       for (const name of Object.keys(services[role]!.environment!)) expect(config, `${role}: ${name}`).toContain(`env.${name}`);
     }
   });
 
   it('gives each process longer to stop than it gives requests in flight to drain', () => {
-    for (const role of ['api', 'worker']) {
+    for (const role of [...API_REPLICAS, 'worker']) {
       const grace = durationMs(services[role]!.stop_grace_period ?? '10s');
       expect(grace, role).toBeGreaterThanOrEqual(configOf(role).shutdownTimeoutMs + 5_000);
     }
   });
 
   it('checks health on /health/ready with a command that works on the slim image, on the port each role serves', async () => {
-    const scripts = { api: configOf('api').port, worker: configOf('worker').metricsPort };
+    const scripts = { 'api-1': configOf('api-1').port, worker: configOf('worker').metricsPort };
     for (const [role, port] of Object.entries(scripts)) {
       const [kind, command, flag, script] = services[role]!.healthcheck!.test;
       expect([kind, command, flag], role).toEqual(['CMD', 'node', '-e']);
       expect(script, role).toContain(`'http://127.0.0.1:${port}/health/ready'`);
     }
-    const script = services.api!.healthcheck!.test[3]!;
+    const script = services['api-1']!.healthcheck!.test[3]!;
     const probe = (config: Partial<Config>) =>
       withTestApp(db, { config: { ...config, port: 0 }, listen: true }, async (t) => {
         const port = (t.app.server.address() as { port: number }).port;
@@ -188,6 +216,68 @@ describe('docker-compose.yml', () => {
       });
     expect(await probe({})).toBe('healthy');
     expect(await probe({ ownerKey: undefined })).toBe('unhealthy');
+  });
+});
+
+describe('the database roles of docker-compose.yml', () => {
+  const urlOf = (service: string) => new URL(configOf(service).databaseUrl!);
+
+  it('runs the migrations as the owner, every other process as a role that owns nothing, neither the superuser', async () => {
+    const postgres = services.postgres!;
+    const superuser = postgres.environment!.POSTGRES_USER;
+    expect(urlOf('migrate').username).toBe('svc_owner');
+    for (const role of [...API_REPLICAS, 'worker']) expect(urlOf(role).username, role).toBe('svc');
+    expect(superuser).not.toBe('svc');
+    expect(superuser).not.toBe('svc_owner');
+    // The roles are made on the first start, by the script the image runs then, with the passwords the processes log in with.
+    const mounted = Object.fromEntries((postgres.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2).reverse() : [v.target, v.source])));
+    expect(mounted['/docker-entrypoint-initdb.d/init-roles.sh']).toMatch(/deploy\/postgres\/init-roles\.sh$/);
+    expect(mounted['/svc/roles.sql']).toMatch(/deploy\/postgres\/roles\.sql$/);
+    const script = await text('deploy/postgres/init-roles.sh');
+    expect(script).toContain('-f /svc/roles.sql');
+    expect(script).toContain('owner_role=svc_owner');
+    expect(script).toContain('app_role=svc ');
+    expect(postgres.environment!.SVC_OWNER_DB_PASSWORD).toBe(decodeURIComponent(urlOf('migrate').password));
+    expect(postgres.environment!.SVC_DB_PASSWORD).toBe(decodeURIComponent(urlOf('api-1').password));
+  });
+
+  it('gives the service role every row it needs and no table: roles.sql on a real PostgreSQL', async () => {
+    // Roles belong to the whole cluster: these are this run's own, dropped after.
+    const suffix = randomBytes(6).toString('hex');
+    const [owner, app] = [`svc_owner_${suffix}`, `svc_${suffix}`];
+    const fresh = await createTestDatabase({ migrated: false });
+    const as = (role: string) => Object.assign(new URL(fresh.url), { username: role, password: `${role}-password` }).toString();
+    const pools: pg.Pool[] = [];
+    try {
+      await run('psql', [fresh.url, '-q', '-v', `owner_role=${owner}`, '-v', `owner_password=${owner}-password`, '-v', `app_role=${app}`, '-v', `app_password=${app}-password`, '-f', 'deploy/postgres/roles.sql'], { cwd: root });
+      const ownerPool = createPool(as(owner), 2);
+      const appPool = createPool(as(app), 5);
+      pools.push(ownerPool, appPool);
+      await migrate(ownerPool, MIGRATION_FOLDERS);
+
+      // The service, logged in as the service role: a Session created, then read.
+      const created = await withTestApp({ ...fresh, url: as(app), pool: appPool }, {}, async (t) => {
+        const bearer = { authorization: `Bearer ${t.ctx.config.ownerKey}` };
+        const post = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: bearer, payload: { interaction: EXAMPLE_INTERACTION } });
+        const read = await t.app.inject({ url: `/v1/sessions/${post.json().id}`, headers: bearer });
+        return [post.statusCode, read.statusCode];
+      });
+      expect(created).toEqual([201, 200]);
+
+      const { rows } = await appPool.query<{ rolsuper: boolean; rolcreaterole: boolean; rolcreatedb: boolean }>('SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user');
+      expect(rows[0]).toEqual({ rolsuper: false, rolcreaterole: false, rolcreatedb: false });
+      // It owns nothing: no table to change or drop, no trigger to lift, no schema to add to.
+      await expect(appPool.query('ALTER TABLE schema_migrations ADD COLUMN probe int')).rejects.toThrow(/must be owner/);
+      await expect(appPool.query('DROP TABLE schema_migrations')).rejects.toThrow(/must be owner/);
+      await expect(appPool.query('CREATE TABLE probe (id int)')).rejects.toThrow(/permission denied/);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+      await fresh.drop();
+      const admin = new pg.Client({ connectionString: fresh.adminUrl });
+      await admin.connect();
+      await admin.query(`DROP ROLE IF EXISTS ${app}, ${owner}`);
+      await admin.end();
+    }
   });
 });
 
@@ -250,7 +340,7 @@ describe('Dockerfile', () => {
     expect(JSON.parse(dockerfile.match(/^ENTRYPOINT (.*)$/m)![1]!)).toEqual(['node', '--import', 'tsx', 'src/main.ts']);
     expect(JSON.parse(dockerfile.match(/^CMD (.*)$/m)![1]!)).toEqual(['serve']);
     const help = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', '--help'], { cwd: root });
-    for (const role of ['migrate', 'api', 'worker']) {
+    for (const role of ['migrate', 'api-1', 'worker']) {
       const [command] = services[role]!.command!;
       expect(help.stdout, command).toMatch(new RegExp(`^ {2}(\\S+ \\| )*${command}\\b`, 'm'));
     }

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ManualClock } from '../../src/clock.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { answerOn } from '../audit/support.js';
 import { withTestApp } from '../support/app.js';
 import { expectError } from '../support/envelope.js';

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { catchUpAll } from '../../projections/index.js';
-import { requestSignInLink } from '../../src/accounts/commands.js';
-import type { SignInMail } from '../../src/accounts/mail.js';
+import { requestSignInLink } from '../../src/accounts/index.js';
+import type { SignInMail } from '../../src/accounts/index.js';
 import { clientDigest } from '../../src/clients.js';
 import { asyncProjections } from '../../src/capabilities.js';
 import { eraseSession } from '../../src/purge/index.js';
-import { ADMISSIONS_STREAM } from '../../src/trials/events.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { ADMISSIONS_STREAM } from '../../src/trials/index.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import { Browser, bearer, inputValue } from '../accounts/support.js';
 import { answerOn } from '../audit/support.js';
 import type { TestApp } from '../support/app.js';
@@ -188,10 +188,16 @@ function cloneSample(template: Awaited<ReturnType<typeof templateSample>>, n: nu
 
 /**
  * Makes the template through the app, clones it into a grown store and returns a clone's values.
- * The statistics are none: nothing analyzed or vacuumed, autovacuum off on the grown tables.
+ * The statistics are those of the template (a young store, analyzed as autovacuum would have when
+ * it held a few dozen rows a table, nearly all of one workspace), and nothing else gathers any: autovacuum is
+ * off on every table from before the template is made. Left on, it could analyze the template at
+ * any moment of its making, or not at all, and the plans of the grown store would change with it.
  */
 export async function growLiveStore(t: TestApp, receiver: Receiver, options: Pick<CloneOptions, 'unlogged'> = {}): Promise<LiveStore> {
+  const { rows: tables } = await t.ctx.store.pool.query<{ name: string }>(`SELECT format('%I', relname) AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'`);
+  await t.ctx.store.pool.query(tables.map(({ name }) => `ALTER TABLE ${name} SET (autovacuum_enabled = false)`).join(';'));
   await makeTemplate(t, receiver);
+  await t.ctx.store.pool.query('ANALYZE');
   const { rows } = await t.ctx.store.pool.query<{ sessions: number; events: number }>(
     `SELECT (SELECT count(*) FROM stream_keys WHERE stream_id LIKE 'ses\\_%')::integer AS sessions,
             (SELECT count(*) FROM events WHERE stream_id <> $1)::integer AS events`,
@@ -203,7 +209,7 @@ export async function growLiveStore(t: TestApp, receiver: Receiver, options: Pic
   const grown = await cloneStore(t.ctx.store.pool, { clones, full: 0, shared: [ADMISSIONS_STREAM], spacingMs: SPACING_MS, statistics: 'none', ...options });
   const log = await one<StoreSample['log']>(
     t,
-    `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition", pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
+    `SELECT transaction_id::text AS "transactionId", global_position::text AS "globalPosition", log_horizon()::text AS horizon
        FROM events ORDER BY global_position DESC OFFSET 500 LIMIT 1`,
   );
   const sample = { ...cloneSample(template, Math.floor(clones / 2)), log };

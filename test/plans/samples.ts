@@ -37,6 +37,7 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#READ_STREAMS': { params: (s) => [[s.session.id, s.delivery.streamId]] },
   'eventstore/sql.ts#READ_EVENT': { params: (s) => [s.session.responseEventId] },
   'eventstore/sql.ts#streamReadJoins': { unplanned: 'a part of the statements that read streams (READ_STREAMS, answerLoad), planned with them' },
+  'eventstore/sql.ts#keyJoin': { unplanned: 'a part of the statements that read a row sealed with its stream key (VIEW_BY_ID, REVISION_BY_ID, READABLE_SESSION), planned with them' },
   'eventstore/sql.ts#READ_ALL': { params: (s) => [s.log.transactionId, s.log.globalPosition, 500] },
   'eventstore/sql.ts#HORIZON': { params: () => [] },
   'eventstore/sql.ts#READ_BY_STREAM': { params: (s) => [s.log.horizon, s.session.id, 1, 5_000, s.open.id] },
@@ -47,10 +48,12 @@ export const SAMPLES: Record<string, Sample> = {
   },
   'eventstore/sql.ts#STREAM_ID_BOUNDS': { params: () => [] },
   'eventstore/sql.ts#NEWEST_POSITION': { params: () => [] },
+  'eventstore/sql.ts#READ_AT': { params: (s) => [s.log.globalPosition] },
+  'eventstore/sql.ts#LINKED_AT': { params: (s) => [[s.log.globalPosition, s.log.globalPosition]] },
   'eventstore/sql.ts#READ_ALL_VISIBLE': { params: (s) => [s.log.transactionId, s.log.globalPosition, 5_000] },
   'eventstore/sql.ts#VERIFY': { params: () => [], wholeTable: 'verify: every link of the log' },
   'eventstore/sql.ts#VERIFY_STREAM': { params: (s) => [s.session.id] },
-  'eventstore/sql.ts#TRANSACTION_ID_GUARD': { params: () => [] },
+  'eventstore/sql.ts#LOG_EPOCH_ADVANCE': { params: () => [] },
   'eventstore/sql.ts#KEY_GET': { params: (s) => [[s.session.id]] },
   'eventstore/sql.ts#KEY_INSERT': { params: (s) => [s.session.id, randomBytes(96), 'initial'] },
   'eventstore/sql.ts#KEY_IDS_IN_USE': { params: () => [] },
@@ -112,10 +115,15 @@ export const SAMPLES: Record<string, Sample> = {
   'src/audit/sql.ts#NEWEST_CHECKPOINT': { params: () => ['log-checkpoints'] },
   'src/audit/sql.ts#TRY_LOCK_CHECKPOINTS': { params: () => [] },
   'src/audit/sql.ts#LOCK_CHECKPOINTS': { params: () => [] },
+  'src/audit/sql.ts#LOCK_TREE': { params: () => [] },
+  'src/audit/sql.ts#TREE_END': { params: () => [] },
+  'src/audit/sql.ts#INSERT_LEAVES': { params: (s) => [[s.log.globalPosition], [1_000_000]] },
+  'src/audit/sql.ts#INSERT_NODES': { params: () => [[0, 1], [1_000_000, 500_000], [randomBytes(32), randomBytes(32)]] },
+  'src/audit/sql.ts#READ_NODES': { params: () => [[19, 18, 0], [0, 2, 1_000_001]] },
+  'src/audit/sql.ts#LEAF_OF_EVENT': { params: (s) => [s.session.responseEventId, s.session.id] },
 
   // What an operator is shown.
   'src/ops/sql.ts#PROJECTION_LAG': { params: () => [['purge_schedule']] },
-  'src/ops/sql.ts#DELIVERY_QUEUE': { params: () => [] },
 
   // The human link.
 
@@ -218,6 +226,7 @@ export const SAMPLES: Record<string, Sample> = {
   'src/webhooks/sql.ts#LOCK_PENDING_OF_SESSION': { params: (s) => [s.session.id] },
   'src/webhooks/sql.ts#LOCK_PENDING_OF_EVENT': { params: (s) => [s.session.id, s.session.responseEventId] },
   'src/webhooks/sql.ts#SESSION_DELIVERIES': { params: (s) => [s.session.id] },
+  'src/webhooks/sql.ts#DELIVERY_QUEUE': { params: () => [] },
 };
 
 /**
@@ -227,4 +236,5 @@ export const SAMPLES: Record<string, Sample> = {
 export const TRIGGERS: Record<string, { fires: string } | { unplanned: string }> = {
   events_chain: { fires: 'eventstore/sql.ts#APPEND' },
   events_append_only: { unplanned: 'refuses the change; reads nothing' },
+  log_tree_append_only: { unplanned: 'refuses the change; reads nothing' },
 };

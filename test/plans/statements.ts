@@ -45,5 +45,3 @@ export async function exportedStatements(): Promise<Exported[]> {
   }
   return statements;
 }
-
-export const isSql = (text: unknown): text is string => typeof text === 'string' && SQL.test(text);

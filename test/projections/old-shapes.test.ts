@@ -6,7 +6,7 @@ import { loadSession, newSessionId, sessionStreams } from '../../src/sessions/in
 import { sessionSealing, type IdempotencyMark } from '../../src/sessions/events.js';
 import { sessionViewProjection } from '../../src/sessions/projection.js';
 import { loadWebhook } from '../../src/webhooks/endpoints/streams.js';
-import { openSecrets } from '../../src/webhooks/endpoints/secrets.js';
+import { secretValues } from '../../src/webhooks/endpoints/secrets.js';
 import { webhookEndpointsProjection } from '../../src/webhooks/endpoints/projection.js';
 import { TEST_DATA_KEYS } from '../support/config.js';
 import { useTestApp } from '../support/lifecycle.js';
@@ -33,11 +33,11 @@ it('a webhook secret sealed with data key initial, in sealed_secret: folded, pro
       },
     ]),
   );
-  const { state } = await loadWebhook(db.pool, 'wks_old');
-  expect(state.secrets).toMatchObject([{ kid, sealedBy: 'initial', createdAt: AT, retireAt: null }]);
-  expect(await openSecrets(t.ctx, db.pool, 'wks_old', state.secrets)).toEqual([{ kid, secret: 'whsec_old' }]);
+  const { state } = await loadWebhook(t.ctx, db.pool, 'wks_old');
+  expect(state.secrets).toMatchObject([{ kid, secret: null, sealedByInitial: expect.any(String), createdAt: AT, retireAt: null }]);
+  expect(secretValues(t.ctx, state.secrets)).toEqual([{ kid, secret: 'whsec_old' }]);
   const live = await rowsOf('webhook_secrets', 'kid');
-  expect(live.map((r) => JSON.parse(r.row as string) as JsonObject)).toMatchObject([{ kid, sealed_by: 'initial', sealed_secret: state.secrets[0]!.sealed }]);
+  expect(live.map((r) => JSON.parse(r.row as string) as JsonObject)).toMatchObject([{ kid, sealed_by: 'initial', sealed_secret: state.secrets[0]!.sealedByInitial }]);
   await rebuild(t.ctx.store, webhookEndpointsProjection, { async: false });
   expect(await rowsOf('webhook_secrets', 'kid')).toEqual(live);
 });

@@ -3,7 +3,7 @@ import { HOUR, ManualClock } from '../../src/clock.js';
 import { PurgeWorker, eraseSession } from '../../src/purge/index.js';
 import { appendEvents } from '../../eventstore/index.js';
 import { newSessionId, sessionDecider } from '../../src/sessions/index.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, interactive, owner } from '../support/sessions.js';

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type { TestApp } from '../support/app.js';
 import type { TestDatabase } from '../support/database.js';
 import { postForm } from '../human/form-post.js';
+import { PG_DUMP } from '../support/prerequisites.js';
 import { owner } from '../support/sessions.js';
 
 /** Calls shared by the purge tests. */
@@ -55,8 +56,6 @@ export async function complete(t: TestApp, sessionId: string, etag: string, head
   if (res.statusCode !== 200) throw new Error(`complete failed: ${res.statusCode} ${res.body}`);
   return res;
 }
-
-const PG_DUMP = process.env.PG_DUMP ?? '/usr/bin/pg_dump';
 
 /**
  * Every row of every table in every schema of the database, as text: `pg_dump --data-only`. A

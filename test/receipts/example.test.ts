@@ -3,7 +3,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { expect, it } from 'vitest';
 import { canonicalJson } from '../../eventstore/index.js';
 import { buildReceiptClaims } from '../../src/receipts/claims.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 
 /** The worked example of docs/receipts.md: its inputs, as the page states them. */
 const interaction: InteractiveInteraction = {

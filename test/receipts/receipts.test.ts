@@ -3,14 +3,22 @@ import canonicalize from 'canonicalize';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/clock.js';
-import { ApiError } from '../../src/http/errors.js';
 import { buildReceiptClaims, responderSubject, type AcceptedDecision } from '../../src/receipts/claims.js';
 import { parseReceiptKeys } from '../../src/receiptKeys.js';
 import { signReceipt } from '../../src/receipts/sign.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import { RECEIPT_REFUSALS, type ReceiptRefusal } from '../../src/receipts/index.js';
+import { refusalStatus } from '../../src/http/refusal.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/envelope.js';
 import { useTestDatabase } from '../support/lifecycle.js';
+
+/** A receipt signed with keys the test has: a refusal here is the test's own mistake. */
+function signed(...args: Parameters<typeof signReceipt>): string {
+  const receipt = signReceipt(...args);
+  if (typeof receipt !== 'string') throw new Error('These keys should sign.');
+  return receipt;
+}
 
 const ORIGIN = 'https://handoff.example';
 const KEYS_PATH = '/.well-known/svc-receipt-keys.json';
@@ -102,7 +110,7 @@ describe('the receipt key route', () => {
 describe('a signed receipt', () => {
   it('verifies with jose against the served key set: typ, kid, issuer, audience, expiry', async () => {
     const t = await appWith(keySet(privateJwk('key-a')));
-    const receipt = signReceipt(t.ctx.receiptKeys, buildReceiptClaims(decision()));
+    const receipt = signed(t.ctx.receiptKeys, buildReceiptClaims(decision()));
     const jwks = createLocalJWKSet(await servedKeys(t));
     const { payload, protectedHeader } = await jwtVerify(receipt, jwks, {
       issuer: ORIGIN,
@@ -140,7 +148,7 @@ describe('a signed receipt', () => {
   it('carries exactly the RFC 8785 bytes of its claims as payload', async () => {
     const t = await appWith(keySet(privateJwk('key-a')));
     const claims = buildReceiptClaims(decision());
-    const receipt = signReceipt(t.ctx.receiptKeys, claims);
+    const receipt = signed(t.ctx.receiptKeys, claims);
     const { payload } = await compactVerify(receipt, createLocalJWKSet(await servedKeys(t)));
     expect(new TextDecoder().decode(payload)).toBe(canonicalize(claims));
     expect(claims.input_sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -149,7 +157,7 @@ describe('a signed receipt', () => {
 
   it('fails verification when one byte of the payload changes', async () => {
     const t = await appWith(keySet(privateJwk('key-a')));
-    const receipt = signReceipt(t.ctx.receiptKeys, buildReceiptClaims(decision()));
+    const receipt = signed(t.ctx.receiptKeys, buildReceiptClaims(decision()));
     const [header, payload, signature] = receipt.split('.') as [string, string, string];
     const text = Buffer.from(payload, 'base64url').toString('utf8');
     const changed = text.replace('"action_id":"approve"', '"action_id":"approvf"');
@@ -164,7 +172,7 @@ describe('a signed receipt', () => {
     const a = privateJwk('key-a');
     const b = privateJwk('key-b');
     const before = await appWith(keySet(a));
-    const signedByA = signReceipt(before.ctx.receiptKeys, buildReceiptClaims(decision()));
+    const signedByA = signed(before.ctx.receiptKeys, buildReceiptClaims(decision()));
 
     const after = await appWith(keySet(b, a));
     const served = await servedKeys(after);
@@ -173,7 +181,7 @@ describe('a signed receipt', () => {
     const old = await jwtVerify(signedByA, jwks, { issuer: ORIGIN, audience: 'wks_operator', currentDate: acceptedAt });
     expect(old.protectedHeader.kid).toBe('key-a');
 
-    const signedByB = signReceipt(after.ctx.receiptKeys, buildReceiptClaims(decision()));
+    const signedByB = signed(after.ctx.receiptKeys, buildReceiptClaims(decision()));
     expect(decodeProtectedHeader(signedByB).kid).toBe('key-b');
     await expect(jwtVerify(signedByB, jwks, { currentDate: acceptedAt })).resolves.toBeTruthy();
     // Once A is dropped from the configuration, its receipts no longer verify against the set.
@@ -188,7 +196,7 @@ describe('a signed receipt', () => {
     const t = await appWith(keySet(a));
     // Same key material, but the header names a kid the set does not list.
     const ghost = parseReceiptKeys(keySet({ ...a, kid: 'key-ghost' }));
-    const receipt = signReceipt(ghost, buildReceiptClaims(decision()));
+    const receipt = signed(ghost, buildReceiptClaims(decision()));
     await expect(compactVerify(receipt, createLocalJWKSet(await servedKeys(t)))).rejects.toMatchObject({
       code: 'ERR_JWKS_NO_MATCHING_KEY',
     });
@@ -235,9 +243,9 @@ describe('the claims', () => {
 });
 
 describe('signing without keys', () => {
-  it('throws 503 SERVICE_UNAVAILABLE', () => {
-    const attempt = () => signReceipt(undefined, buildReceiptClaims(decision()));
-    expect(attempt).toThrow(ApiError);
-    expect(attempt).toThrow(expect.objectContaining({ status: 503, code: 'SERVICE_UNAVAILABLE' }));
+  it('is refused, not thrown: the unit of work that wanted it answers the receipts table\'s 503 SERVICE_UNAVAILABLE', () => {
+    const refusal = signReceipt(undefined, buildReceiptClaims(decision()));
+    expect(refusal).toEqual({ refused: 'receipt_keys_unavailable' });
+    expect(refusalStatus(RECEIPT_REFUSALS, refusal as ReceiptRefusal)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
+import { storedView } from '../support/storedViews.js';
 
 const { db, t } = useTestApp();
 
@@ -226,8 +227,7 @@ describe('events and surfaces', () => {
 describe('link_expires_at', () => {
   it("is served on every Session body from the view's column, never stored in the view's bytes, and leaves the ETag as it was", async () => {
     const created = await createSession(t);
-    const stored = async () =>
-      (await db.pool.query<{ body: string; etag: string }>(`SELECT body, etag FROM session_views WHERE session_id = $1`, [created.id])).rows[0]!;
+    const stored = async () => (await storedView(db.pool, t.ctx.streamKeys, created.id))!;
     const served = (body: string) => `${body.slice(0, -1)},"link_expires_at":"${created.link_expires_at}"}`;
 
     const view = await stored();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Wakeups } from '../../eventstore/index.js';
-import { capabilities } from '../../src/capabilities.js';
+import { capabilities, closeResources } from '../../src/capabilities.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
@@ -44,7 +44,10 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
   // As the service does at start (src/service.ts): digests need their key. A database not
   // migrated, or not there, has none to load: readiness tries again.
   await ctx.streamKeys.deploymentKey.loadDigestKey(db.pool).catch(() => undefined);
-  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? []).map((routes) => ({ routes }))], options.http);
+  // A refusal a route answers without declaring it fails the test that saw it, when its app closes.
+  const undeclared: string[] = [];
+  const http: AppOptions = { undeclared: (route, refusal) => undeclared.push(`${route} answered ${refusal.status} ${refusal.code}`), ...options.http };
+  const app = await buildApp(ctx, [...capabilities, ...(options.extraCapabilities ?? []).map((routes) => ({ routes }))], http);
   if (options.listen) await app.listen({ host: '127.0.0.1', port: config.port });
   else await app.ready();
   return {
@@ -53,8 +56,9 @@ export async function startTestApp(db: Pick<TestDatabase, 'url' | 'pool'>, optio
     clock,
     async close() {
       await app.close();
-      await ctx.egress.close();
+      await closeResources(ctx);
       await wakeups.close();
+      if (undeclared.length > 0) throw new Error(`Refusals answered but not declared in the route's contract (refuses):\n${[...new Set(undeclared)].join('\n')}`);
     },
   };
 }

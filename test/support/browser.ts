@@ -1,6 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { made, readThrough } from './lifecycle.js';
+import { CHROMIUM } from './prerequisites.js';
 
 /**
  * Real headless Chromium (Debian's `chromium`), as the human pages are tested: one for the
@@ -10,7 +11,7 @@ export function useBrowser(): Pick<Browser, 'newPage' | 'newContext'> {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: CHROMIUM,
       // The sandbox needs user namespaces, which containers (and root) usually lack.
       args: ['--no-sandbox'],
     });

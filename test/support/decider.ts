@@ -32,6 +32,9 @@ type Outcome<E, R> = Decision<E, R> | readonly E[];
 /** The code a refusal carries. */
 type CodeOf<R> = R extends { refused: infer C } ? C : never;
 
+/** What a refusal with code C carries besides its code. */
+type DetailsOf<R, C> = R extends { refused: infer X } ? (C extends X ? Omit<R, 'refused'> : never) : never;
+
 function eventsOf<E, R>(outcome: Outcome<E, R>): readonly E[] {
   if (Array.isArray(outcome)) return outcome as readonly E[];
   if (typeof outcome === 'object' && outcome !== null && 'events' in outcome) return (outcome as { events: E[] }).events;
@@ -53,7 +56,7 @@ export const deciderSpec =
           expect(eventsOf(decided())).toEqual([]);
         },
         /** A refusal with this code; with `details`, exactly these besides it. */
-        refuses<C extends CodeOf<R>>(code: C, details?: Omit<Extract<R, { refused: C }>, 'refused'>): void {
+        refuses<C extends CodeOf<R>>(code: C, details?: DetailsOf<R, C>): void {
           const outcome = decided();
           expect(Array.isArray(outcome) || 'events' in outcome, `expected the refusal ${String(code)}, the decider decided ${JSON.stringify(outcome)}`).toBe(false);
           if (details === undefined) expect(outcome).toMatchObject({ refused: code });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { sealWith, type StreamKeys } from '../../eventstore/index.js';
+import { rowCipherOf, sealWith, type StreamKeys } from '../../eventstore/index.js';
 
 /**
  * A large store written straight into the tables, cloned from a small one the real service made:
@@ -31,7 +31,8 @@ import { sealWith, type StreamKeys } from '../../eventstore/index.js';
  *
  * Sealed content is sealed per stream (the stream id is part of it). With `openable`, every full
  * clone's streams get data keys of their own and their content sealed again for their ids in this
- * process, so they open as real ones do (a rebuild reads them). Otherwise a clone keeps its
+ * process, so they open as real ones do (a rebuild reads them), and so are their Session views'
+ * bodies, which are sealed with the Session's key (SEALED_BODIES). Otherwise a clone keeps its
  * template's ciphertext and key, which open for no clone: only its projection rows and its streams'
  * lengths are usable.
  *
@@ -61,8 +62,27 @@ const STAGE = 'seed_stage';
 /** Clone n's version of an id of the template store. */
 export const cloneOf = (id: string, n: number): string => `${id.slice(0, -SUFFIX)}${String(n).padStart(SUFFIX, '0')}`;
 
-/** Tables that are not cloned: the log has its own statement; the others do not grow with the store. */
-const NOT_CLONED = ['events', 'schema_migrations', 'projection_checkpoints'];
+/**
+ * Tables that are not cloned: the log has its own statement, and so has its Merkle tree (its
+ * leaves follow the grown log's order, which no template row knows); the others do not grow (log_epoch is one row).
+ */
+const LOG_TREE = ['log_tree_leaves', 'log_tree_nodes'];
+const NOT_CLONED = ['events', 'schema_migrations', 'projection_checkpoints', 'log_epoch', ...LOG_TREE];
+
+/**
+ * The log's Merkle tree laid over the grown log, as the checkpointer would have grown it: a leaf
+ * per event in log order and every whole subtree, with stand-in hashes (a store for plans and
+ * timings needs the tree's rows, not its proofs).
+ */
+const TREE_OVER_LOG = `
+INSERT INTO log_tree_leaves (global_position, leaf_index)
+SELECT global_position, (SELECT count(*) FROM log_tree_leaves) + row_number() OVER (ORDER BY transaction_id, global_position) - 1
+  FROM events WHERE NOT EXISTS (SELECT FROM log_tree_leaves l WHERE l.global_position = events.global_position);
+INSERT INTO log_tree_nodes (level, node_index, hash)
+SELECT level, node_index, sha256(int8send(node_index) || int2send(level::smallint))
+  FROM generate_series(0, 40) AS level,
+       LATERAL generate_series(0, ((SELECT count(*) FROM log_tree_leaves) >> level) - 1) AS node_index
+ON CONFLICT DO NOTHING`;
 
 /** The events' columns a clone writes; the rest take their defaults (the position, the link format). */
 const EVENT_COLUMNS = ['event_id', 'stream_id', 'stream_version', 'type', 'data', 'metadata', 'recorded_at', 'prev_hash', 'hash'];
@@ -143,11 +163,20 @@ BEGIN
 END
 $$`;
 
+/** The projection rows whose `body` is sealed with their Session's key, and the columns that name a row. */
+const SEALED_BODIES: Record<string, readonly string[]> = { session_views: ['session_id'], session_revisions: ['session_id', 'revision'] };
+
 const SECRET_TABLES = `
+CREATE UNLOGGED TABLE ${STAGE}.bodies ("table" text, session_id text, revision integer, body text NOT NULL);
 CREATE UNLOGGED TABLE ${STAGE}.keys (stream_id text PRIMARY KEY, wrapped_key bytea NOT NULL);
 CREATE UNLOGGED TABLE ${STAGE}.sealed (stream_id text, stream_version integer, sealed text NOT NULL,
                                      PRIMARY KEY (stream_id, stream_version))`;
 const INSERT_KEYS = `INSERT INTO ${STAGE}.keys SELECT * FROM unnest($1::text[], $2::bytea[])`;
+const INSERT_BODIES = `INSERT INTO ${STAGE}.bodies SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[])`;
+const TEMPLATE_BODIES = `
+SELECT 'session_views' AS table, session_id, NULL::integer AS revision, body FROM session_views
+UNION ALL
+SELECT 'session_revisions', session_id, revision, body FROM session_revisions`;
 const INSERT_SEALED = `INSERT INTO ${STAGE}.sealed SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])`;
 const TEMPLATE_SECRETS = `
 SELECT stream_id, stream_version, data::jsonb->>'sealed' AS sealed FROM events
@@ -212,9 +241,11 @@ SELECT l.lean, ${staged.join(', ')}
 /** Clones a table's template rows: every text unmarked for the clone, every time moved; stream_keys takes an openable clone's key. */
 function cloneRows(table: string, columns: Column[]): string {
   const keyed = table === 'stream_keys';
+  const sealedBody = SEALED_BODIES[table];
   const cloned = columns.map((c) => {
     const column = `t.${quote(c.name)}`;
     if (keyed && c.name === 'wrapped_key') return `coalesce(k.wrapped_key, ${column})`;
+    if (sealedBody && c.name === 'body') return `coalesce(b.body, ${unmarked(column)})`;
     if (isText(c)) return unmarked(column);
     if (isJson(c)) return `${unmarked(column)}::${c.type}`;
     if (c.type === 'timestamp with time zone') return MOVED(column);
@@ -224,7 +255,8 @@ function cloneRows(table: string, columns: Column[]): string {
 INSERT INTO ${quote(table)} (${columns.map((c) => quote(c.name)).join(', ')})
 SELECT ${cloned.join(',\n       ')}
   FROM ${CLONES} JOIN ${STAGE}.${quote(`t_${table}`)} t ON t.lean = (${LEAN})
-  ${keyed ? `LEFT JOIN ${STAGE}.keys k ON k.stream_id = ${unmarked('t.stream_id')}` : ''}`;
+  ${keyed ? `LEFT JOIN ${STAGE}.keys k ON k.stream_id = ${unmarked('t.stream_id')}` : ''}
+  ${sealedBody ? `LEFT JOIN ${STAGE}.bodies b ON b."table" = '${table}' AND b.session_id = ${unmarked('t.session_id')} AND ${sealedBody.length > 1 ? 'b.revision = t.revision' : 'b.revision IS NULL'}` : ''}`;
 }
 
 async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
@@ -271,8 +303,8 @@ async function templateIds(pool: pg.Pool, columns: Map<string, Column[]>, shared
   return ids;
 }
 
-/** Seals every full clone's content again for its own streams, under one fresh stream key. */
-async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: number): Promise<void> {
+/** Seals every full clone's content (events and view bodies) again for its own streams, under one fresh stream key. */
+async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: number, ids: readonly string[]): Promise<void> {
   const { streamKeys } = options.openable!;
   const secrets = new Map<string, Array<{ version: number; plaintext: string }>>();
   for (const event of (await client.query<{ stream_id: string; stream_version: number; sealed: string }>(TEMPLATE_SECRETS, [options.shared ?? []])).rows) {
@@ -280,6 +312,14 @@ async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: 
     const list = secrets.get(event.stream_id) ?? [];
     list.push({ version: event.stream_version, plaintext: JSON.stringify(open(event.sealed)) });
     secrets.set(event.stream_id, list);
+  }
+  // A view's body is sealed with its Session's key, its ids in it; each clone's gets its own ids.
+  const bodies: Array<{ table: string; sessionId: string; revision: number | null; marked: string }> = [];
+  for (const row of (await client.query<{ table: string; session_id: string; revision: number | null; body: string }>(TEMPLATE_BODIES)).rows) {
+    const cipher = (await streamKeys.rowCiphers(client, [row.session_id])).get(row.session_id)!;
+    const plaintext = cipher.open(`${row.table}.body`, row.body);
+    const marked = ids.reduce((text, id) => text.replaceAll(id, `${id.slice(0, -SUFFIX)}${MARK}`), plaintext);
+    bodies.push({ table: row.table, sessionId: row.session_id, revision: row.revision, marked });
   }
   // Stream content is sealed as a stream key seals: AES-GCM, the stream id as its context. The
   // template's key rows name the data key that wraps them, which wraps the clones' keys too.
@@ -300,8 +340,19 @@ async function writeSecrets(client: pg.PoolClient, options: CloneOptions, full: 
         }
       }
     }
+    const sealedBodies: [string[], string[], Array<number | null>, string[]] = [[], [], [], []];
+    for (let n = first; n < first + BATCH && n <= full; n++) {
+      for (const body of bodies) {
+        const id = cloneOf(body.sessionId, n);
+        sealedBodies[0].push(body.table);
+        sealedBodies[1].push(id);
+        sealedBodies[2].push(body.revision);
+        sealedBodies[3].push(rowCipherOf(id, streamKey)!.seal(`${body.table}.body`, body.marked.replaceAll(MARK, String(n).padStart(SUFFIX, '0'))));
+      }
+    }
     await client.query(INSERT_KEYS, keys);
     await client.query(INSERT_SEALED, sealed);
+    await client.query(INSERT_BODIES, sealedBodies);
   }
 }
 
@@ -319,7 +370,7 @@ export async function cloneStore(pool: pg.Pool, options: CloneOptions): Promise<
   const columns = new Map<string, Column[]>();
   for (const table of tables) columns.set(table, (await pool.query<Column>(COLUMNS, [table])).rows);
   const ids = await templateIds(pool, columns, shared, options.keep ?? []);
-  const seeded = ['events', ...tables];
+  const seeded = ['events', ...tables, ...LOG_TREE];
   if (options.statistics !== 'analyzed') {
     await pool.query(seeded.map((t) => `ALTER TABLE ${quote(t)} SET (autovacuum_enabled = false)`).join(';'));
   }
@@ -333,9 +384,9 @@ export async function cloneStore(pool: pg.Pool, options: CloneOptions): Promise<
     const variants = [...(full > 0 ? [false] : []), ...(full < options.clones ? [true] : [])];
     await client.query(TEMPLATE_EVENTS, [ids, shared, variants]);
     for (const table of tables) await client.query(templateRows(table, columns.get(table)!), [ids, shared, variants]);
-    if (options.openable) await writeSecrets(client, options, full);
+    if (options.openable) await writeSecrets(client, options, full, ids);
     // Fresh tables have no statistics until analyzed, and every join with them would be a guess.
-    await client.query(`ANALYZE ${STAGE}.t_events, ${STAGE}.keys, ${STAGE}.sealed`);
+    await client.query(`ANALYZE ${STAGE}.t_events, ${STAGE}.keys, ${STAGE}.sealed, ${STAGE}.bodies`);
   });
   try {
     const { rows } = await pool.query<{ events: number }>(`SELECT coalesce(max(rank), 0)::integer AS events FROM ${STAGE}.t_events`);
@@ -358,6 +409,7 @@ export async function cloneStore(pool: pg.Pool, options: CloneOptions): Promise<
   } finally {
     await pool.query(`DROP SCHEMA ${STAGE} CASCADE`);
   }
+  await pool.query(TREE_OVER_LOG);
   await pool.query(`
 UPDATE projection_checkpoints SET (transaction_id, global_position) =
   (SELECT transaction_id, global_position FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1)`);

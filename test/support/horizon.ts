@@ -9,7 +9,7 @@ import { expect, vi } from 'vitest';
 export async function untilHorizonPasses(pool: pg.Pool): Promise<void> {
   await vi.waitFor(
     async () => {
-      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())');
+      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE transaction_id >= log_horizon()');
       expect(rows[0]!.n).toBe(0);
     },
     { timeout: 60_000, interval: 10 },

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { OPENSSL } from './prerequisites.js';
 
 /**
  * A real HTTPS webhook receiver on loopback, with a certificate authority made for the test run by
@@ -28,7 +29,7 @@ export const RECEIVER_HOSTNAME = 'hooks.example.test';
 export function createTestAuthority(): TestAuthority {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-ca-'));
   const file = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  const openssl = (...args: string[]) => execFileSync(OPENSSL, args, { stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '3', '-subj', '/CN=svc test authority',
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');

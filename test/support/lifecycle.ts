@@ -24,8 +24,11 @@ export async function openTestApp(options: TestAppOptions = {}): Promise<OpenedT
       db,
       t,
       async close() {
-        await t.close();
-        await db.drop();
+        try {
+          await t.close();
+        } finally {
+          await db.drop();
+        }
       },
     };
   } catch (error) {

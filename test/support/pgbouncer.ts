@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/database/embedded.js';
+import { PGBOUNCER } from './prerequisites.js';
 
 /**
  * A real PgBouncer (Debian's `pgbouncer`, /usr/sbin/pgbouncer) in transaction mode in front of the
@@ -12,8 +13,6 @@ import { freePort } from '../../src/database/embedded.js';
  * database of the server is reached through it by name. `poolSize` server connections per
  * database: few, so that a client's transactions really land on different server connections.
  */
-
-export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 export interface PgBouncer {
   /** `serverUrl`'s database, reached through the pooler. */

@@ -111,3 +111,29 @@ export async function runCommand(args: string[], env: Record<string, string> = {
   const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   return { code, signal, stdout, stderr };
 }
+
+export interface BusyCpu {
+  stop(): Promise<void>;
+}
+
+/**
+ * `count` processes that spin on the CPU for `ms` at most (each ends itself then, should the test
+ * not stop them first): a machine under heavy load, for what only goes wrong when processes wait
+ * for a core.
+ */
+export function busyCpu(count: number, ms: number): BusyCpu {
+  const spin = `const end = Date.now() + ${ms}; while (Date.now() < end);`;
+  const children = Array.from({ length: count }, () => spawn(process.execPath, ['-e', spin], { stdio: 'ignore' }));
+  return {
+    async stop() {
+      await Promise.all(
+        children.map(async (child) => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          const exited = once(child, 'exit');
+          child.kill('SIGKILL');
+          await exited;
+        }),
+      );
+    },
+  };
+}

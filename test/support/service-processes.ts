@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { DELIVERIES_CHANNEL } from '../../src/webhooks/sql.js';
+import { DELIVERIES_CHANNEL } from '../../src/webhooks/index.js';
 import type { TestDatabase } from './database.js';
 import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from './processes.js';
 
@@ -10,7 +10,7 @@ import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '
  * after the test. Dispatchers connect as DISPATCHER_APP, so the test can find their connections.
  */
 
-export const DISPATCHER_APP = 'svc-test-dispatcher';
+const DISPATCHER_APP = 'svc-test-dispatcher';
 
 export interface ServiceProcesses {
   dispatcher(): Promise<ServiceProcess>;

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { expect, it } from 'vitest';
-import { NOT_FOUND_PAGE } from '../../src/human/render/pages.js';
-import { DeliveryDispatcher } from '../../src/webhooks/deliveries/dispatcher.js';
+import { NOT_FOUND_PAGE } from '../../src/human/index.js';
+import { DeliveryDispatcher } from '../../src/webhooks/index.js';
 import type { TestApp } from '../support/app.js';
 import { createSession } from '../support/sessions.js';
 import { postForm } from '../human/form-post.js';

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { newSessionId, openSession } from '../../src/sessions/index.js';
-import { parsePublishInteraction } from '../../src/sessions/validation/interaction.js';
+import { parsePublishInteraction } from '../../src/sessions/index.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { interactive } from '../support/sessions.js';
 import { addSession, newClient, postTrial, startTrial } from './support.js';

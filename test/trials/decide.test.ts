@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../src/sessions/index.js';
-import { decideStart, decideTrialSession, type AddTrialSession, type StartTrial, type TrialRefusal } from '../../src/trials/decide.js';
+import { decideAdmission, decideStart, decideTrialSession, type AddTrialSession, type AdmitTrial, type TrialRefusal } from '../../src/trials/decide.js';
 import type { TrialEvent, TrialSessionCreated } from '../../src/trials/events.js';
 import { trialDecider, type Admission } from '../../src/trials/state.js';
 import { deciderSpec } from '../support/decider.js';
@@ -89,43 +89,51 @@ describe('decideTrialSession', () => {
   });
 });
 
-const start = (now: number): StartTrial => ({ workspaceId: 'wks_N', credentialHash: 'hash', sessionId: 'ses_FIRST', client: 'me', now: at(now) });
+const admit = (now: number): AdmitTrial => ({ workspaceId: 'wks_N', client: 'me', now: at(now) });
 const admitted = (client: string, ms: number): Admission => ({ client, admittedAt: at(ms) });
+const start = deciderSpec(trialDecider);
 
 describe('decideStart', () => {
-  it('admits a trial: its ledger entry, its start with a 24-hour creation window, and its first Session', () => {
-    expect(decideStart([admitted('me', 0), admitted('me', MINUTE)], start(2 * MINUTE))).toEqual({
-      admitted: { type: 'trial.admitted', at: iso(2 * MINUTE), workspace_id: 'wks_N', client: 'me' },
-      events: [
+  it("begins a new trial's stream: its start with a 24-hour creation window, and its first Session", () => {
+    start()
+      .when(() => decideStart({ workspaceId: 'wks_N', credentialHash: 'hash', sessionId: 'ses_FIRST', now: at(2 * MINUTE) }))
+      .then(
         { type: 'trial.started', at: iso(2 * MINUTE), workspace_id: 'wks_N', credential_hash: 'hash', trial_expires_at: iso(DAY + 2 * MINUTE) },
         created('ses_FIRST', 2 * MINUTE),
-      ],
+      );
+  });
+});
+
+describe('decideAdmission', () => {
+  it('admits a trial to the ledger', () => {
+    expect(decideAdmission([admitted('me', 0), admitted('me', MINUTE)], admit(2 * MINUTE))).toEqual({
+      events: [{ type: 'trial.admitted', at: iso(2 * MINUTE), workspace_id: 'wks_N', client: 'me' }],
     });
   });
 
   it('refuses a client its 4th trial in the rolling window until its oldest leaves it; other clients do not count', () => {
     const three = [admitted('me', 0), admitted('me', MINUTE), admitted('me', 2 * MINUTE), admitted('you', 3 * MINUTE)];
-    expect(decideStart(three, start(3 * MINUTE))).toEqual({ refused: 'client_trials_used', retryAfterSeconds: 24 * 3600 - 3 * 60 });
-    expect(decideStart(three, start(DAY - 1))).toEqual({ refused: 'client_trials_used', retryAfterSeconds: 1 });
-    expect(decideStart(three, start(DAY))).toHaveProperty('admitted');
-    expect(decideStart(three, { ...start(3 * MINUTE), client: 'you' })).toHaveProperty('admitted');
+    expect(decideAdmission(three, admit(3 * MINUTE))).toEqual({ refused: 'client_trials_used', retryAfterSeconds: 24 * 3600 - 3 * 60 });
+    expect(decideAdmission(three, admit(DAY - 1))).toEqual({ refused: 'client_trials_used', retryAfterSeconds: 1 });
+    expect(decideAdmission(three, admit(DAY))).toHaveProperty('events');
+    expect(decideAdmission(three, { ...admit(3 * MINUTE), client: 'you' })).toHaveProperty('events');
   });
 
   it('refuses every client the 201st trial in the rolling window until the oldest leaves it', () => {
     const full = Array.from({ length: 200 }, (_, i) => admitted(`c${i}`, i * 1000));
-    expect(decideStart(full.slice(1), start(HOUR))).toHaveProperty('admitted');
-    expect(decideStart(full, start(HOUR))).toEqual({ refused: 'trials_used', retryAfterSeconds: 23 * 3600 });
-    expect(decideStart(full, start(DAY))).toHaveProperty('admitted');
-    expect(decideStart(full, start(DAY))).toMatchObject({ admitted: { at: iso(DAY) } });
+    expect(decideAdmission(full.slice(1), admit(HOUR))).toHaveProperty('events');
+    expect(decideAdmission(full, admit(HOUR))).toEqual({ refused: 'trials_used', retryAfterSeconds: 23 * 3600 });
+    expect(decideAdmission(full, admit(DAY))).toHaveProperty('events');
+    expect(decideAdmission(full, admit(DAY))).toMatchObject({ events: [{ at: iso(DAY) }] });
   });
 
   it('when both limits hold, waits for the later of the two', () => {
     const full = Array.from({ length: 197 }, (_, i) => admitted(`c${i}`, i * 1000));
     const mine = [admitted('me', HOUR), admitted('me', HOUR + 1000), admitted('me', HOUR + 2000)];
-    expect(decideStart([...full, ...mine], start(2 * HOUR))).toEqual({ refused: 'client_trials_used', retryAfterSeconds: 23 * 3600 });
+    expect(decideAdmission([...full, ...mine], admit(2 * HOUR))).toEqual({ refused: 'client_trials_used', retryAfterSeconds: 23 * 3600 });
     // Above the limit (as after a limit was lowered) more than the oldest must leave first.
     const early = [admitted('me', 0), admitted('me', 1000), admitted('me', 2000)];
     const later = Array.from({ length: 199 }, (_, i) => admitted(`c${i}`, HOUR + i * 1000));
-    expect(decideStart([...early, ...later], start(2 * HOUR))).toEqual({ refused: 'trials_used', retryAfterSeconds: 22 * 3600 + 2 });
+    expect(decideAdmission([...early, ...later], admit(2 * HOUR))).toEqual({ refused: 'trials_used', retryAfterSeconds: 22 * 3600 + 2 });
   });
 });

@@ -36,7 +36,7 @@ export function postTrial(t: TestApp, call: TrialCall = {}): Promise<LightMyRequ
 }
 
 /** A created trial Session (201 asserted), with its link token. */
-export async function created(res: LightMyRequestResponse): Promise<TrialCreated & { token: string; etag: string }> {
+async function created(res: LightMyRequestResponse): Promise<TrialCreated & { token: string; etag: string }> {
   expect(res.statusCode, res.body).toBe(201);
   const body = res.json<TrialCreated>();
   return { ...body, token: body.human_url.split('/s/')[1]!, etag: res.headers.etag as string };

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { eraseSession } from '../../src/purge/index.js';
-import { WAIT_LIMITS, waitersOf } from '../../src/waits/index.js';
+import { WAIT_LIMITS } from '../../src/waits/index.js';
 import { listeningApp } from '../client/support.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, owner } from '../support/sessions.js';
@@ -12,7 +12,7 @@ import { answer, heldGet } from './support.js';
 
 const { t } = useTestApp(listeningApp);
 const url = (path: string) => `${t.ctx.config.publicOrigin}${path}`;
-const waiters = () => waitersOf(t.ctx);
+const waiters = () => t.app.waits;
 
 afterEach(() => {
   waiters().limits = WAIT_LIMITS;
@@ -29,7 +29,7 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 it('past the cap of a workspace, or of the process, a request is answered at once without waiting, and the refusal is counted', async () => {
-  waiters().limits = { perProcess: 3, perWorkspace: 2 };
+  waiters().limits = { perProcess: 3, perWorkspace: { operator: 2, developer: 2, trial: 2 } };
   const a = await createSession(t);
   const b = await createSession(t);
   const holding = [heldGet(url(`/v1/sessions/${a.id}`), owner(t), a.etag, 55), heldGet(url(`/v1/sessions/${b.id}`), owner(t), b.etag, 55)];

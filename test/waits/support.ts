@@ -1,5 +1,5 @@
 import { formBody } from '../human/form-post.js';
-import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
+import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { interactive } from '../support/sessions.js';
 
 /** Calls the wait tests make against service processes over HTTP. */

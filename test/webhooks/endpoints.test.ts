@@ -58,6 +58,17 @@ describe('PUT /v1/webhook', () => {
     expect(stored.rows[0].everything).not.toContain(body.signing_secret.secret.slice('whsec_'.length));
   });
 
+  it('stores the secret as every stream kind stores sealed fields: alone in `sealed`, opened by the stream key, its kid in the clear', async () => {
+    w = await startWebhookTest();
+    const { signing_secret: shown } = (await put(receiver.url)).json();
+    const { rows } = await w.db.pool.query<{ stream_id: string; data: string }>(`SELECT stream_id, data::text FROM events WHERE type = 'webhook.secret_created'`);
+    const data = JSON.parse(rows[0]!.data) as Record<string, unknown>;
+    expect(Object.keys(data).sort()).toEqual(['at', 'kid', 'retires', 'sealed', 'workspace_id']);
+    expect(data.kid).toBe(shown.kid);
+    const open = await w.t.ctx.streamKeys.opener(w.db.pool, rows[0]!.stream_id);
+    expect(open(data.sealed as string)).toEqual({ secret: shown.secret });
+  });
+
   it('refuses malformed bodies with INVALID_SCHEMA and a missing credential with 401', async () => {
     w = await startWebhookTest();
     for (const payload of [{}, { url: 42 }, { url: receiver.url, extra: true }]) {
@@ -219,11 +230,11 @@ describe('the served contract', () => {
     w = await startWebhookTest();
     const { paths, components } = (await w.t.app.inject({ url: '/openapi.json' })).json();
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
-    expect(statuses('/v1/webhook', 'put')).toEqual(['201', '400', '401', '429', '503']);
-    expect(statuses('/v1/webhook', 'get')).toEqual(['200', '401']);
-    expect(statuses('/v1/webhook/verify', 'post')).toEqual(['200', '401', '409', '422', '429', '503']);
-    expect(statuses('/v1/webhook/secrets/rotate', 'post')).toEqual(['201', '401', '409', '429', '503']);
-    expect(statuses('/v1/sessions/{id}/deliveries', 'get')).toEqual(['200', '401', '404', '500']);
+    expect(statuses('/v1/webhook', 'put')).toEqual(['201', '400', '401', '413', '415', '429', '500', '503']);
+    expect(statuses('/v1/webhook', 'get')).toEqual(['200', '401', '500', '503']);
+    expect(statuses('/v1/webhook/verify', 'post')).toEqual(['200', '401', '409', '422', '429', '500', '503']);
+    expect(statuses('/v1/webhook/secrets/rotate', 'post')).toEqual(['201', '401', '409', '429', '500', '503']);
+    expect(statuses('/v1/sessions/{id}/deliveries', 'get')).toEqual(['200', '401', '404', '500', '503']);
     expect(statuses('/v1/sessions/{id}/events/{event_id}/redeliver', 'post')).toEqual(['202', '401', '403', '404', '409', '500', '503']);
     expect(paths['/v1/webhook'].put.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookRegisterResponse');
     expect(components.schemas.WebhookRegisterResponse.required).toEqual(['endpoint', 'signing_secret']);

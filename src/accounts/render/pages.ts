@@ -1,6 +1,5 @@
 import type { ErrorCode } from '../../http/errors.js';
-import { html, type SafeHtml } from '../../human/index.js';
-import { pageDocument } from '../../human/index.js';
+import { html, pageDocument, type SafeHtml } from '../../html/index.js';
 import { EXPIRY_CHOICES, type ExpiryChoice } from '../limits.js';
 
 /**

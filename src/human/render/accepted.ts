@@ -2,7 +2,7 @@ import type { JsonObject } from '../../../eventstore/index.js';
 import { fieldsOf, type FieldComponent, type FieldValue, type InteractiveInteraction } from '../../sessions/index.js';
 import { own } from '../own.js';
 import { optionLabel } from './fields.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 import { readableTime } from './asking.js';
 import { receiptSection } from './receipt.js';
 

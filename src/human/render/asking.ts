@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 
 /** Who asks and until when: what a person weighs before answering a link they did not expect. */
 export interface Asking {

@@ -1,5 +1,5 @@
 import type { DisplayInteraction, DisplayValue } from '../../sessions/index.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 import { keyTerm, keyValueList, scalarText, table } from './values.js';
 
 function displayValue(value: DisplayValue): SafeHtml {

@@ -26,10 +26,13 @@ const TEXTS: Partial<Record<ErrorCode, ErrorText>> = {
   INTERNAL: { title: 'Something went wrong', message: 'Your answer may not have been recorded. Open the page again to check.' },
 };
 
-const NOT_SAME_ORIGIN: ErrorText = { title: 'This form can only be sent from its own page', message: 'Open the page again and send it from there. Nothing was recorded.' };
-const DISPLAY_ONLY: ErrorText = { title: 'This page takes no answers', message: 'It only shows information.' };
+/** Refusals that share a code with another and read differently, by what was refused. */
+const REFUSAL_TEXTS: Record<string, ErrorText> = {
+  not_same_origin: { title: 'This form can only be sent from its own page', message: 'Open the page again and send it from there. Nothing was recorded.' },
+  display_session_answer: { title: 'This page takes no answers', message: 'It only shows information.' },
+};
 
-export function errorText(code: ErrorCode, status: number): ErrorText {
-  if (code === 'ACTION_NOT_ALLOWED') return status === 405 ? DISPLAY_ONLY : NOT_SAME_ORIGIN;
-  return TEXTS[code] ?? TEXTS.INTERNAL!;
+/** The words for a refusal: its own, else its code's; a refusal with neither reads as a failure. */
+export function errorText(code: ErrorCode, refused?: string): ErrorText {
+  return (refused === undefined ? undefined : REFUSAL_TEXTS[refused]) ?? TEXTS[code] ?? TEXTS.INTERNAL!;
 }

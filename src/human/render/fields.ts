@@ -1,6 +1,6 @@
 import type { FieldComponent, FieldSchema } from '../../sessions/index.js';
 import { own } from '../own.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 
 /**
  * One field as the input the API contract names: text input or textarea, select for a string enum, number

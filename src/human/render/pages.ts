@@ -1,11 +1,10 @@
-import type { ErrorCode } from '../../http/errors.js';
+import type { ApiError } from '../../http/errors.js';
 import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/index.js';
 import { acceptedDetails, type AcceptedView } from './accepted.js';
 import { askingFacts, type Asking } from './asking.js';
 import { displayDataList } from './display.js';
 import { errorText } from './errors.js';
-import { html, type SafeHtml } from './html.js';
-import { pageDocument } from './layout.js';
+import { html, pageDocument, type SafeHtml } from '../../html/index.js';
 import { surfaceForm, type SurfaceForm } from './surface.js';
 
 /** Every page the human link shows, as complete HTML documents. Pure: no I/O, no clock, no randomness. */
@@ -85,8 +84,8 @@ export const NOT_FOUND_PAGE = pageDocument({
 });
 
 /** A refusal on the human page; the link back reloads the page the person came from. */
-export function errorPage(code: ErrorCode, status: number, requestId?: string): string {
-  const text = errorText(code, status);
+export function errorPage({ code, refused }: Pick<ApiError, 'code' | 'refused'>, requestId?: string): string {
+  const text = errorText(code, refused);
   return pageDocument({
     title: text.title,
     errorCode: code,

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 import { readableTime } from './asking.js';
 
 /**

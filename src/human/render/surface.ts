@@ -2,7 +2,7 @@ import { type Component, type InteractiveInteraction } from '../../sessions/inde
 import type { FieldErrors, FormValues } from '../form.js';
 import { own } from '../own.js';
 import { fieldControl } from './fields.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 import { keyValueList } from './values.js';
 
 export interface SurfaceForm {

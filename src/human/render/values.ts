@@ -1,5 +1,5 @@
 import type { Scalar, ScalarRecord } from '../../sessions/index.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../html/index.js';
 
 /** Read-only data, shown verbatim as text: the display Session's data and record components. */
 

@@ -5,7 +5,7 @@ import { child } from '../../http/jsonPath.js';
 import type { Interaction, InteractiveInteraction } from '../interaction.js';
 import { invalidInteraction, sessionRefused } from '../refusals.js';
 import { checkInteraction } from '../rules.js';
-import { createRequestSchema, publishRequestSchema, REQUEST_SCHEMAS } from '../schemas.js';
+import { createRequestSchema, publishRequestSchema, REQUEST_SCHEMAS } from '../requestSchemas.js';
 
 /**
  * The checks of the routes that take an interaction, for a caller without a route (a tool, a

@@ -8,7 +8,7 @@ import { acceptedResponse, type AcceptedResponse } from '../../sessions/index.js
  */
 
 /** Its key order is fixed: one response, one byte string. */
-export function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
+function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
   return JSON.stringify({
     type: 'response.accepted',
     event_id: response.eventId,

@@ -1,4 +1,4 @@
-import { foldEvents, type Decider } from '../../../eventstore/index.js';
+import { foldEvents, type Decider, type Decision } from '../../../eventstore/index.js';
 import {
   ATTEMPT_FINISHED,
   ATTEMPT_STARTED,
@@ -8,9 +8,11 @@ import {
   type DeliveryAttempted,
   type DeliveryEvent,
   type DeliveryKind,
+  type DeliveryQueued,
 } from './events.js';
 import {
   afterAttempt,
+  DELIVERY_BUDGET_MS,
   isRetryable,
   outcomeOf,
   withinBudget,
@@ -111,6 +113,33 @@ export const afterEvents = (state: DeliveryState, events: readonly DeliveryEvent
 
 /** A delivery job's stream (`delivery-<obx id>`): nothing in it is sealed (its body is rendered when sent). */
 export const deliveryDecider: Decider<DeliveryState | undefined, DeliveryEvent> = { initialState: undefined, evolve };
+
+/** A job queued: what it delivers, where, and the end of its 24-hour budget. */
+export function decideQueued(job: {
+  deliveryId: string;
+  workspaceId: string;
+  sessionId: string;
+  eventId: string;
+  endpointId: string;
+  kind: DeliveryKind;
+  now: Date;
+}): Decision<DeliveryQueued, never> {
+  return {
+    events: [
+      {
+        type: DELIVERY_QUEUED,
+        at: job.now.toISOString(),
+        delivery_id: job.deliveryId,
+        workspace_id: job.workspaceId,
+        session_id: job.sessionId,
+        event_id: job.eventId,
+        endpoint_id: job.endpointId,
+        kind: job.kind,
+        deadline_at: new Date(job.now.getTime() + DELIVERY_BUDGET_MS).toISOString(),
+      },
+    ],
+  };
+}
 
 /** A claimed job's attempt goes out, or the job ends without one (or has ended already). */
 export type StartDecision = { send: true } | { send: false; events: DeliveryEvent[] };

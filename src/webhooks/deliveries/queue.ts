@@ -1,13 +1,11 @@
 import { ulid } from 'ulid';
-import { appendEvents, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
+import { handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
 import type { AnswerReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
-import { deliveryDecider, endUnavailable } from './delivery.js';
-import { DELIVERY_QUEUED, deliveryStreamId, type DeliveryKind } from './events.js';
+import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
+import { deliveryStreamId, type DeliveryKind } from './events.js';
 import { currentEndpoint, endpointOfJson, type Endpoint, isVerified } from '../endpoints/index.js';
-import { DELIVERY_BUDGET_MS } from '../retryPolicy.js';
 import * as sql from '../sql.js';
-import { loadDelivery } from './streams.js';
 
 /**
  * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
@@ -23,7 +21,7 @@ export interface AcceptedDelivery {
 }
 
 /** A workspace's current endpoint if it may receive now: verified, not lapsed. */
-export const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint | undefined =>
+const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint | undefined =>
   endpoint && isVerified(endpoint, now) ? endpoint : undefined;
 
 /**
@@ -31,25 +29,13 @@ export const mayReceive = (endpoint: Endpoint | undefined, now: Date): Endpoint 
  * share-locked, so the answer holds until the caller's unit of work commits: the accepting one
  * asks once (for the receipt's channel) and hands the endpoint to queueDelivery.
  */
-export async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
+async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date): Promise<Endpoint | undefined> {
   return mayReceive(await currentEndpoint(uow, workspaceId, 'share'), now);
 }
 
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
   const deliveryId = `obx_${ulid()}`;
-  await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), 0, [
-    {
-      type: DELIVERY_QUEUED,
-      at: job.now.toISOString(),
-      delivery_id: deliveryId,
-      workspace_id: job.workspaceId,
-      session_id: job.sessionId,
-      event_id: job.eventId,
-      endpoint_id: job.endpointId,
-      kind: job.kind,
-      deadline_at: new Date(job.now.getTime() + DELIVERY_BUDGET_MS).toISOString(),
-    },
-  ]);
+  await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), () => decideQueued({ ...job, deliveryId }), { starts: true });
   uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
   return deliveryId;
 }
@@ -59,7 +45,7 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
  * receivingEndpoint found: the delivery job is queued (its row readable at once, dispatchers woken
  * after commit).
  */
-export async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
+async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
   return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
 }
 
@@ -83,8 +69,7 @@ export const deliverAcceptedAnswer: AnswerReaction = {
 
 /** Ends a pending job as endpoint_unavailable; the caller holds its row lock. */
 async function endDelivery(uow: UnitOfWork, deliveryId: string, now: Date): Promise<void> {
-  const { state: job, version } = await loadDelivery(uow, deliveryId);
-  if (job) await appendEvents(uow, deliveryDecider, deliveryStreamId(deliveryId), version, endUnavailable(job, now));
+  await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), (job) => ({ events: job ? endUnavailable(job, now) : [] }));
 }
 
 /** A replaced endpoint's pending jobs end as endpoint_unavailable; they are never redirected. */

@@ -1,11 +1,11 @@
-import type { Decider } from '../../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type SecretCreated, type WebhookEvent } from './events.js';
-import { ROTATION_OVERLAP_MS, type StoredSecret } from './secrets.js';
+import type { Decider, Decision } from '../../../eventstore/index.js';
+import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type EndpointVerified, type SecretCreated, type SecretResealed, type WebhookEvent } from './events.js';
+import { ROTATION_OVERLAP_MS, type HeldSecret, type SigningSecret } from './secrets.js';
 import { webhookStreams } from './upcast.js';
 
 /** A workspace's webhook configuration folded from its stream, and the decisions made on it. */
 
-export const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
+const VERIFICATION_VALIDITY_MS = 30 * 24 * 3_600_000;
 
 export interface Endpoint {
   id: string;
@@ -18,19 +18,16 @@ export interface Endpoint {
 export interface WebhookState {
   endpoint: Endpoint | null;
   /** Oldest first. */
-  secrets: StoredSecret[];
+  secrets: HeldSecret[];
 }
 
-export const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
+const EMPTY_WEBHOOK: WebhookState = { endpoint: null, secrets: [] };
 
 /** Verified reads as pending again once its 30 days are over. */
 export const isVerified = (endpoint: Pick<Endpoint, 'verificationExpiresAt'>, now: Date): boolean =>
   endpoint.verificationExpiresAt !== null && new Date(endpoint.verificationExpiresAt) > now;
 
-/** Which key sealed a created secret. */
-export const sealedBy = (event: SecretCreated): StoredSecret['sealedBy'] => event.sealed_by ?? 'stream';
-
-export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
+function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case ENDPOINT_REGISTERED:
       return {
@@ -42,25 +39,25 @@ export function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
       return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
     case SECRET_CREATED: {
       const retired = state.secrets.map((s) => (s.kid === event.retires?.kid ? { ...s, retireAt: event.retires.retire_at } : s));
-      return { ...state, secrets: [...retired, { kid: event.kid, sealed: event.sealed, sealedBy: sealedBy(event), createdAt: event.at, retireAt: null }] };
+      return { ...state, secrets: [...retired, { kid: event.kid, secret: event.secret, sealedByInitial: event.sealed_by_initial ?? null, createdAt: event.at, retireAt: null }] };
     }
     case SECRET_RESEALED:
-      return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, sealed: event.sealed, sealedBy: 'stream' } : s)) };
+      return { ...state, secrets: state.secrets.map((s) => (s.kid === event.kid ? { ...s, secret: event.secret, sealedByInitial: null } : s)) };
   }
 }
 
-/** A workspace's webhook stream (`webhook-<workspace id>`): its secrets are sealed by the caller, and stay sealed in its projection until one signs. */
+/** A workspace's webhook stream (`webhook-<workspace id>`): its secrets sealed as its kind declares, and kept sealed in its projection until one signs. */
 export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve, ...webhookStreams };
+
+/** What a resealing event holds until the command's step opens the secret from data key `initial`. */
+const TO_BE_OPENED = '';
 
 /**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
  * changes nothing, so a retried PUT never drops a verification. The first registration also
- * creates the workspace's signing secret, prepared (and sealed) by the caller.
+ * creates the workspace's signing secret, drawn by the caller (sealed as the event is stored).
  */
-export function register(
-  state: WebhookState,
-  command: { workspaceId: string; endpointId: string; url: string; at: Date; secret: { kid: string; sealed: string } },
-): WebhookEvent[] {
+export function register(state: WebhookState, command: { workspaceId: string; endpointId: string; url: string; at: Date; secret: SigningSecret }): WebhookEvent[] {
   if (state.endpoint?.url === command.url) return [];
   const at = command.at.toISOString();
   const events: WebhookEvent[] = [
@@ -74,37 +71,35 @@ export function register(
     },
   ];
   if (state.secrets.length === 0) {
-    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires: null });
+    events.push({ type: SECRET_CREATED, at, workspace_id: command.workspaceId, kid: command.secret.kid, secret: command.secret.secret, retires: null });
   }
   return events;
 }
 
 /** A successful challenge counts only for the endpoint it was sent to, if that is still the current one. */
-export function recordVerification(state: WebhookState, command: { endpointId: string; at: Date }): WebhookEvent[] {
-  if (state.endpoint?.id !== command.endpointId) return [];
+export function recordVerification(state: WebhookState, command: { endpointId: string; at: Date }): Decision<EndpointVerified, { refused: 'endpoint_replaced' }> {
+  if (state.endpoint?.id !== command.endpointId) return { refused: 'endpoint_replaced' };
   const expiresAt = new Date(command.at.getTime() + VERIFICATION_VALIDITY_MS).toISOString();
-  return [{ type: ENDPOINT_VERIFIED, at: command.at.toISOString(), endpoint_id: command.endpointId, expires_at: expiresAt }];
+  return { events: [{ type: ENDPOINT_VERIFIED, at: command.at.toISOString(), endpoint_id: command.endpointId, expires_at: expiresAt }] };
 }
 
 /**
- * A rotation adds a secret; the one that was newest keeps signing for the 24-hour overlap. Older
- * secrets still in their overlap keep their own retire time.
+ * A rotation adds a secret (drawn by the caller); the one that was newest keeps
+ * signing for the 24-hour overlap. Older secrets still in their overlap keep their own retire time.
+ * A workspace with no endpoint has nothing to rotate.
  */
-export function rotate(
-  state: WebhookState,
-  command: { workspaceId: string; at: Date; secret: { kid: string; sealed: string } },
-): WebhookEvent[] {
+export function rotate(state: WebhookState, command: { workspaceId: string; at: Date; secret: SigningSecret }): Decision<SecretCreated, { refused: 'not_configured' }> {
+  if (!state.endpoint) return { refused: 'not_configured' };
   const current = state.secrets.filter((s) => s.retireAt === null).at(-1);
   const retires = current ? { kid: current.kid, retire_at: new Date(command.at.getTime() + ROTATION_OVERLAP_MS).toISOString() } : null;
-  return [
-    { type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, sealed: command.secret.sealed, retires },
-  ];
+  return {
+    events: [{ type: SECRET_CREATED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: command.secret.kid, secret: command.secret.secret, retires }],
+  };
 }
 
-/** Each given secret that is still sealed with data key `initial` is sealed again, as given, with the stream's key. */
-export function reseal(state: WebhookState, command: { workspaceId: string; at: Date; secrets: ReadonlyArray<{ kid: string; sealed: string }> }): WebhookEvent[] {
-  const initial = new Set(state.secrets.filter((s) => s.sealedBy === 'initial').map((s) => s.kid));
-  return command.secrets
-    .filter((s) => initial.has(s.kid))
-    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, sealed: s.sealed }));
+/** Each secret still sealed with data key `initial` is to be sealed again with the stream's key (opened by a step: its value stays the same). */
+export function reseal(state: WebhookState, command: { workspaceId: string; at: Date }): SecretResealed[] {
+  return state.secrets
+    .filter((s) => s.sealedByInitial !== null)
+    .map((s) => ({ type: SECRET_RESEALED, at: command.at.toISOString(), workspace_id: command.workspaceId, kid: s.kid, secret: TO_BE_OPENED }));
 }

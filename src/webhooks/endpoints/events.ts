@@ -1,7 +1,10 @@
+import { SealedFields } from '../../../eventstore/index.js';
+
 /**
  * The events of a workspace's webhook stream (`webhook-<workspace id>`): its endpoint, each
- * verification and each signing secret. Secrets travel sealed with the stream's data key; those
- * created before were sealed with the deployment data key `initial`, until sealed again (upcast.ts).
+ * verification and each signing secret. Secrets are stored sealed with the stream's data key, by
+ * the sealing scheme every stream kind shares (webhookSealing); those created before were sealed
+ * with the deployment data key `initial`, until sealed again (upcast.ts).
  */
 
 export const ENDPOINT_REGISTERED = 'webhook.endpoint_registered';
@@ -33,10 +36,10 @@ export interface SecretCreated {
   at: string;
   workspace_id: string;
   kid: string;
-  /** The secret, sealed with the stream's data key. */
-  sealed: string;
-  /** Set on a secret created before secrets went under the stream's key (upcast.ts). */
-  sealed_by?: 'initial';
+  /** The secret (`whsec_…`); null in an older event, whose secret is sealed_by_initial. */
+  secret: string | null;
+  /** An older event's secret, sealed with data key `initial` (upcast.ts): opened only when it signs, so `initial` can go once `rekey` has sealed it again. */
+  sealed_by_initial?: string;
   /** A rotation: the secret that was newest until now keeps signing until retire_at. */
   retires: { kid: string; retire_at: string } | null;
 }
@@ -47,9 +50,15 @@ export interface SecretResealed {
   at: string;
   workspace_id: string;
   kid: string;
-  sealed: string;
+  secret: string;
 }
 
 export type WebhookEvent = EndpointRegistered | EndpointVerified | SecretCreated | SecretResealed;
+
+/** The secrets are sealed; an event read without opening them (a projection's) has them null. */
+export const webhookSealing = new SealedFields({
+  [SECRET_CREATED]: ['secret'],
+  [SECRET_RESEALED]: ['secret'],
+} satisfies Partial<Record<WebhookEvent['type'], readonly string[]>>);
 
 export const webhookStreamId = (workspaceId: string): string => `webhook-${workspaceId}`;

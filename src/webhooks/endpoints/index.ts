@@ -4,11 +4,11 @@
  * (projection.ts); the challenge that verifies it; the signature every request to it carries.
  */
 export { isVerified, recordVerification, register, reseal, rotate, webhookDecider, type Endpoint, type WebhookState } from './endpoint.js';
-export { SECRET_CREATED, webhookStreamId } from './events.js';
+export { SECRET_CREATED, webhookStreamId, type SecretCreated, type SecretResealed, type WebhookEvent } from './events.js';
 export { webhookEndpointsProjection } from './projection.js';
 export { countSecretsSealedByInitial, currentEndpoint, secretsSealedByInitial, storedSecrets } from './reads.js';
-export { newSigningSecret, openSecrets, sealSecret, secretsInForce, type SigningSecret } from './secrets.js';
+export { newSigningSecret, openSecrets, secretsInForce, secretValues, type SigningSecret } from './secrets.js';
 export { signatureHeaders } from './signing.js';
 export { loadWebhook } from './streams.js';
 export { MAX_VERIFICATION_ANSWER_BYTES, sendChallenge, type VerificationFailure } from './verification.js';
-export { endpointBody, endpointOfJson, endpointOfRow, type EndpointBody } from './views.js';
+export { endpointBody, endpointOfJson, type EndpointBody } from './views.js';

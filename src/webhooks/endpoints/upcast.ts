@@ -1,16 +1,18 @@
 import type { StreamKind, Upcaster } from '../../../eventstore/index.js';
-import { SECRET_CREATED } from './events.js';
+import { SECRET_CREATED, webhookSealing } from './events.js';
 
 /**
  * The webhook streams' older shape: a signing secret created before secrets went under the
  * stream's data key was sealed with the deployment data key `initial`, in `sealed_secret`. Read,
- * it is `sealed` with `sealed_by: 'initial'` (until `rekey` seals it again with the stream's key).
+ * it is `sealed_by_initial` with no secret in the clear: it stays sealed (and `initial` is needed)
+ * only until it signs, never to fold the stream, so once `rekey` has sealed it again with the
+ * stream's key the log still folds without `initial`.
  */
-export const upcastWebhookEvent: Upcaster = (stored) => {
+const upcastWebhookEvent: Upcaster = (stored) => {
   if (stored.type !== SECRET_CREATED || !('sealed_secret' in stored.data)) return stored;
   const { sealed_secret: sealed, ...data } = stored.data;
-  return { ...stored, data: { ...data, sealed, sealed_by: 'initial' } };
+  return { ...stored, data: { ...data, secret: null, sealed_by_initial: sealed } };
 };
 
-/** How webhook streams are stored and read: their secrets are sealed by the caller, so the kind seals no field itself. */
-export const webhookStreams: StreamKind = { upcast: upcastWebhookEvent };
+/** How webhook streams are stored and read: their secrets sealed by the scheme every stream kind shares. */
+export const webhookStreams: StreamKind = { sealed: webhookSealing, upcast: upcastWebhookEvent };

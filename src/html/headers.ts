@@ -7,7 +7,7 @@ export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The page asks for no device or browser feature, and lets nothing it might embed ask either. */
-export const PERMISSIONS_POLICY =
+const PERMISSIONS_POLICY =
   'accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()';
 
 export const HUMAN_PAGE_HEADERS: Readonly<Record<string, string>> = {

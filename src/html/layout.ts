@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../http/errors.js';
+import type { ErrorCode } from '../http/errors.js';
 import { html, type SafeHtml } from './html.js';
 
 /** The page's only stylesheet, served by the human routes from this origin (the CSP allows 'self'). */

@@ -1,0 +1,268 @@
+import { HEADERS } from '../http/contract.js';
+import { ACTION_INTENTS } from './interaction.js';
+import { LIMITS, PATTERN_WORDS, PATTERNS } from './limits.js';
+
+/**
+ * What a request to the Sessions routes must be: fastify's Ajv checks every request against these
+ * schemas (with the options of http/ajv.ts); the contract document shows them. What JSON Schema cannot say lives
+ * in rules.ts. Formats `text` and `nonblank-text` are text the store can hold (no U+0000, no
+ * unpaired surrogate), the second with a character that is not white space.
+ *
+ * An interaction is checked in steps, each a member of an allOf, so that the first step that
+ * finds a fault decides the code: its mode; its own shape (title, description, the source with
+ * its display data or its components' `type`, the actions, response_policy), 400 INVALID_SCHEMA;
+ * the component types, 400 UNKNOWN_COMPONENT (an unknown type is named as such even beside a
+ * malformed known component); each component's own shape, 400 INVALID_SCHEMA. Within a step the
+ * first fault found is reported: required properties, then unknown ones, then each property in
+ * the order declared here.
+ */
+
+const text = (min: number, max?: number, format: 'text' | 'nonblank-text' = 'text') =>
+  ({ type: 'string', ...(min > 0 ? { minLength: min } : {}), ...(max === undefined ? {} : { maxLength: max }), format }) as const;
+
+const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+const bound = { type: 'number' } as const;
+const storableNames = { propertyNames: { format: 'text' } } as const;
+
+const scalar = { type: ['string', 'number', 'boolean', 'null'], format: 'text' } as const;
+
+/** An object of 1 or more scalars, shown as a record. */
+const scalarRecord = (max?: number) =>
+  ({ type: 'object', minProperties: 1, ...(max === undefined ? {} : { maxProperties: max }), ...storableNames, additionalProperties: scalar }) as const;
+
+const displayValue = {
+  if: { type: 'array' },
+  then: { type: 'array', minItems: 1, maxItems: LIMITS.tableRows, items: scalarRecord() },
+  else: { if: { type: 'object' }, then: scalarRecord(), else: scalar },
+} as const;
+
+const displaySource = {
+  allOf: [
+    { type: 'object', required: ['kind'], properties: { kind: { const: 'data' } } },
+    {
+      type: 'object',
+      required: ['data'],
+      additionalProperties: false,
+      properties: {
+        kind: {},
+        data: {
+          type: 'object',
+          description: 'Scalars, records (objects of scalars) and tables (1 to 100 records with one key set).',
+          minProperties: 1,
+          ...storableNames,
+          additionalProperties: displayValue,
+        },
+      },
+    },
+  ],
+} as const;
+
+const surfaceSource = {
+  allOf: [
+    { type: 'object', required: ['kind'], properties: { kind: { const: 'svc_surface' } } },
+    {
+      type: 'object',
+      required: ['components'],
+      additionalProperties: false,
+      properties: {
+        kind: {},
+        components: {
+          type: 'array',
+          minItems: 1,
+          maxItems: LIMITS.components,
+          items: { type: 'object', required: ['type'], properties: { type: { type: 'string', minLength: 1, maxLength: LIMITS.componentType } } },
+        },
+      },
+    },
+  ],
+} as const;
+
+const action = {
+  type: 'object',
+  required: ['id', 'label'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', pattern: PATTERNS.actionId, description: PATTERN_WORDS.actionId },
+    label: text(1, LIMITS.label, 'nonblank-text'),
+    intent: { enum: [...ACTION_INTENTS] },
+  },
+} as const;
+
+const header = { title: text(1, LIMITS.title, 'nonblank-text'), description: text(0, LIMITS.description) } as const;
+
+const displayInteractionSchema = {
+  $id: 'DisplayInteraction',
+  type: 'object',
+  required: ['mode', 'title', 'source'],
+  additionalProperties: false,
+  properties: { mode: { const: 'display' }, ...header, source: displaySource },
+} as const;
+
+const interactiveInteractionSchema = {
+  $id: 'InteractiveInteraction',
+  type: 'object',
+  required: ['mode', 'title', 'source', 'actions'],
+  additionalProperties: false,
+  properties: {
+    mode: { const: 'interactive' },
+    ...header,
+    source: surfaceSource,
+    actions: { type: 'array', minItems: 1, maxItems: LIMITS.actions, items: action, description: 'Action IDs are unique.' },
+    response_policy: { const: 'first', description: 'The default and only policy: one accepted response per revision.' },
+  },
+} as const;
+
+const fieldSchemaOf = (type: string, keywords: object, required: string[] = []) =>
+  ({
+    type: 'object',
+    required: ['type', ...required],
+    additionalProperties: false,
+    properties: { type: { const: type }, title: text(0), description: text(0), ...keywords },
+  }) as const;
+
+const stringEnum = { type: 'array', minItems: 1, items: text(0), description: 'Distinct values.' } as const;
+const range = { minimum: bound, maximum: bound, exclusiveMinimum: bound, exclusiveMaximum: bound } as const;
+
+/** The JSON Schema subset a field may use; rules.ts refuses bounds no value can satisfy. */
+const fieldSchemaSchema = {
+  $id: 'FieldSchema',
+  allOf: [
+    { type: 'object', required: ['type'], properties: { type: { enum: ['string', 'number', 'integer', 'boolean', 'array'] } } },
+    {
+      type: 'object',
+      discriminator: { propertyName: 'type' },
+      oneOf: [
+        fieldSchemaOf('string', { minLength: count, maxLength: count, enum: stringEnum }),
+        fieldSchemaOf('number', range),
+        fieldSchemaOf('integer', range),
+        fieldSchemaOf('boolean', {}),
+        fieldSchemaOf(
+          'array',
+          {
+            items: fieldSchemaOf('string', { enum: stringEnum }, ['enum']),
+            minItems: count,
+            maxItems: count,
+            uniqueItems: { const: true, description: 'Array fields never repeat an option.' },
+          },
+          ['items'],
+        ),
+      ],
+    },
+  ],
+} as const;
+
+const component = (type: string, required: string[], properties: object) =>
+  ({ type: 'object', required: ['type', ...required], additionalProperties: false, properties: { type: { const: type }, ...properties } }) as const;
+
+const componentSchema = {
+  $id: 'Component',
+  type: 'object',
+  discriminator: { propertyName: 'type' },
+  oneOf: [
+    component('heading', ['text'], { text: text(1, LIMITS.label, 'nonblank-text') }),
+    component('text', ['text'], { text: text(1, LIMITS.text) }),
+    component('record', ['fields'], { fields: scalarRecord(LIMITS.recordFields), label: text(1, LIMITS.label, 'nonblank-text') }),
+    component('field', ['name', 'label', 'schema'], {
+      name: { type: 'string', pattern: PATTERNS.fieldName, description: PATTERN_WORDS.fieldName },
+      label: text(1, LIMITS.label),
+      schema: { $ref: 'FieldSchema#' },
+      description: text(0, LIMITS.fieldDescription),
+      required: { type: 'boolean' },
+      multiline: { type: 'boolean', description: 'Only on a string field without enum.' },
+      option_labels: {
+        type: 'object',
+        description: "Labels of the schema's enum values.",
+        maxProperties: LIMITS.optionLabels,
+        ...storableNames,
+        additionalProperties: text(1, LIMITS.label),
+      },
+      value: {
+        type: ['string', 'number', 'boolean', 'array'],
+        format: 'text',
+        items: text(0),
+        description: 'A proposed answer, valid against the field schema.',
+      },
+    }),
+  ],
+} as const;
+
+/** The steps after an interaction's own shape: its component types, then each component. */
+const componentSteps = [
+  {
+    type: 'object',
+    properties: {
+      source: {
+        type: 'object',
+        properties: {
+          components: {
+            type: 'array',
+            items: { type: 'object', properties: { type: { enum: componentSchema.oneOf.map((c) => c.properties.type.const) } } },
+          },
+        },
+      },
+    },
+  },
+  {
+    type: 'object',
+    properties: { source: { type: 'object', properties: { components: { type: 'array', items: { $ref: 'Component#' } } } } },
+  },
+] as const;
+
+/** POST /v1/sessions: display or interactive. */
+const interactionSchema = {
+  $id: 'Interaction',
+  description: 'display (source.kind data) or interactive (source.kind svc_surface, with actions).',
+  allOf: [
+    { type: 'object', required: ['mode'], properties: { mode: { enum: ['display', 'interactive'] } } },
+    { if: { type: 'object', properties: { mode: { const: 'display' } } }, then: { $ref: 'DisplayInteraction#' }, else: { $ref: 'InteractiveInteraction#' } },
+    ...componentSteps,
+  ],
+} as const;
+
+/** PATCH /v1/sessions/{id} (and trial creation): interactive only. */
+const publishedInteractionSchema = {
+  $id: 'PublishedInteraction',
+  allOf: [
+    { type: 'object', required: ['mode'], properties: { mode: { const: 'interactive' } } },
+    { $ref: 'InteractiveInteraction#' },
+    ...componentSteps,
+  ],
+} as const;
+
+const requestOf = (ref: string) =>
+  ({ type: 'object', required: ['interaction'], additionalProperties: false, properties: { interaction: { $ref: `${ref}#` } } }) as const;
+
+export const createRequestSchema = requestOf('Interaction');
+export const publishRequestSchema = requestOf('PublishedInteraction');
+
+/** Every shared request schema, in the order they refer to each other. */
+export const REQUEST_SCHEMAS = [fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
+
+/** A Session's id, as a path holds it and every answer names it. */
+export const SESSION_ID = { type: 'string', pattern: PATTERNS.sessionId } as const;
+
+/** The path of a Session route; GET /v1/sessions/{id} refuses a malformed id (400), the others answer 404. */
+const anySessionId = { type: 'string', description: 'The Session ID (ses_…).' } as const;
+
+export const sessionIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: anySessionId },
+} as const;
+
+export const wellFormedSessionIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { ...SESSION_ID, description: PATTERN_WORDS.sessionId } },
+} as const;
+
+export const revisionParams = {
+  type: 'object',
+  required: ['id', 'revision'],
+  properties: { id: anySessionId, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
+} as const;
+
+export const idempotencyHeaders = {
+  type: 'object',
+  properties: { 'idempotency-key': { ...HEADERS['Idempotency-Key'].schema, description: '1 to 255 visible ASCII characters' } },
+} as const;

@@ -1,0 +1,20 @@
+import { sessionIdParams } from '../sessions/index.js';
+import { MAX_URL_LENGTH } from './url.js';
+
+/** What a request to the webhook routes must be: fastify's Ajv checks each against these schemas. */
+
+export const registerRequestSchema = {
+  type: 'object',
+  required: ['url'],
+  additionalProperties: false,
+  properties: { url: { type: 'string', description: `Absolute https URL on port 443, at most ${MAX_URL_LENGTH} characters, no user info, no fragment` } },
+} as const;
+
+/** The path of a delivery route: a Session's, as the Sessions routes take it (404 for any id not the caller's). */
+export const sessionParams = sessionIdParams;
+
+export const sessionEventParams = {
+  type: 'object',
+  required: ['id', 'event_id'],
+  properties: { ...sessionIdParams.properties, event_id: { type: 'string', description: "The Event ID (evt_…) of the Session's accepted response." } },
+} as const;
