@@ -232,10 +232,10 @@ describe('the served contract', () => {
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
     expect(statuses('/v1/webhook', 'put')).toEqual(['201', '400', '401', '413', '415', '429', '500', '503']);
     expect(statuses('/v1/webhook', 'get')).toEqual(['200', '401', '500', '503']);
-    expect(statuses('/v1/webhook/verify', 'post')).toEqual(['200', '401', '409', '422', '429', '500', '503']);
-    expect(statuses('/v1/webhook/secrets/rotate', 'post')).toEqual(['201', '401', '409', '429', '500', '503']);
+    expect(statuses('/v1/webhook/verify', 'post')).toEqual(['200', '400', '401', '409', '413', '415', '422', '429', '500', '503']);
+    expect(statuses('/v1/webhook/secrets/rotate', 'post')).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
     expect(statuses('/v1/sessions/{id}/deliveries', 'get')).toEqual(['200', '401', '404', '500', '503']);
-    expect(statuses('/v1/sessions/{id}/events/{event_id}/redeliver', 'post')).toEqual(['202', '401', '403', '404', '409', '500', '503']);
+    expect(statuses('/v1/sessions/{id}/events/{event_id}/redeliver', 'post')).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '500', '503']);
     expect(paths['/v1/webhook'].put.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookRegisterResponse');
     expect(components.schemas.WebhookRegisterResponse.required).toEqual(['endpoint', 'signing_secret']);
     expect(components.schemas.DeliveriesResponse.properties.deliveries.items.properties.last_outcome).toBeDefined();
