@@ -16,6 +16,7 @@ import type {
   ReceiptClaims,
   Session,
   SessionEvents,
+  WebhookEndpoint,
   WebhookEndpointVerified,
   WebhookOverview,
   WebhookRegistration,
@@ -50,6 +51,11 @@ export interface ChangeOptions extends CallOptions {
   ifMatch?: string;
   /** Names this change so that a repeat is recognised; generated unless given, and reused by every retry. */
   idempotencyKey?: string;
+}
+
+export interface RegisterOptions extends CallOptions {
+  /** The Session events the endpoint receives: response.accepted (always listed) and, if listed, session.expired. */
+  events?: WebhookEndpoint['events'];
 }
 
 export interface WaitOptions extends CallOptions {
@@ -231,7 +237,7 @@ export class HandoffClient {
     return known ? known.etag : (await this.read(sessionId, options.signal)).etag;
   }
 
-  /** PATCH and complete: retried on an unknown outcome with the same key, body and If-Match. */
+  /** PATCH, complete and extend: retried on an unknown outcome with the same key, body and If-Match. */
   private async change(sessionId: string, path: string, method: 'PATCH' | 'POST', body: unknown, options: ChangeOptions): Promise<InteractiveSession> {
     const headers = {
       'if-match': await this.ifMatch(sessionId, options),
@@ -252,6 +258,15 @@ export class HandoffClient {
     return this.change(sessionId, route('v1', 'sessions', sessionId, 'complete'), 'POST', undefined, options);
   }
 
+  /**
+   * Moves the Session's link deadline later (never earlier; at most twice the link's first lifetime
+   * after the Session's creation); its purge moves with it. Later waits run to the new deadline.
+   */
+  extend(sessionId: string, linkExpiresAt: string | Date, options: ChangeOptions = {}): Promise<InteractiveSession> {
+    const link_expires_at = typeof linkExpiresAt === 'string' ? linkExpiresAt : linkExpiresAt.toISOString();
+    return this.change(sessionId, route('v1', 'sessions', sessionId, 'extend'), 'POST', { link_expires_at }, options);
+  }
+
   async deliveries(sessionId: string, options: CallOptions = {}): Promise<Deliveries> {
     return this.get<Deliveries>(route('v1', 'sessions', sessionId, 'deliveries'), options);
   }
@@ -266,8 +281,9 @@ export class HandoffClient {
    * first registration shows the signing secret once. Never retried: a repeat would replace the
    * endpoint again; after an unknown outcome, read getWebhook and rotate for a visible secret.
    */
-  async registerWebhook(url: string, options: CallOptions = {}): Promise<WebhookRegistration> {
-    return (await this.call<WebhookRegistration>({ method: 'PUT', path: '/v1/webhook', body: { url }, expect: [201], repeatable: false, signal: options.signal })).body;
+  async registerWebhook(url: string, options: RegisterOptions = {}): Promise<WebhookRegistration> {
+    const body = options.events === undefined ? { url } : { url, events: options.events };
+    return (await this.call<WebhookRegistration>({ method: 'PUT', path: '/v1/webhook', body, expect: [201], repeatable: false, signal: options.signal })).body;
   }
 
   async getWebhook(options: CallOptions = {}): Promise<WebhookOverview> {

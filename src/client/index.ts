@@ -13,6 +13,7 @@ export {
   type ClientOptions,
   type FeedItem,
   type FeedOptions,
+  type RegisterOptions,
   type SurfaceRevision,
   type WaitOptions,
 } from './client.js';

@@ -109,6 +109,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the deadline of a Session's link later (its purge moves with it) */
+        post: operations["extendSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -480,6 +497,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Session's link lapsed unanswered, delivered to a verified endpoint that asked for session.expired
+         * @description Sent once per lapse (PUT /v1/webhook with `events` listing session.expired), retried as response.accepted is. Verify the signature against the raw body before parsing it.
+         */
+        post: operations["receiveSessionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "svc.webhook.verification": {
         parameters: {
             query?: never;
@@ -707,7 +744,7 @@ export interface components {
             human_url: string;
             /**
              * Format: date-time
-             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             * @description When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.
              */
             link_expires_at: string;
         };
@@ -727,7 +764,7 @@ export interface components {
                 data: Record<string, unknown>;
                 actor: {
                     /** @enum {string} */
-                    assurance: "link_holder" | "owner";
+                    assurance: "link_holder" | "owner" | "service";
                 };
                 /** Format: date-time */
                 accepted_at: string;
@@ -735,7 +772,7 @@ export interface components {
             }[];
             /**
              * Format: date-time
-             * @description When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.
+             * @description When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.
              */
             link_expires_at: string;
         };
@@ -745,17 +782,22 @@ export interface components {
                 event_id: string;
                 sequence: number;
                 /** @enum {string} */
-                type: "response.accepted" | "revision.published" | "session.completed";
+                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired";
                 revision: number;
                 actor: {
                     /** @enum {string} */
-                    assurance: "link_holder" | "owner";
+                    assurance: "link_holder" | "owner" | "service";
                 };
                 action_id?: string;
                 data?: Record<string, unknown>;
                 /** Format: date-time */
                 created_at: string;
                 receipt?: string | null;
+                /**
+                 * Format: date-time
+                 * @description session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered.
+                 */
+                link_expires_at?: string;
             }[];
         };
         /** @description The workspace's Session events after the cursor, in log order; `data` is empty at the end (and after a wait that saw nothing). */
@@ -765,17 +807,22 @@ export interface components {
                 event_id: string;
                 sequence: number;
                 /** @enum {string} */
-                type: "response.accepted" | "revision.published" | "session.completed";
+                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired";
                 revision: number;
                 actor: {
                     /** @enum {string} */
-                    assurance: "link_holder" | "owner";
+                    assurance: "link_holder" | "owner" | "service";
                 };
                 action_id?: string;
                 data?: Record<string, unknown>;
                 /** Format: date-time */
                 created_at: string;
                 receipt?: string | null;
+                /**
+                 * Format: date-time
+                 * @description session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered.
+                 */
+                link_expires_at?: string;
             }[];
             /** @description Opaque: pass it as `after` to read on. The same cursor when the page is empty. */
             next_cursor: string;
@@ -800,6 +847,8 @@ export interface components {
             verified_at: string | null;
             /** Format: date-time */
             verification_expires_at: string | null;
+            /** @description The Session events the endpoint receives. */
+            events: ("response.accepted" | "session.expired")[];
         };
         WebhookRegisterResponse: {
             endpoint: components["schemas"]["WebhookEndpoint"];
@@ -845,7 +894,7 @@ export interface components {
                 delivery_id: string;
                 event_id: string;
                 /** @enum {string} */
-                kind: "accepted" | "redelivery";
+                kind: "accepted" | "expired" | "redelivery";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed";
                 endpoint_id: string;
@@ -935,6 +984,27 @@ export interface components {
             accepted_at: string;
             /** @description The decision receipt (a compact JWS, docs/receipts.md); null when the service signs none. */
             receipt: string | null;
+        };
+        /** @description A Session's link lapsed with its current revision unanswered. Sent only to an endpoint whose `events` lists session.expired. */
+        SessionExpiredDelivery: {
+            /** @constant */
+            type: "session.expired";
+            /** @description The session.expired Event; also the webhook-id header: deduplicate on it. */
+            event_id: string;
+            session_id: string;
+            sequence: number;
+            /** @description The revision left unanswered. */
+            revision: number;
+            /**
+             * Format: date-time
+             * @description The deadline that lapsed.
+             */
+            link_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the service recorded the lapse (at or soon after the deadline).
+             */
+            expired_at: string;
         };
         /** @description Sent by POST /v1/webhook/verify: the endpoint proves it is the workspace's by echoing `challenge`. */
         WebhookChallenge: {
@@ -1640,7 +1710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision, no extension and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1878,7 +1948,241 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: A display Session takes no revision, no extension and is never completed. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_REVISION_CONFLICT: If-Match does not match the Session's current ETag; read it again and retry. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_REQUIRED: If-Match with the Session's current ETag is required. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    extendSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The Session's current ETag. Without it (or with `*`) the change is refused with 428 PRECONDITION_REQUIRED; with a stale one with 412 SESSION_REVISION_CONFLICT. */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description 1 to 255 visible ASCII characters, scoped to the credential, the operation and the Session. A retry with the same key and the same request (body and If-Match) answers what the first one did (the Session as it stood right after it) without changing anything again; the same key with a different request is 409 IDEMPOTENCY_CONFLICT. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "link_expires_at": "2026-03-28T09:20:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The link's new deadline (RFC 3339): later than the current one, at most twice the lifetime the link was created with after the Session's creation. */
+                    link_expires_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Extended: the Session with its new link_expires_at and ETag (a session.extended Event was recorded). */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "active",
+                     *       "revision": 1,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve the refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-28T09:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The Idempotency-Key is malformed, or link_expires_at is not an RFC 3339 time. link_expires_at has the shape of an RFC 3339 time but names a day or hour that does not exist. link_expires_at is not later than the current deadline (reason link_expiry_not_later). link_expires_at is past 2 times the link's first lifetime after the Session's creation (reason link_expiry_beyond_limit). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACTION_NOT_ALLOWED: The link has lapsed and is never reopened (reason link_expired). A display Session takes no revision, no extension and is never completed. SESSION_COMPLETED: The Session is completed and takes no further change or answer. IDEMPOTENCY_CONFLICT: This Idempotency-Key was used with a different request. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2391,7 +2695,11 @@ export interface operations {
                      *         "status": "verified",
                      *         "created_at": "2026-03-14T09:00:00.000Z",
                      *         "verified_at": "2026-03-14T09:01:12.000Z",
-                     *         "verification_expires_at": "2026-04-13T09:01:12.000Z"
+                     *         "verification_expires_at": "2026-04-13T09:01:12.000Z",
+                     *         "events": [
+                     *           "response.accepted",
+                     *           "session.expired"
+                     *         ]
                      *       },
                      *       "signing_secrets": [
                      *         {
@@ -2455,12 +2763,23 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://agent.example.com/hooks/handoff"
+                 *       "url": "https://agent.example.com/hooks/handoff",
+                 *       "events": [
+                 *         "response.accepted",
+                 *         "session.expired"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     /** @description Absolute https URL on port 443, at most 2048 characters, no user info, no fragment */
                     url: string;
+                    /**
+                     * @description The Session events the endpoint receives: response.accepted always (it must be listed), session.expired when listed. Omitted: ["response.accepted"]. The same URL with another list keeps the endpoint and its verification, and changes what it receives.
+                     * @default [
+                     *       "response.accepted"
+                     *     ]
+                     */
+                    events?: ("response.accepted" | "session.expired")[];
                 };
             };
         };
@@ -2480,7 +2799,11 @@ export interface operations {
                      *         "status": "pending",
                      *         "created_at": "2026-03-14T09:00:00.000Z",
                      *         "verified_at": null,
-                     *         "verification_expires_at": null
+                     *         "verification_expires_at": null,
+                     *         "events": [
+                     *           "response.accepted",
+                     *           "session.expired"
+                     *         ]
                      *       },
                      *       "signing_secret": {
                      *         "kid": "wk_01JQ8YV3M6A2C4E6G8J0K2M4P6",
@@ -2589,7 +2912,11 @@ export interface operations {
                      *         "status": "verified",
                      *         "created_at": "2026-03-14T09:00:00.000Z",
                      *         "verified_at": "2026-03-14T09:01:12.000Z",
-                     *         "verification_expires_at": "2026-04-13T09:01:12.000Z"
+                     *         "verification_expires_at": "2026-04-13T09:01:12.000Z",
+                     *         "events": [
+                     *           "response.accepted",
+                     *           "session.expired"
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4092,6 +4419,55 @@ export interface operations {
                 content?: never;
             };
             /** @description Any other answer: 5xx, 408 and 425 are tried again later; redirects and other 4xx end the delivery as failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveSessionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When it was signed, in seconds since the Unix epoch; refuse one more than five minutes from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, one per signing secret in force (two during the 24 hours after a rotation): accept the request when one of them verifies with a secret of yours. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description The key ids (wk_…) of the signing secrets, in the order of the signatures. */
+                "svc-webhook-key-ids": components["parameters"]["SvcWebhookKeyIds"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "session.expired",
+                 *       "event_id": "evt_01JQ9A2B3C4D5E6F7G8H9J0K1M",
+                 *       "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                 *       "sequence": 2,
+                 *       "revision": 1,
+                 *       "link_expires_at": "2026-03-21T09:20:00.000Z",
+                 *       "expired_at": "2026-03-21T09:20:00.412Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SessionExpiredDelivery"];
+            };
+        };
+        responses: {
+            /** @description Delivered; the answer's body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description As for response.accepted: 5xx, 408, 425 and 429 are tried again later; redirects and other 4xx end the delivery as failed. */
             default: {
                 headers: {
                     [name: string]: unknown;

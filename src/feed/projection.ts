@@ -1,10 +1,10 @@
 import { compose, type Part, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
-import { RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_COMPLETED, SESSION_CREATED, SESSION_EVENT_TYPES, SESSION_PURGED } from '../sessions/index.js';
+import { SESSION_CREATED, SESSION_EVENT_TYPES, SESSION_PURGED } from '../sessions/index.js';
 import { FEED_CHANNEL } from '../waits/index.js';
 import * as sql from './sql.js';
 
 /** The events GET /v1/sessions/{id}/events lists, and so the feed: all but the creation and the purge. */
-const LISTED = new Set<string>([REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED]);
+const LISTED = new Set<string>(SESSION_EVENT_TYPES.filter((type) => type !== SESSION_CREATED && type !== SESSION_PURGED));
 
 interface FeedRow {
   workspace_id: string;

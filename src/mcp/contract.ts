@@ -27,7 +27,9 @@ export const sessionEventsSchema = {
         "enum": [
           "response.accepted",
           "revision.published",
-          "session.completed"
+          "session.completed",
+          "session.extended",
+          "session.expired"
         ]
       },
       "revision": {
@@ -45,7 +47,8 @@ export const sessionEventsSchema = {
             "type": "string",
             "enum": [
               "link_holder",
-              "owner"
+              "owner",
+              "service"
             ]
           }
         }
@@ -66,6 +69,11 @@ export const sessionEventsSchema = {
           "null"
         ],
         "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
+      },
+      "link_expires_at": {
+        "type": "string",
+        "format": "date-time",
+        "description": "session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered."
       }
     }
   }

@@ -1,6 +1,6 @@
 import { handleCommand, type DomainEvent, type UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import type { SessionPurged } from '../sessions/index.js';
+import { expireSession, type SessionPurged } from '../sessions/index.js';
 import { endSessionDeliveries } from '../webhooks/index.js';
 import { decidePurge, type PurgeCommand, type PurgeRefusal } from './decide.js';
 import type { SessionLifetime } from './lifetime.js';
@@ -61,5 +61,19 @@ export function purgeNextDue(ctx: Pick<ServiceContext, 'clock' | 'store' | 'stre
     const sessionId = rows[0]?.session_id;
     if (!sessionId) return undefined;
     return { sessionId, outcome: await purgeIn(uow, ctx, sessionId, { kind: 'deadline', now }, by) };
+  });
+}
+
+/**
+ * Claims the earliest lapsed link of the schedule (`skip`: those this pass has handled) and has the
+ * Session record its lapse in the same unit of work; undefined when none has lapsed. Whether it was
+ * recorded now: a Session answered, completed or expired since the schedule was folded refuses.
+ */
+export function expireNextLapsed(ctx: ServiceContext, skip: readonly string[]): Promise<{ sessionId: string; expired: boolean } | undefined> {
+  return ctx.store.command(async (uow) => {
+    const { rows } = await uow.query<{ session_id: string }>(sql.CLAIM_LAPSED, [ctx.clock.now(), skip]);
+    const sessionId = rows[0]?.session_id;
+    if (!sessionId) return undefined;
+    return { sessionId, expired: !('refused' in (await expireSession(uow, ctx, sessionId))) };
   });
 }

@@ -26,6 +26,16 @@ export function purgeDeadline(life: SessionLifetime): Deadline | undefined {
   return { dueAt: new Date(endedMs + life.retentionHours * HOUR), reason: life.trial ? 'trial_ended' : 'retention' };
 }
 
+/**
+ * When the Session's link lapses with its current revision unanswered, which the purger then
+ * records (session.expired); none for a display Session, an answered revision, a completed,
+ * expired or purged Session. The Session's own decision (decideExpiry) has the last word.
+ */
+export function expiryDue(life: SessionLifetime): Date | undefined {
+  if (life.mode !== 'interactive' || life.completedAt !== null || life.purged || life.expired || life.answered) return undefined;
+  return new Date(life.linkExpiresAt);
+}
+
 /** A purge because the Session's deadline came, or an operator's erasure on request (any time). */
 export interface PurgeCommand {
   kind: 'deadline' | 'erasure';

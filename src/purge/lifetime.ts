@@ -1,12 +1,17 @@
 import { foldRecorded, type Decider, type DomainEvent, type Position, type RecordedEvent } from '../../eventstore/index.js';
 import {
+  RESPONSE_ACCEPTED,
+  REVISION_PUBLISHED,
   SESSION_COMPLETED,
   SESSION_CREATED,
+  SESSION_EXPIRED,
+  SESSION_EXTENDED,
   SESSION_PURGED,
   sessionStreams,
   type PurgeReason,
   type SessionCompleted,
   type SessionCreated,
+  type SessionExtended,
   type SessionPurged,
 } from '../sessions/index.js';
 
@@ -19,8 +24,15 @@ export interface SessionLifetime {
   /** The stream version it was folded to: where the purge is appended. */
   version: number;
   workspaceId: string;
+  mode: SessionCreated['mode'];
   createdAt: string;
+  /** The link's deadline, moved by each extension. */
   linkExpiresAt: string;
+  /** The current revision, and whether it has its answer (revision numbers are in the clear). */
+  revision: number;
+  answered: boolean;
+  /** Its link lapsed with the current revision unanswered (session.expired). */
+  expired: boolean;
   retentionHours: number;
   trial: boolean;
   /** Created since automatic deletion was released (older Sessions wait for an operator). */
@@ -42,8 +54,12 @@ function evolveLifetime(before: SessionLifetime | undefined, event: InTheClear, 
       id: position.streamId,
       version: position.streamVersion,
       workspaceId: created.workspace_id,
+      mode: created.mode,
       createdAt: created.at,
       linkExpiresAt: created.link_expires_at,
+      revision: 1,
+      answered: false,
+      expired: false,
       retentionHours: created.retention_hours,
       trial: created.trial === true,
       autoPurge: created.auto_purge,
@@ -53,7 +69,16 @@ function evolveLifetime(before: SessionLifetime | undefined, event: InTheClear, 
   }
   if (!before) throw new Error(`${event.type} before ${SESSION_CREATED}`);
   const life = { ...before, version: position.streamVersion };
+  const revision = (event as { revision?: number }).revision;
   switch (event.type) {
+    case REVISION_PUBLISHED:
+      return { ...life, revision: revision!, answered: false };
+    case RESPONSE_ACCEPTED:
+      return { ...life, answered: life.answered || revision === life.revision };
+    case SESSION_EXTENDED:
+      return { ...life, linkExpiresAt: (event as unknown as SessionExtended).link_expires_at };
+    case SESSION_EXPIRED:
+      return { ...life, expired: true };
     case SESSION_COMPLETED:
       return { ...life, completedAt: (event as SessionCompleted).at };
     case SESSION_PURGED: {

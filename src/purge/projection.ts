@@ -1,11 +1,12 @@
 import { columnsOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
-import { SESSION_COMPLETED, SESSION_CREATED, SESSION_PURGED } from '../sessions/index.js';
-import { purgeDeadline } from './decide.js';
+import { RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_COMPLETED, SESSION_CREATED, SESSION_EXPIRED, SESSION_EXTENDED, SESSION_PURGED } from '../sessions/index.js';
+import { expiryDue, purgeDeadline } from './decide.js';
 import { foldLifetime } from './lifetime.js';
 import * as sql from './sql.js';
 
-const COLUMNS = ['session_id', 'workspace_id', 'created_at', 'due_at', 'reason'] as const;
-const EVENT_TYPES = [SESSION_CREATED, SESSION_COMPLETED, SESSION_PURGED];
+const COLUMNS = ['session_id', 'workspace_id', 'created_at', 'due_at', 'reason', 'expires_at'] as const;
+/** Every event that moves a deadline: the purge's (creation, completion, extension, purge) or the link's lapse (a revision, its answer, the lapse itself). */
+const EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_EXTENDED, SESSION_EXPIRED, SESSION_PURGED];
 const TYPES = new Set<string>(EVENT_TYPES);
 
 /** The Session's row of the schedule after `stream`, in COLUMNS order; undefined once it is purged. */
@@ -13,12 +14,12 @@ function rowOf(stream: readonly RecordedEvent[]): unknown[] | undefined {
   const life = foldLifetime(stream)!;
   if (life.purged) return undefined;
   const deadline = purgeDeadline(life);
-  return [life.id, life.workspaceId, life.createdAt, deadline?.dueAt ?? null, deadline?.reason ?? null];
+  return [life.id, life.workspaceId, life.createdAt, deadline?.dueAt ?? null, deadline?.reason ?? null, expiryDue(life) ?? null];
 }
 
 /**
- * The purge schedule: each Session's deadline, folded (asynchronously, from a checkpoint) from the
- * events that move it: its creation, its completion, and its purge, which removes it. A batch is
+ * The purge schedule: each Session's deadline and its link's pending lapse, folded
+ * (asynchronously, from a checkpoint) from the events that move them; its purge removes it. A batch is
  * folded stream by stream up to its last event there, so a rebuild writes what the live fold did.
  */
 export const purgeScheduleProjection: Projection = {

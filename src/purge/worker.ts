@@ -3,13 +3,14 @@ import { EVENTS_CHANNEL, EVERYTHING, WokenLoop, wakeupTargets } from '../../even
 import { catchUpAll, catchUpOnce } from '../../projections/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
-import { purgeNextDue, type Purged } from './commands.js';
+import { expireNextLapsed, purgeNextDue, type Purged } from './commands.js';
 import { purgeScheduleProjection } from './projection.js';
 import * as sql from './sql.js';
 
 /**
  * The purge projector's worker: it brings the purge schedule up to date with the log, purges every
- * Session that is due, and sleeps until the next deadline. A Session's wake-up (LISTEN/NOTIFY,
+ * Session that is due, has every Session whose link lapsed unanswered record it (session.expired),
+ * and sleeps until the next deadline. A Session's wake-up (LISTEN/NOTIFY,
  * after any commit to its stream) wakes it at once, since a new Session or a completion may bring
  * a deadline nearer; a timer is the safety net for lost wake-ups. Each purge claims its schedule
  * row and commits with it, so a worker killed anywhere leaves each Session purged or not, and the
@@ -85,16 +86,32 @@ export class PurgeWorker {
    */
   private async pass(): Promise<Purged[]> {
     const purged: Purged[] = [];
+    let expired = 0;
     for (;;) {
       await this.catchUp();
       const round = await this.purgeRound();
       purged.push(...round);
+      const lapses = await this.expiryRound();
+      expired += lapses;
       // A short round: nothing more is due, or what is left is another purger's (or not yet
       // forgotten by the schedule, which another process is folding): its commit wakes this one.
-      if (round.length < ROUND) break;
+      if (round.length < ROUND && lapses < ROUND) break;
     }
-    if (purged.length > 0) await this.catchUp();
+    if (purged.length > 0 || expired > 0) await this.catchUp();
     return purged;
+  }
+
+  /** Lapsed links recorded, earliest first, each in its own unit of work: how many were recorded. */
+  private async expiryRound(): Promise<number> {
+    const handled: string[] = [];
+    let expired = 0;
+    while (handled.length < ROUND) {
+      const next = await expireNextLapsed(this.ctx, handled);
+      if (!next) break;
+      handled.push(next.sessionId);
+      if (next.expired) expired++;
+    }
+    return expired;
   }
 
   private async purgeRound(): Promise<Purged[]> {

@@ -42,7 +42,8 @@ export const signAcceptedAnswer: AnswerReaction = {
       data: event.data,
       linkHash: session.linkHash,
       acceptedAt: now,
-      latestPurgeAt: new Date(new Date(session.linkExpiresAt).getTime() + session.retentionHours * HOUR),
+      // The latest purge any extension can bring: the link's latest possible deadline plus the retention.
+      latestPurgeAt: new Date(new Date(session.linkLatestAt).getTime() + session.retentionHours * HOUR),
       returnChannel: acceptance.returnChannel,
     });
     const receipt = signReceipt(ctx.receiptKeys, claims);

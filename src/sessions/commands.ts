@@ -5,6 +5,7 @@ import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import {
   decideComplete,
   decideCreate,
+  decideExtend,
   decidePublish,
   findReplay,
   type CreateSession,
@@ -40,7 +41,7 @@ export interface OwnerChange {
 
 export interface IdempotencyKey {
   key: string;
-  operation: 'publish' | 'complete';
+  operation: 'publish' | 'complete' | 'extend';
   /** The canonical request: the body (if any) and If-Match. */
   request: unknown;
 }
@@ -149,3 +150,15 @@ export function publishRevision(
 export function completeSession(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>, principal: OwnerPrincipal, sessionId: string, change: OwnerChange): Promise<OwnerOutcome> {
   return runOwnerCommand(ctx, principal, sessionId, change, decideComplete);
 }
+
+/** The link's deadline moved later (decideExtend); the purge schedule follows from the event. */
+export function extendSession(
+  ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamKeys'>,
+  principal: OwnerPrincipal,
+  sessionId: string,
+  change: OwnerChange,
+  linkExpiresAt: Date,
+): Promise<OwnerOutcome> {
+  return runOwnerCommand(ctx, principal, sessionId, change, (state, owner) => decideExtend(state, { ...owner, linkExpiresAt }));
+}
+

@@ -5,8 +5,11 @@ import {
   REVISION_PUBLISHED,
   SESSION_COMPLETED,
   SESSION_CREATED,
+  SESSION_EXPIRED,
+  SESSION_EXTENDED,
   type IdempotencyMark,
   type ResponseAccepted,
+  type SessionExpired,
   type SessionEvent,
 } from './events.js';
 import { checkResponse, responseSchemaOf } from './responseSchema.js';
@@ -38,7 +41,13 @@ export type OwnerRefusal =
   /** If-Match names another ETag than the current one. */
   | { refused: 'if_match_stale'; etag: string }
   /** The Idempotency-Key was used with another request. */
-  | { refused: 'idempotency_conflict' };
+  | { refused: 'idempotency_conflict' }
+  /** An extension of a link that has lapsed: the person's link stays closed. */
+  | { refused: 'link_lapsed' }
+  /** An extension to a deadline no later than the current one. */
+  | { refused: 'link_expiry_not_later'; current: string }
+  /** An extension past the latest deadline the Session's link may have (latestLinkExpiry). */
+  | { refused: 'link_expiry_beyond_limit'; latest: string };
 
 /** Why a person's answer is refused. */
 export type AnswerRefusal =
@@ -126,6 +135,38 @@ export function decideComplete(state: SessionState, command: OwnerCommand): Deci
   const refusal = refuseChange(state, command.ifMatch);
   if (refusal) return refusal;
   return { events: [{ type: SESSION_COMPLETED, at: command.now.toISOString(), revision: currentRevision(state) }] };
+}
+
+/**
+ * A link's deadline moved later, up to the bound fixed at creation. A lapsed link is never
+ * reopened: its lapse was final for the person, and session.expired is recorded once.
+ */
+export function decideExtend(state: SessionState, command: OwnerCommand & { linkExpiresAt: Date }): Decision<SessionEvent, OwnerRefusal> {
+  const refusal = refuseChange(state, command.ifMatch);
+  if (refusal) return refusal;
+  if (state.expiredAt !== null || !linkLive(state.linkExpiresAt, command.now)) return { refused: 'link_lapsed' };
+  if (command.linkExpiresAt <= new Date(state.linkExpiresAt)) return { refused: 'link_expiry_not_later', current: state.linkExpiresAt };
+  if (command.linkExpiresAt > new Date(state.linkLatestAt)) return { refused: 'link_expiry_beyond_limit', latest: state.linkLatestAt };
+  return {
+    events: [{ type: SESSION_EXTENDED, at: command.now.toISOString(), revision: currentRevision(state), link_expires_at: command.linkExpiresAt.toISOString() }],
+  };
+}
+
+/** Why no session.expired is recorded now: the link is still open, or there is nothing left to lapse. */
+export type ExpiryRefusal = { refused: 'link_open' } | { refused: 'nothing_to_expire' };
+
+/**
+ * The lapse of a link with the current revision unanswered, recorded once: never for a display
+ * Session, an answered revision, a completed Session or one already expired (a purged one folds to
+ * no Session, and the caller refuses it before asking).
+ */
+export function decideExpiry(state: SessionState, now: Date): Decision<SessionExpired, ExpiryRefusal> {
+  const revision = currentRevision(state);
+  if (state.mode === 'display' || state.status === 'completed' || state.expiredAt !== null || revisionAnswered(state, revision)) {
+    return { refused: 'nothing_to_expire' };
+  }
+  if (linkLive(state.linkExpiresAt, now)) return { refused: 'link_open' };
+  return { events: [{ type: SESSION_EXPIRED, at: now.toISOString(), revision, link_expires_at: state.linkExpiresAt }] };
 }
 
 /** A person's answer as the human page parsed it: typed values, not yet checked against the revision. */

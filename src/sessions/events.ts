@@ -11,10 +11,14 @@ export const SESSION_CREATED = 'session.created';
 export const REVISION_PUBLISHED = 'revision.published';
 export const RESPONSE_ACCEPTED = 'response.accepted';
 export const SESSION_COMPLETED = 'session.completed';
+/** The owner moved the link's deadline later; the purge deadline moves with it. */
+export const SESSION_EXTENDED = 'session.extended';
+/** The link lapsed with the current revision unanswered: recorded once, by the purger's pass (src/purge). */
+export const SESSION_EXPIRED = 'session.expired';
 /** The Session's last event: its content is erased (docs/architecture.md, "Purge"). */
 export const SESSION_PURGED = 'session.purged';
 
-export const SESSION_EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_PURGED] as const;
+export const SESSION_EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_EXTENDED, SESSION_EXPIRED, SESSION_PURGED] as const;
 
 export interface SessionCreated {
   type: typeof SESSION_CREATED;
@@ -65,6 +69,24 @@ export interface SessionCompleted {
   revision: number;
 }
 
+export interface SessionExtended {
+  type: typeof SESSION_EXTENDED;
+  at: string;
+  /** The current revision when the deadline moved. */
+  revision: number;
+  /** The link's new deadline, later than the one before. */
+  link_expires_at: string;
+}
+
+export interface SessionExpired {
+  type: typeof SESSION_EXPIRED;
+  at: string;
+  /** The revision left unanswered. */
+  revision: number;
+  /** The deadline that lapsed. */
+  link_expires_at: string;
+}
+
 /** Why a Session was purged: its retention ended, its trial's result window ended, or on request. */
 export type PurgeReason = 'retention' | 'trial_ended' | 'erasure';
 
@@ -76,7 +98,7 @@ export interface SessionPurged {
 }
 
 /** The events of a live Session, the ones its state is folded from. */
-export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted;
+export type SessionEvent = SessionCreated | RevisionPublished | ResponseAccepted | SessionCompleted | SessionExtended | SessionExpired;
 
 /**
  * Which fields of each event are sealed; everything else is stored in the clear. A digest of
@@ -89,6 +111,8 @@ export const sessionSealing = new SealedFields(
     [REVISION_PUBLISHED]: ['interaction'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
+    [SESSION_EXTENDED]: [],
+    [SESSION_EXPIRED]: [],
     [SESSION_PURGED]: [],
   } satisfies Record<SessionEvent['type'] | typeof SESSION_PURGED, readonly string[]>,
   // The idempotency mark's request digest is of the body: content, sealed with the rest.

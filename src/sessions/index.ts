@@ -11,9 +11,10 @@ import { sessionRoutes } from './routes.js';
  * declare (AnswerReaction).
  */
 export { acceptAnswer, type AnswerReaction, type ReactionRefusal } from './acceptance.js';
-export { acceptedResponse, findSessionByLink, loadSession, readSession } from './store.js';
+export { deliverableEvent, findSessionByLink, loadSession, readSession, type LapsedLink } from './store.js';
 export { linkLive, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
+export { expireSession, type ExpiryReaction } from './expiry.js';
 export {
   currentInteraction,
   currentRevision,
@@ -30,10 +31,13 @@ export {
   SESSION_COMPLETED,
   SESSION_CREATED,
   SESSION_EVENT_TYPES,
+  SESSION_EXPIRED,
+  SESSION_EXTENDED,
   SESSION_PURGED,
   type PurgeReason,
   type SessionCompleted,
   type SessionCreated,
+  type SessionExtended,
   type SessionPurged,
 } from './events.js';
 /** How Session streams are stored and read, for another capability's fold of them (purge's). */

@@ -10,3 +10,9 @@ export const PATTERN_WORDS: Record<keyof typeof PATTERNS, string> = {
   revision: 'a positive integer of up to 9 digits',
   sessionId: 'a Session ID (ses_ followed by 26 characters)',
 };
+
+/**
+ * An extension may move a link's deadline up to its creation plus this many times the lifetime it
+ * was created with: 60 days for an owner key's Session (720 h links), 14 days for a developer key's.
+ */
+export const LINK_EXTENSION_FACTOR = 2;

@@ -1,7 +1,7 @@
 import type { ApiError } from '../http/errors.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
 import type { AnswerRefusal, OwnerRefusal } from './decide.js';
-import { LIMITS } from './limits.js';
+import { LIMITS, LINK_EXTENSION_FACTOR } from './limits.js';
 
 /** What the Sessions routes refuse before a decision is asked: the request's own shape. */
 export type SessionRequestRefusal =
@@ -10,6 +10,8 @@ export type SessionRequestRefusal =
   /** A create carries the human link, stored only as a hash: it cannot be replayed. */
   | { refused: 'create_not_replayable'; route: string }
   | { refused: 'complete_takes_no_body' }
+  /** An extension's deadline has the shape of a time but names none. */
+  | { refused: 'link_expiry_invalid'; value: string }
   | { refused: 'revision_not_found'; revision: string }
   /** An interaction breaks a rule its schema cannot state (rules.ts); `problem` opens with the path. */
   | { refused: 'interaction_invalid'; problem: string }
@@ -22,10 +24,31 @@ export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusa
 export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
   session_not_found: { status: 404, code: 'SESSION_NOT_FOUND', message: 'No such Session in this workspace.' },
   session_read_only: { status: 403, code: 'ACTION_NOT_ALLOWED', message: "This Session is a claimed trial's: its account's keys may read it, never change it." },
-  display_session: { status: 409, code: 'ACTION_NOT_ALLOWED', message: 'A display Session takes no revision and is never completed.' },
+  display_session: { status: 409, code: 'ACTION_NOT_ALLOWED', message: 'A display Session takes no revision, no extension and is never completed.' },
   session_completed: { status: 409, code: 'SESSION_COMPLETED', message: 'The Session is completed and takes no further change or answer.' },
   if_match_stale: { status: 412, code: 'SESSION_REVISION_CONFLICT', message: "If-Match does not match the Session's current ETag; read it again and retry." },
   idempotency_conflict: { status: 409, code: 'IDEMPOTENCY_CONFLICT', message: 'This Idempotency-Key was used with a different request.' },
+  link_lapsed: {
+    status: 409,
+    code: 'ACTION_NOT_ALLOWED',
+    reason: 'link_expired',
+    message: "The Session's link has lapsed; it is never reopened (create a new Session to ask again).",
+    meaning: 'The link has lapsed and is never reopened (reason link_expired).',
+  },
+  link_expiry_not_later: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    reason: 'link_expiry_not_later',
+    message: ({ current }) => `link_expires_at must be later than the link's current deadline, ${current}: an extension never moves it earlier.`,
+    meaning: 'link_expires_at is not later than the current deadline (reason link_expiry_not_later).',
+  },
+  link_expiry_beyond_limit: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    reason: 'link_expiry_beyond_limit',
+    message: ({ latest }) => `link_expires_at may be at most ${latest}: ${LINK_EXTENSION_FACTOR} times the lifetime the link was created with, counted from the Session's creation.`,
+    meaning: `link_expires_at is past ${LINK_EXTENSION_FACTOR} times the link's first lifetime after the Session's creation (reason link_expiry_beyond_limit).`,
+  },
   link_not_found: { status: 404, code: 'NOT_FOUND', message: 'This link is not valid.' },
   display_session_answer: { status: 405, code: 'ACTION_NOT_ALLOWED', message: 'This page shows information only and takes no answer.' },
   answer_conflict: { status: 409, code: 'IDEMPOTENCY_CONFLICT', message: 'This answer was already sent with different values.' },
@@ -41,6 +64,12 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
     meaning: 'An Idempotency-Key is refused: the human link cannot be replayed.',
   },
   complete_takes_no_body: { status: 400, code: 'INVALID_SCHEMA', message: 'POST /v1/sessions/{id}/complete takes no body.' },
+  link_expiry_invalid: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: ({ value }) => `link_expires_at ${JSON.stringify(value)} is not a time that exists.`,
+    meaning: 'link_expires_at has the shape of an RFC 3339 time but names a day or hour that does not exist.',
+  },
   revision_not_found: { status: 404, code: 'NOT_FOUND', message: ({ revision }) => `The Session has no revision ${revision}.`, meaning: 'The Session has no such revision.' },
   interaction_invalid: {
     status: 400,

@@ -235,6 +235,26 @@ const requestOf = (ref: string) =>
 export const createRequestSchema = requestOf('Interaction');
 export const publishRequestSchema = requestOf('PublishedInteraction');
 
+/**
+ * RFC 3339 with a time zone, as a pattern: the request schemas know no date format. The route
+ * parses it and refuses a date that does not exist.
+ */
+const RFC_3339 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$';
+
+/** POST /v1/sessions/{id}/extend. */
+export const extendRequestSchema = {
+  type: 'object',
+  required: ['link_expires_at'],
+  additionalProperties: false,
+  properties: {
+    link_expires_at: {
+      type: 'string',
+      pattern: RFC_3339,
+      description: "The link's new deadline (RFC 3339): later than the current one, at most twice the lifetime the link was created with after the Session's creation.",
+    },
+  },
+} as const;
+
 /** Every shared request schema, in the order they refer to each other. */
 export const REQUEST_SCHEMAS = [fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
 

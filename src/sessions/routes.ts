@@ -6,6 +6,7 @@ import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
 import {
   completeSession,
   createSession,
+  extendSession,
   ownedViewRow,
   publishRevision,
   type IdempotencyKey,
@@ -13,9 +14,10 @@ import {
   type OwnerOutcome,
 } from './commands.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
-import { checkInteraction } from './rules.js';
+import { checkInteraction, deadlineOf } from './rules.js';
 import {
   createRequestSchema,
+  extendRequestSchema,
   idempotencyHeaders,
   publishRequestSchema,
   REQUEST_SCHEMAS,
@@ -196,6 +198,28 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       change(request, reply, 'complete', (principal, owner) => {
         if (request.body !== undefined && request.body !== null) throw refused({ refused: 'complete_takes_no_body' });
         return completeSession(ctx, principal, request.params.id, owner);
+      }),
+  );
+
+  app.post(
+    '/v1/sessions/:id/extend',
+    {
+      preValidation: ifMatchRequired,
+      schema: {
+        ...sessionOperations.extendSession,
+        tags: ['sessions'],
+        security: [{ bearer: [] }],
+        params: sessionIdParams,
+        headers: idempotencyHeaders,
+        body: extendRequestSchema,
+        response: { 200: { $ref: 'SessionResponse#' } },
+      },
+    },
+    (request: FastifyRequest<{ Params: { id: string }; Body: { link_expires_at: string } }>, reply) =>
+      change(request, reply, 'extend', (principal, owner) => {
+        const deadline = deadlineOf(request.body.link_expires_at);
+        if ('refused' in deadline) throw refused(deadline);
+        return extendSession(ctx, principal, request.params.id, owner, deadline);
       }),
   );
 

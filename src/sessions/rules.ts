@@ -191,3 +191,16 @@ function rangeProblem(schema: Extract<FieldSchema, { type: 'number' | 'integer' 
   }
   return undefined;
 }
+
+/**
+ * An extension's deadline as a time, or a refusal: the schema's pattern holds its RFC 3339 shape,
+ * and this finds a day or an hour the calendar does not have (2026-02-31, 25:00), which Date
+ * would otherwise roll over into another one.
+ */
+export function deadlineOf(text: string): Date | Extract<SessionRequestRefusal, { refused: 'link_expiry_invalid' }> {
+  const [year, month, day, hour, minute, second] = text.split(/[-Tt:]/).map((part) => Number.parseInt(part, 10)) as [number, number, number, number, number, number];
+  const time = new Date(text);
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  const exists = calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  return exists && !Number.isNaN(time.getTime()) ? time : { refused: 'link_expiry_invalid', value: text };
+}

@@ -15,14 +15,15 @@ const actor = {
   type: 'object',
   required: ['assurance'],
   additionalProperties: false,
-  properties: { assurance: { type: 'string', enum: ['link_holder', 'owner'] } },
+  // `service`: what the service records itself (a link's lapse, session.expired).
+  properties: { assurance: { type: 'string', enum: ['link_holder', 'owner', 'service'] } },
 } as const;
 const receipt = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' } as const;
 
 const linkExpiresAt = {
   type: 'string',
   format: 'date-time',
-  description: "When the person's link stops taking answers (it opens nothing after it); fixed when the Session is created.",
+  description: "When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.",
 } as const;
 
 export const createSessionResponseSchema = {
@@ -73,13 +74,18 @@ export const sessionEventSchema = {
   properties: {
     event_id: { type: 'string' },
     sequence: { type: 'integer', minimum: 1 },
-    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed'] },
+    type: { type: 'string', enum: ['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired'] },
     revision: { type: 'integer', minimum: 1 },
     actor,
     action_id: { type: 'string' },
     data: { type: 'object' },
     created_at: { type: 'string', format: 'date-time' },
     receipt,
+    link_expires_at: {
+      type: 'string',
+      format: 'date-time',
+      description: "session.extended: the link's new deadline; session.expired: the deadline that lapsed with the current revision unanswered.",
+    },
   },
 } as const;
 
@@ -237,6 +243,29 @@ export const sessionOperations = {
     refuses: [
       malformedPath('The Idempotency-Key is malformed.'),
       SESSION_REFUSALS.complete_takes_no_body,
+      EDGE_REFUSALS.body_too_large,
+      EDGE_REFUSALS.content_type_refused,
+      ...changeRefusals,
+    ],
+    reads: ['If-Match', 'Idempotency-Key'],
+  }),
+  extendSession: operation({
+    operationId: 'extendSession',
+    summary: "Move the deadline of a Session's link later (its purge moves with it)",
+    request: { link_expires_at: '2026-03-28T09:20:00.000Z' },
+    answers: {
+      200: {
+        description: 'Extended: the Session with its new link_expires_at and ETag (a session.extended Event was recorded).',
+        example: exampleSession(1, 'active', '2026-03-28T09:20:00.000Z'),
+        headers: ['ETag'],
+      },
+    },
+    refuses: [
+      malformedPath('The Idempotency-Key is malformed, or link_expires_at is not an RFC 3339 time.'),
+      SESSION_REFUSALS.link_expiry_invalid,
+      SESSION_REFUSALS.link_expiry_not_later,
+      SESSION_REFUSALS.link_expiry_beyond_limit,
+      SESSION_REFUSALS.link_lapsed,
       EDGE_REFUSALS.body_too_large,
       EDGE_REFUSALS.content_type_refused,
       ...changeRefusals,

@@ -17,7 +17,7 @@ SELECT * FROM json_to_recordset($1::json) AS v(
   link_hash text, link_expires_at timestamptz, created_at timestamptz, updated_at timestamptz)
 ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
-  etag = EXCLUDED.etag, body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`;
+  etag = EXCLUDED.etag, body = EXCLUDED.body, link_expires_at = EXCLUDED.link_expires_at, updated_at = EXCLUDED.updated_at`;
 
 /**
  * The revisions a batch published ($1, one JSON array, often none). Revisions are immutable: a

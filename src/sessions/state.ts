@@ -5,6 +5,8 @@ import {
   RESPONSE_ACCEPTED,
   SESSION_COMPLETED,
   SESSION_CREATED,
+  SESSION_EXPIRED,
+  SESSION_EXTENDED,
   SESSION_PURGED,
   type IdempotencyMark,
   type PurgeReason,
@@ -12,6 +14,7 @@ import {
   type SessionEvent,
   type SessionPurged,
 } from './events.js';
+import { LINK_EXTENSION_FACTOR } from './limits.js';
 import { sessionStreams } from './upcast.js';
 
 export type SessionStatus = 'active' | 'responded' | 'completed';
@@ -32,10 +35,12 @@ export interface AcceptedResponse {
 export interface PublicEvent {
   eventId: string;
   sequence: number;
-  type: typeof REVISION_PUBLISHED | typeof RESPONSE_ACCEPTED | typeof SESSION_COMPLETED;
+  type: typeof REVISION_PUBLISHED | typeof RESPONSE_ACCEPTED | typeof SESSION_COMPLETED | typeof SESSION_EXTENDED | typeof SESSION_EXPIRED;
   revision: number;
   createdAt: string;
   response?: AcceptedResponse;
+  /** session.extended: the new deadline; session.expired: the one that lapsed. */
+  linkExpiresAt?: string;
   idempotency?: IdempotencyMark;
 }
 
@@ -47,7 +52,12 @@ export interface SessionState {
   mode: Interaction['mode'];
   createdAt: string;
   linkHash: string;
+  /** The link's deadline: set at creation, moved later by each extension. */
   linkExpiresAt: string;
+  /** The latest deadline an extension may set (latestLinkExpiry). */
+  linkLatestAt: string;
+  /** When the link lapsed with the current revision unanswered (session.expired); null until then. */
+  expiredAt: string | null;
   retentionHours: number;
   /** A trial Session: no webhook, no return binding. */
   trial: boolean;
@@ -88,6 +98,16 @@ export function revisionInteraction(state: SessionState, revision: number): Inte
 /** Whether the revision already has its one accepted response (response_policy `first`). */
 export const revisionAnswered = (state: SessionState, revision: number): boolean =>
   state.responses.some((r) => r.revision === revision);
+
+/**
+ * How far an extension may move a link: to the creation plus LINK_EXTENSION_FACTOR times
+ * the lifetime it was created with. Fixed at creation, so a receipt signed before any extension
+ * already outlives the latest purge an extension can bring (receipts/reaction.ts).
+ */
+function latestLinkExpiry(createdAt: string, linkExpiresAt: string): string {
+  const created = Date.parse(createdAt);
+  return new Date(created + LINK_EXTENSION_FACTOR * (Date.parse(linkExpiresAt) - created)).toISOString();
+}
 
 /** The Session's ETag: strong, `"<revision>.<event_count>"`. */
 export const etagOf = (state: SessionState): string => `"${currentRevision(state)}.${state.events.length}"`;
@@ -132,6 +152,8 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
       createdAt: event.at,
       linkHash: event.link_hash,
       linkExpiresAt: event.link_expires_at,
+      linkLatestAt: latestLinkExpiry(event.at, event.link_expires_at),
+      expiredAt: null,
       retentionHours: event.retention_hours,
       trial: event.trial === true,
       revisions: [event.interaction],
@@ -171,6 +193,20 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         status: 'completed',
         completedAt: event.at,
         events: [...state.events, { ...base, type: SESSION_COMPLETED, revision: event.revision }],
+      };
+    case SESSION_EXTENDED:
+      return {
+        ...state,
+        version: streamVersion,
+        linkExpiresAt: event.link_expires_at,
+        events: [...state.events, { ...base, type: SESSION_EXTENDED, revision: event.revision, linkExpiresAt: event.link_expires_at }],
+      };
+    case SESSION_EXPIRED:
+      return {
+        ...state,
+        version: streamVersion,
+        expiredAt: event.at,
+        events: [...state.events, { ...base, type: SESSION_EXPIRED, revision: event.revision, linkExpiresAt: event.link_expires_at }],
       };
   }
 }

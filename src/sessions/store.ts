@@ -9,7 +9,7 @@ import {
   type StreamKeys,
   type UnitOfWork,
 } from '../../eventstore/index.js';
-import { RESPONSE_ACCEPTED, type ResponseAccepted, type SessionEvent } from './events.js';
+import { RESPONSE_ACCEPTED, SESSION_EXPIRED, type SessionEvent } from './events.js';
 import { humanLinkHash } from './ids.js';
 import { SESSION_BY_LINK } from './sql.js';
 import { acceptedResponseOf, isErased, sessionDecider, type AcceptedResponse, type ErasedSession, type SessionFold, type SessionState } from './state.js';
@@ -34,15 +34,30 @@ export async function loadSession(db: Reader, keys: StreamKeys, sessionId: strin
   return state && !isErased(state) ? state : undefined;
 }
 
+/** A link's lapse (session.expired), as a webhook delivers it. */
+export interface LapsedLink {
+  eventId: string;
+  sequence: number;
+  revision: number;
+  linkExpiresAt: string;
+  expiredAt: string;
+}
+
+/** A Session event a webhook delivers: an accepted response, or a link's lapse. */
+export type Deliverable = { accepted: AcceptedResponse } | { expired: LapsedLink };
+
 /**
- * One accepted response by its event's id, from that event alone (it holds all of it): 'erased'
- * once the Session's content is (purged), undefined when there is no such response.
+ * One deliverable Session event by its id, from that event alone (it holds all a delivery sends):
+ * 'erased' once the Session's content is (purged), undefined when there is no such event.
  */
-export async function acceptedResponse(db: Reader, keys: StreamKeys, eventId: string): Promise<AcceptedResponse | 'erased' | undefined> {
+export async function deliverableEvent(db: Reader, keys: StreamKeys, eventId: string): Promise<Deliverable | 'erased' | undefined> {
   const read = await readEvent<SessionEvent>(db, sessionDecider, eventId, keys);
   if (!read) return undefined;
   if ('erased' in read) return 'erased';
-  return read.event.type === RESPONSE_ACCEPTED ? acceptedResponseOf(read.event as ResponseAccepted, read.position) : undefined;
+  const { event, position } = read;
+  if (event.type === RESPONSE_ACCEPTED) return { accepted: acceptedResponseOf(event, position) };
+  if (event.type !== SESSION_EXPIRED) return undefined;
+  return { expired: { eventId, sequence: position.streamVersion - 1, revision: event.revision, linkExpiresAt: event.link_expires_at, expiredAt: event.at } };
 }
 
 /** A live Session the pipeline folded. */

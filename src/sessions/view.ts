@@ -1,6 +1,6 @@
 import type { Interaction } from './interaction.js';
 import { responseSchemaText } from './responseSchema.js';
-import { RESPONSE_ACCEPTED } from './events.js';
+import { RESPONSE_ACCEPTED, SESSION_EXPIRED } from './events.js';
 import type { AcceptedResponse, PublicEvent, SessionState } from './state.js';
 
 /**
@@ -22,6 +22,7 @@ function interactionBody(interaction: Interaction): object {
 
 const LINK_HOLDER = { assurance: 'link_holder' } as const;
 const OWNER = { assurance: 'owner' } as const;
+const SERVICE = { assurance: 'service' } as const;
 
 function responseItem(response: AcceptedResponse): object {
   return {
@@ -39,7 +40,9 @@ function responseItem(response: AcceptedResponse): object {
 /** One public Event, as GET /v1/sessions/{id}/events lists it (and the workspace feed, with its Session's id). */
 export function eventItem(event: PublicEvent): object {
   const common = { event_id: event.eventId, sequence: event.sequence, type: event.type, revision: event.revision };
-  if (event.type !== RESPONSE_ACCEPTED || !event.response) return { ...common, actor: OWNER, created_at: event.createdAt };
+  const deadline = event.linkExpiresAt === undefined ? {} : { link_expires_at: event.linkExpiresAt };
+  if (event.type === SESSION_EXPIRED) return { ...common, actor: SERVICE, created_at: event.createdAt, ...deadline };
+  if (event.type !== RESPONSE_ACCEPTED || !event.response) return { ...common, actor: OWNER, created_at: event.createdAt, ...deadline };
   return {
     ...common,
     actor: LINK_HOLDER,
@@ -74,10 +77,10 @@ function sessionText(state: SessionState, members: string): string {
 
 /**
  * A Session's body as owners receive it: the stored view with its link's expiry as the last
- * member. The expiry is fixed when the Session is created and kept in the view's own column, so it
- * is added as the body is served, never stored in it: views stored before the member existed are
- * served with it without rewriting them, and a rebuild writes the same bytes as before. The ETag
- * is unchanged by it (the member never changes for a Session).
+ * member. The expiry is kept in the view's own column, so it is added as the body is served, never
+ * stored in it: views stored before the member existed are served with it without rewriting them,
+ * and a rebuild writes the same bytes as before. Only an extension moves it, and that is an Event
+ * of its own, so the ETag changes with it.
  */
 export const withLinkExpiry = (body: string, linkExpiresAt: string): string =>
   `${body.slice(0, -1)},"link_expires_at":${JSON.stringify(linkExpiresAt)}}`;

@@ -5,6 +5,7 @@ import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import {
   currentEndpoint,
+  ENDPOINT_REGISTERED,
   endpointBody,
   type EndpointBody,
   loadWebhook,
@@ -15,6 +16,7 @@ import {
   rotate,
   SECRET_CREATED,
   secretsInForce,
+  type Subscribable,
   secretValues,
   sendChallenge,
   storedSecrets,
@@ -62,19 +64,21 @@ export async function registerEndpoint(
   ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   url: string,
+  subscribed: Subscribable[],
 ): Promise<{ endpoint: EndpointBody; signing_secret: SigningSecret | null } | QuotaRefusal> {
   const { workspaceId } = principal;
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, at: now, secret }) });
+    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secret }) });
     const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
       keys: ctx.streamKeys,
       steps: [spendChange(ctx, principal)],
     });
     if ('refused' in handled) return handled;
     const replaced = handled.before.endpoint;
-    if (replaced && handled.events.length > 0) await endPendingDeliveries(uow, replaced.id, now);
+    // Only a new URL replaces the endpoint; asking for other events keeps its jobs.
+    if (replaced && handled.events.some((e) => e.type === ENDPOINT_REGISTERED)) await endPendingDeliveries(uow, replaced.id, now);
     const created = handled.events.some((e) => e.type === SECRET_CREATED);
     return { endpoint: currentEndpointBody(handled.state, now), signing_secret: created ? secret : null };
   });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
-import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliveriesProjection } from './deliveries/index.js';
+import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliverExpiredLink, deliveriesProjection } from './deliveries/index.js';
 import { egressResource } from './egress.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
@@ -9,8 +9,9 @@ import { webhookContract } from './schemas.js';
 
 /**
  * Webhooks: a workspace's endpoint and signing secrets (endpoints/), and the deliveries of accepted
- * answers to it (deliveries/: queued in the accepting unit of work by the reaction this record
- * declares, sent by the dispatcher role).
+ * answers and, to an endpoint that asked, of links' lapses to it (deliveries/: queued in the unit
+ * of work that appends the Session's event by the reactions this record declares, sent by the
+ * dispatcher role).
  * Beside them: what both use (the egress, a request's attempt, the retry policy, the SQL) and the
  * owner's routes and commands over both. docs/webhooks.md.
  */
@@ -30,9 +31,10 @@ export const webhooks: Capability = {
   refusals: WEBHOOK_REFUSALS,
   contract: webhookContract,
   gauges: DELIVERY_GAUGES,
-  workers: [{ role: 'dispatcher', summary: 'delivers accepted answers to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
-  // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it.
-  reactions: { answerAccepted: deliverAcceptedAnswer },
+  workers: [{ role: 'dispatcher', summary: 'delivers accepted answers (and lapses asked for) to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
+  // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it; a
+  // link's lapse as it is recorded, to an endpoint that asked for it.
+  reactions: { answerAccepted: deliverAcceptedAnswer, sessionExpired: deliverExpiredLink },
   // Its egress, shared by the verification challenge and the dispatcher.
   resources: egressResource,
 };

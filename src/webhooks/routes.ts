@@ -6,6 +6,7 @@ import { QUOTA_REFUSALS, type QuotaRefusal } from '../quotas/index.js';
 import { registerEndpoint, rotateSecret, verifyEndpoint, webhookOverview } from './commands.js';
 import { policyOf } from './egress.js';
 import { deliveryItem, type DeliveryRow, redeliver } from './deliveries/index.js';
+import { DEFAULT_EVENTS, type Subscribable } from './endpoints/index.js';
 import { registerRequestSchema, sessionEventParams, sessionParams } from './requestSchemas.js';
 import {
   deliveriesResponseSchema,
@@ -44,13 +45,13 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: { ...webhookOperations.registerWebhook, tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' } } },
     },
-    async (request: FastifyRequest<{ Body: { url: string } }>, reply) => {
+    async (request: FastifyRequest<{ Body: { url: string; events?: Subscribable[] } }>, reply) => {
       const principal = ownerOf(request);
       const checked = checkWebhookUrl(request.body.url, policyOf(ctx.config));
       if ('refusal' in checked) throw refused({ refused: 'webhook_url_invalid', rule: checked.refusal });
       // Signing secrets are sealed with the data key: without it nothing can be signed or stored.
       ctx.streamKeys.deploymentKey.require();
-      const registered = await registerEndpoint(ctx, principal, checked.url);
+      const registered = await registerEndpoint(ctx, principal, checked.url, request.body.events ?? [...DEFAULT_EVENTS]);
       if ('refused' in registered) throw refused(registered);
       return reply.code(201).send(registered);
     },

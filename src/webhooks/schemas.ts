@@ -6,7 +6,7 @@ import { SESSION_REFUSALS } from '../sessions/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
 import { OUTCOMES, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, RETRY_AFTER_CAP_MS, TRANSPORT_TIMEOUT_MS } from './retryPolicy.js';
 import { MAX_URL_LENGTH } from './url.js';
-import { MAX_VERIFICATION_ANSWER_BYTES } from './endpoints/index.js';
+import { MAX_VERIFICATION_ANSWER_BYTES, SUBSCRIBABLE } from './endpoints/index.js';
 
 /**
  * What the webhook routes answer, the requests the service sends an endpoint, and what the
@@ -21,7 +21,7 @@ const idPattern = (prefix: string) => ({ type: 'string', pattern: `^${prefix}[0-
 export const webhookEndpointSchema = {
   $id: 'WebhookEndpoint',
   type: 'object',
-  required: ['id', 'url', 'status', 'created_at', 'verified_at', 'verification_expires_at'],
+  required: ['id', 'url', 'status', 'created_at', 'verified_at', 'verification_expires_at', 'events'],
   additionalProperties: false,
   properties: {
     id: idPattern('whe_'),
@@ -30,8 +30,10 @@ export const webhookEndpointSchema = {
     created_at: timestamp,
     verified_at: nullableTimestamp,
     verification_expires_at: nullableTimestamp,
+    events: { type: 'array', items: { type: 'string', enum: SUBSCRIBABLE }, description: 'The Session events the endpoint receives.' },
   },
 } as const;
+
 
 const shownSecret = {
   type: 'object',
@@ -120,7 +122,7 @@ export const deliveriesResponseSchema = {
         properties: {
           delivery_id: idPattern('obx_'),
           event_id: { type: 'string' },
-          kind: { type: 'string', enum: ['accepted', 'redelivery'] },
+          kind: { type: 'string', enum: ['accepted', 'expired', 'redelivery'] },
           status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
           endpoint_id: idPattern('whe_'),
           next_attempt_at: nullableTimestamp,
@@ -176,6 +178,22 @@ const webhookDeliverySchema = {
       pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
       description: 'The decision receipt (a compact JWS, docs/receipts.md); null when the service signs none.',
     },
+  },
+} as const;
+
+const sessionExpiredDeliverySchema = {
+  type: 'object',
+  description: "A Session's link lapsed with its current revision unanswered. Sent only to an endpoint whose `events` lists session.expired.",
+  required: ['type', 'event_id', 'session_id', 'sequence', 'revision', 'link_expires_at', 'expired_at'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'session.expired' },
+    event_id: { type: 'string', description: 'The session.expired Event; also the webhook-id header: deduplicate on it.' },
+    session_id: sessionId,
+    sequence: { type: 'integer', minimum: 1 },
+    revision: { type: 'integer', minimum: 1, description: 'The revision left unanswered.' },
+    link_expires_at: { ...timestamp, description: 'The deadline that lapsed.' },
+    expired_at: { ...timestamp, description: 'When the service recorded the lapse (at or soon after the deadline).' },
   },
 } as const;
 
@@ -247,7 +265,12 @@ const signedPost = (operation: {
 const EXAMPLE_EVENT_ID = 'evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX';
 
 export const webhookContract: ContractPart = {
-  schemas: { WebhookDelivery: webhookDeliverySchema, WebhookChallenge: webhookChallengeSchema, WebhookChallengeAnswer: webhookChallengeAnswerSchema },
+  schemas: {
+    WebhookDelivery: webhookDeliverySchema,
+    SessionExpiredDelivery: sessionExpiredDeliverySchema,
+    WebhookChallenge: webhookChallengeSchema,
+    WebhookChallengeAnswer: webhookChallengeAnswerSchema,
+  },
   parameters: Object.fromEntries(Object.entries(SIGNATURE_HEADERS).map(([key, header]) => [key, { in: 'header', required: true, ...header }])),
   webhooks: {
     'response.accepted': signedPost({
@@ -278,6 +301,27 @@ export const webhookContract: ContractPart = {
         default: { description: 'Any other answer: 5xx, 408 and 425 are tried again later; redirects and other 4xx end the delivery as failed.' },
       },
     }),
+    'session.expired': signedPost({
+      operationId: 'receiveSessionExpired',
+      summary: "A Session's link lapsed unanswered, delivered to a verified endpoint that asked for session.expired",
+      description:
+        'Sent once per lapse (PUT /v1/webhook with `events` listing session.expired), retried as response.accepted is. ' +
+        'Verify the signature against the raw body before parsing it.',
+      schema: 'SessionExpiredDelivery',
+      example: {
+        type: 'session.expired',
+        event_id: 'evt_01JQ9A2B3C4D5E6F7G8H9J0K1M',
+        session_id: 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ',
+        sequence: 2,
+        revision: 1,
+        link_expires_at: '2026-03-21T09:20:00.000Z',
+        expired_at: '2026-03-21T09:20:00.412Z',
+      },
+      responses: {
+        '2XX': { description: `Delivered; the answer's body is ignored (at most ${MAX_RESPONSE_BYTES / 1024} KiB of it is read).` },
+        default: { description: 'As for response.accepted: 5xx, 408, 425 and 429 are tried again later; redirects and other 4xx end the delivery as failed.' },
+      },
+    }),
     'svc.webhook.verification': signedPost({
       operationId: 'receiveVerificationChallenge',
       summary: 'The challenge POST /v1/webhook/verify sends to the registered URL',
@@ -303,7 +347,15 @@ const EXAMPLE_URL = 'https://agent.example.com/hooks/handoff';
 const EXAMPLE_ENDPOINT_ID = 'whe_01JQ8YV3M5P7R9T1V3X5Z7B9D1';
 const EXAMPLE_KID = 'wk_01JQ8YV3M6A2C4E6G8J0K2M4P6';
 const EXAMPLE_SECRET = { kid: EXAMPLE_KID, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2NfHQ4ZgTfL=' };
-const pendingEndpoint = { id: EXAMPLE_ENDPOINT_ID, url: EXAMPLE_URL, status: 'pending', created_at: '2026-03-14T09:00:00.000Z', verified_at: null, verification_expires_at: null };
+const pendingEndpoint = {
+  id: EXAMPLE_ENDPOINT_ID,
+  url: EXAMPLE_URL,
+  status: 'pending',
+  created_at: '2026-03-14T09:00:00.000Z',
+  verified_at: null,
+  verification_expires_at: null,
+  events: ['response.accepted', 'session.expired'],
+};
 const verifiedEndpoint = { ...pendingEndpoint, status: 'verified', verified_at: '2026-03-14T09:01:12.000Z', verification_expires_at: '2026-04-13T09:01:12.000Z' };
 
 /** Every webhook route answers these, whatever else it refuses. */
@@ -313,7 +365,7 @@ export const webhookOperations = {
   registerWebhook: operation({
     operationId: 'registerWebhook',
     summary: "Register the workspace's webhook endpoint (pending until verified)",
-    request: { url: EXAMPLE_URL },
+    request: { url: EXAMPLE_URL, events: ['response.accepted', 'session.expired'] },
     answers: {
       201: {
         description:

@@ -9,7 +9,9 @@ export const ENDPOINT_MARK_REPLACED = `
 UPDATE webhook_endpoints SET replaced_at = $2 WHERE workspace_id = $1 AND replaced_at IS NULL`;
 
 export const ENDPOINT_INSERT = `
-INSERT INTO webhook_endpoints (endpoint_id, workspace_id, url, created_at) VALUES ($1, $2, $3, $4)`;
+INSERT INTO webhook_endpoints (endpoint_id, workspace_id, url, created_at, events) VALUES ($1, $2, $3, $4, $5)`;
+
+export const ENDPOINT_SUBSCRIBED = `UPDATE webhook_endpoints SET events = $2 WHERE endpoint_id = $1`;
 
 export const ENDPOINT_VERIFIED = `
 UPDATE webhook_endpoints SET verified_at = $2, verification_expires_at = $3 WHERE endpoint_id = $1`;
@@ -38,7 +40,7 @@ export const FORGET_SESSION_DELIVERIES = `DELETE FROM webhook_deliveries WHERE s
 // Reads of the endpoint view.
 
 export const CURRENT_ENDPOINT = `
-SELECT endpoint_id, url, created_at, verified_at, verification_expires_at
+SELECT endpoint_id, url, created_at, verified_at, verification_expires_at, events
   FROM webhook_endpoints WHERE workspace_id = $1 AND replaced_at IS NULL`;
 
 /** Queuing holds the current endpoint still, so a replacing PUT waits and then sees the new job. */

@@ -45,6 +45,20 @@ it('resolves with an answer accepted before the expiry, read after it', async ()
   expect(response).toMatchObject({ action_id: 'approve', data: { amount: 10, reason: 'late' } });
 });
 
+it('extend moves the deadline the wait runs to: a link past its first deadline by this machine clock is answered after all', async () => {
+  linkExpiringIn(-HOUR);
+  const client = clientOf(t);
+  const created = await client.createSession(refundQuestion());
+  const later = new Date(Date.now() + HOUR);
+  const extended = await client.extend(created.id, later);
+  expect(extended.link_expires_at).toBe(later.toISOString());
+  expect(client.etagOf(created.id)).toBe('"1.1"');
+  const waiting = client.waitForResponse(created.id, { timeoutMs: 60_000 });
+  expect((await answerThroughLink(created.human_url, 'approve', { amount: '10', reason: 'late' })).status).toBe(200);
+  expect((await waiting).response).toMatchObject({ action_id: 'approve', data: { amount: 10, reason: 'late' } });
+  await expect(client.extend(created.id, created.link_expires_at)).rejects.toMatchObject({ name: 'ServiceError', status: 400, code: 'INVALID_SCHEMA', reason: 'link_expiry_not_later' });
+});
+
 it('ends with LINK_EXPIRED, not the earlier answer, when a newer revision is unanswered at the expiry', async () => {
   linkExpiringIn(-HOUR);
   const client = clientOf(t);

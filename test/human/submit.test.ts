@@ -168,8 +168,9 @@ describe('POST /s/{token}', () => {
       revision_sha256: sha256(surface.interaction),
       return_binding: { channel: 'poll', session_id: session.id, event_id: response!.event_id },
     });
-    // Link expiry (720 h after creation) plus 720 h retention: the latest possible purge.
-    expect(payload.exp).toBe(Math.ceil((acceptedAt.getTime() + 1440 * HOUR) / 1000));
+    // The link's latest possible deadline (an extension may take it to twice its 720 h lifetime
+    // after creation) plus 720 h retention: the latest possible purge.
+    expect(payload.exp).toBe(Math.ceil((acceptedAt.getTime() + (2 * 720 + 720) * HOUR) / 1000));
   });
 
   it('answers a repeated client_event_id with the original result and receipt; a changed request is a conflict', async () => {

@@ -134,8 +134,9 @@ export const SAMPLES: Record<string, Sample> = {
 
   'src/workspaces/sql.ts#UPSERT_PROFILE': { params: (s) => [s.account.workspaceId, 'Acme Support', s.now] },
   'src/workspaces/sql.ts#PROFILE': { params: (s) => [s.account.workspaceId] },
-  'src/purge/sql.ts#UPSERT_SCHEDULE': { params: (s) => [[s.open.id], [s.session.workspaceId], [s.now], [later(s, 1440 * HOUR)], ['retention'], []] },
+  'src/purge/sql.ts#UPSERT_SCHEDULE': { params: (s) => [[s.open.id], [s.session.workspaceId], [s.now], [later(s, 1440 * HOUR)], ['retention'], [later(s, 720 * HOUR)], []] },
   'src/purge/sql.ts#CLAIM_DUE': { params: (s) => [s.now, []] },
+  'src/purge/sql.ts#CLAIM_LAPSED': { params: (s) => [s.now, []] },
   'src/purge/sql.ts#NEXT_DUE': { params: () => [] },
   'src/purge/sql.ts#BACKLOG': { params: (s) => [s.now, 60_000] },
 
@@ -188,7 +189,8 @@ export const SAMPLES: Record<string, Sample> = {
 
   // Webhooks.
   'src/webhooks/sql.ts#ENDPOINT_MARK_REPLACED': { params: (s) => [s.session.workspaceId, s.now] },
-  'src/webhooks/sql.ts#ENDPOINT_INSERT': { params: (s) => [newId('whe'), s.session.workspaceId, 'https://hooks.example.test/', s.now] },
+  'src/webhooks/sql.ts#ENDPOINT_INSERT': { params: (s) => [newId('whe'), s.session.workspaceId, 'https://hooks.example.test/', s.now, ['response.accepted']] },
+  'src/webhooks/sql.ts#ENDPOINT_SUBSCRIBED': { params: (s) => [s.delivery.endpointId, ['response.accepted', 'session.expired']] },
   'src/webhooks/sql.ts#ENDPOINT_VERIFIED': { params: (s) => [s.delivery.endpointId, s.now, later(s, 720 * HOUR)] },
   'src/webhooks/sql.ts#SECRET_RETIRE': { params: (s) => [s.delivery.kid, later(s, 24 * HOUR)] },
   'src/webhooks/sql.ts#SECRET_INSERT': { params: (s) => [newId('whs'), s.session.workspaceId, 'v1.sealed', 'stream', s.now] },

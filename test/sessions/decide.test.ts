@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideAcceptance, decideComplete, decidePublish, findReplay, type AnswerRefusal, type Submission } from '../../src/sessions/decide.js';
+import { decideAcceptance, decideComplete, decideExpiry, decideExtend, decidePublish, findReplay, type AnswerRefusal, type Submission } from '../../src/sessions/decide.js';
 import type { IdempotencyMark, SessionEvent } from '../../src/sessions/events.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { sessionDecider, type SessionFold, type SessionState } from '../../src/sessions/state.js';
@@ -66,6 +66,49 @@ describe('publish', () => {
   it('refuses a display Session and a completed one before looking at If-Match', () => {
     spec(created('display')).when(publish('x')).refuses('display_session');
     spec(created(), completed(1)).when(publish('x')).refuses('session_completed');
+  });
+});
+
+describe('extend', () => {
+  // Created at 09:00 with a 31-day link: an extension may reach 62 days after creation.
+  const extend = (ifMatch: string, to: string, now = NOW) => (state: SessionFold) => decideExtend(live(state), { ifMatch, now, linkExpiresAt: new Date(to) });
+  const extended = (to: string): SessionEvent => ({ type: 'session.extended', at: AT, revision: 1, link_expires_at: to });
+  it('moves the deadline later, up to twice the first lifetime after creation', () => {
+    spec(created()).when(extend('"1.0"', '2026-07-02T09:00:00.000Z')).then({ type: 'session.extended', at: NOW.toISOString(), revision: 1, link_expires_at: '2026-07-02T09:00:00.000Z' });
+    spec(created(), extended('2026-06-10T09:00:00.000Z')).when(extend('"1.1"', '2026-06-11T09:00:00.000Z')).then({
+      type: 'session.extended',
+      at: NOW.toISOString(),
+      revision: 1,
+      link_expires_at: '2026-06-11T09:00:00.000Z',
+    });
+  });
+  it('refuses an earlier or equal deadline, one past the bound, a lapsed link', () => {
+    spec(created()).when(extend('"1.0"', '2026-06-01T09:00:00.000Z')).refuses('link_expiry_not_later', { current: '2026-06-01T09:00:00.000Z' });
+    spec(created(), extended('2026-06-10T09:00:00.000Z')).when(extend('"1.1"', '2026-06-05T09:00:00.000Z')).refuses('link_expiry_not_later', { current: '2026-06-10T09:00:00.000Z' });
+    spec(created()).when(extend('"1.0"', '2026-07-02T09:00:00.001Z')).refuses('link_expiry_beyond_limit', { latest: '2026-07-02T09:00:00.000Z' });
+    spec(created()).when(extend('"1.0"', '2026-06-20T09:00:00.000Z', new Date('2026-06-01T09:00:00.000Z'))).refuses('link_lapsed');
+  });
+  it('refuses what any change refuses first: display, completed, stale If-Match', () => {
+    spec(created('display')).when(extend('x', '2026-06-20T09:00:00.000Z')).refuses('display_session');
+    spec(created(), completed(1)).when(extend('"1.1"', '2026-06-20T09:00:00.000Z')).refuses('session_completed');
+    spec(created()).when(extend('"1.1"', '2026-06-20T09:00:00.000Z')).refuses('if_match_stale', { etag: '"1.0"' });
+  });
+});
+
+describe('expiry', () => {
+  const LAPSED = new Date('2026-06-01T09:00:00.000Z');
+  const expire = (now = LAPSED) => (state: SessionFold) => decideExpiry(live(state), now);
+  it('records the lapse of an unanswered current revision once the deadline passes', () => {
+    spec(created()).when(expire()).then({ type: 'session.expired', at: LAPSED.toISOString(), revision: 1, link_expires_at: '2026-06-01T09:00:00.000Z' });
+    spec(created(), answered(1), published(2)).when(expire()).then({ type: 'session.expired', at: LAPSED.toISOString(), revision: 2, link_expires_at: '2026-06-01T09:00:00.000Z' });
+  });
+  it('records nothing before the deadline, after an answer, a completion or a lapse, or for a display Session', () => {
+    spec(created()).when(expire(new Date(LAPSED.getTime() - 1))).refuses('link_open');
+    spec(created(), answered(1)).when(expire()).refuses('nothing_to_expire');
+    spec(created(), completed(1)).when(expire()).refuses('nothing_to_expire');
+    spec(created('display')).when(expire()).refuses('nothing_to_expire');
+    const lapsed: SessionEvent = { type: 'session.expired', at: LAPSED.toISOString(), revision: 1, link_expires_at: LAPSED.toISOString() };
+    spec(created(), lapsed).when(expire(new Date(LAPSED.getTime() + 1))).refuses('nothing_to_expire');
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { recordVerification, register, reseal, rotate, webhookDecider } from '../../src/webhooks/endpoints/endpoint.js';
-import type { EndpointRegistered, SecretCreated, WebhookEvent } from '../../src/webhooks/endpoints/events.js';
+import type { EndpointRegistered, SecretCreated, Subscribable, WebhookEvent } from '../../src/webhooks/endpoints/events.js';
 import { deciderSpec } from '../support/decider.js';
 
 /** The webhook endpoint decider, pure: given the workspace's webhook events, when a command, then events, nothing or a refusal. */
@@ -11,13 +11,15 @@ const HOUR = 3_600_000;
 const at = (ms: number) => new Date(T0 + ms);
 const iso = (ms: number) => at(ms).toISOString();
 
-const registered = (id: string, url: string, ms = 0, replaces: string | null = null): EndpointRegistered => ({
+/** Without `events`: as endpoints were registered before they could ask for any. */
+const registered = (id: string, url: string, ms = 0, replaces: string | null = null, events?: EndpointRegistered['events']): EndpointRegistered => ({
   type: 'webhook.endpoint_registered',
   at: iso(ms),
   workspace_id: 'wks_W',
   endpoint_id: id,
   url,
   replaces,
+  ...(events ? { events } : {}),
 });
 const secret = (kid: string, ms = 0, retires: SecretCreated['retires'] = null): SecretCreated => ({
   type: 'webhook.secret_created',
@@ -29,24 +31,35 @@ const secret = (kid: string, ms = 0, retires: SecretCreated['retires'] = null): 
 });
 const verified = (id: string, ms: number): WebhookEvent => ({ type: 'webhook.endpoint_verified', at: iso(ms), endpoint_id: id, expires_at: iso(ms + 30 * 24 * HOUR) });
 
-const put = (url: string, ms = 0) => ({ workspaceId: 'wks_W', endpointId: 'whe_NEW', url, at: at(ms), secret: { kid: 'wk_NEW', secret: 'whsec_wk_NEW' } });
+const ACCEPTED: Subscribable[] = ['response.accepted'];
+const BOTH: Subscribable[] = ['response.accepted', 'session.expired'];
+const put = (url: string, ms = 0, events = ACCEPTED) => ({ workspaceId: 'wks_W', endpointId: 'whe_NEW', url, events, at: at(ms), secret: { kid: 'wk_NEW', secret: 'whsec_wk_NEW' } });
 
 describe('register', () => {
   it('registers the first endpoint with the workspace signing secret (sealed as it is stored)', () => {
     spec()
       .when((state) => ({ events: register(state, put('https://a.example/hook')) }))
-      .then(registered('whe_NEW', 'https://a.example/hook'), secret('wk_NEW'));
+      .then(registered('whe_NEW', 'https://a.example/hook', 0, null, ACCEPTED), secret('wk_NEW'));
   });
 
   it('replaces the endpoint on a new URL, with no new secret', () => {
     spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A'))
       .when((state) => ({ events: register(state, put('https://b.example/hook', HOUR)) }))
-      .then(registered('whe_NEW', 'https://b.example/hook', HOUR, 'whe_A'));
+      .then(registered('whe_NEW', 'https://b.example/hook', HOUR, 'whe_A', ACCEPTED));
   });
 
   it('changes nothing on the URL already registered (a retried PUT keeps its verification)', () => {
     spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A'), verified('whe_A', HOUR))
       .when((state) => ({ events: register(state, put('https://a.example/hook', 2 * HOUR)) }))
+      .thenNothing();
+  });
+
+  it('on the URL already registered with other events: the same endpoint receives them from now on', () => {
+    spec(registered('whe_A', 'https://a.example/hook'), secret('wk_A'), verified('whe_A', HOUR))
+      .when((state) => ({ events: register(state, put('https://a.example/hook', 2 * HOUR, BOTH)) }))
+      .then({ type: 'webhook.endpoint_subscribed', at: iso(2 * HOUR), endpoint_id: 'whe_A', events: BOTH });
+    spec(registered('whe_A', 'https://a.example/hook', 0, null, BOTH), secret('wk_A'))
+      .when((state) => ({ events: register(state, put('https://a.example/hook', HOUR, ['session.expired', 'response.accepted'])) }))
       .thenNothing();
   });
 });

@@ -37,6 +37,8 @@ describe('PUT /v1/webhook', () => {
       created_at: w.clock.now().toISOString(),
       verified_at: null,
       verification_expires_at: null,
+      // An endpoint that asks for nothing receives what every endpoint does.
+      events: ['response.accepted'],
     });
     expect(body.signing_secret).toEqual({ kid: expect.stringMatching(ID('wk_')), secret: expect.stringMatching(SECRET) });
 

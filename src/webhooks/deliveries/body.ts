@@ -1,13 +1,13 @@
 import type { Reader, StreamKeys } from '../../../eventstore/index.js';
-import { acceptedResponse, type AcceptedResponse } from '../../sessions/index.js';
+import { deliverableEvent, type AcceptedResponse, type LapsedLink } from '../../sessions/index.js';
 
 /**
- * The WebhookDelivery body, rendered when it is sent from the one stored copy of the accepted
- * response (the Session's `response.accepted` event, receipt included). The response never
- * changes and the rendering is fixed, so every attempt and redelivery sends the same bytes.
+ * The body of a delivery, rendered when it is sent from the one stored copy of what it delivers
+ * (the Session's `response.accepted` event, receipt included, or its `session.expired`). The event
+ * never changes and the rendering is fixed, so every attempt and redelivery sends the same bytes.
  */
 
-/** Its key order is fixed: one response, one byte string. */
+/** WebhookDelivery. Its key order is fixed: one response, one byte string. */
 function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
   return JSON.stringify({
     type: 'response.accepted',
@@ -22,15 +22,28 @@ function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): str
   });
 }
 
+/** SessionExpiredDelivery, to an endpoint that asked for it; key order fixed as above. */
+function expiredDeliveryBody(sessionId: string, lapse: LapsedLink): string {
+  return JSON.stringify({
+    type: 'session.expired',
+    event_id: lapse.eventId,
+    session_id: sessionId,
+    sequence: lapse.sequence,
+    revision: lapse.revision,
+    link_expires_at: lapse.linkExpiresAt,
+    expired_at: lapse.expiredAt,
+  });
+}
+
 /**
- * The body of a job's delivery, from its response.accepted event alone (one read by the event's
- * id, with its Session's key); `gone` when there is nothing left to send: the Session's content
- * was erased (its data key destroyed by purge). Throws when the content cannot be opened now (no
- * deployment data key), which a later attempt may get past.
+ * The body of a job's delivery, from the event it names alone (one read by the event's id, with
+ * its Session's key); `gone` when there is nothing left to send: the Session's content was erased
+ * (its data key destroyed by purge). Throws when the content cannot be opened now (no deployment
+ * data key), which a later attempt may get past.
  */
 export async function renderDelivery(db: Reader, keys: StreamKeys, job: { sessionId: string; eventId: string }): Promise<string | 'gone'> {
-  const response = await acceptedResponse(db, keys, job.eventId);
-  if (response === 'erased') return 'gone';
-  if (!response) throw new Error(`${job.sessionId} has no accepted response ${job.eventId} to deliver`);
-  return webhookDeliveryBody(job.sessionId, response);
+  const deliverable = await deliverableEvent(db, keys, job.eventId);
+  if (deliverable === 'erased') return 'gone';
+  if (!deliverable) throw new Error(`${job.sessionId} has no deliverable event ${job.eventId}`);
+  return 'accepted' in deliverable ? webhookDeliveryBody(job.sessionId, deliverable.accepted) : expiredDeliveryBody(job.sessionId, deliverable.expired);
 }

@@ -16,8 +16,11 @@ export const ATTEMPT_FINISHED = 'delivery.attempt_finished';
 
 export const DELIVERY_EVENT_TYPES = [DELIVERY_QUEUED, DELIVERY_ATTEMPTED, DELIVERY_ENDED, ATTEMPT_STARTED, ATTEMPT_FINISHED] as const;
 
-/** `accepted`: queued with the accepted response; `redelivery`: queued again by its owner. */
-export type DeliveryKind = 'accepted' | 'redelivery';
+/**
+ * `accepted`: queued with the accepted response; `expired`: queued with a link's lapse, to an
+ * endpoint that asked for session.expired; `redelivery`: queued again by its owner.
+ */
+export type DeliveryKind = 'accepted' | 'expired' | 'redelivery';
 
 export interface DeliveryQueued {
   type: typeof DELIVERY_QUEUED;
@@ -25,7 +28,7 @@ export interface DeliveryQueued {
   delivery_id: string;
   workspace_id: string;
   session_id: string;
-  /** The accepted response's Event: the body is rendered from it, and it is the webhook-id. */
+  /** The Session's Event it delivers (response.accepted or session.expired): the body is rendered from it, and it is the webhook-id. */
   event_id: string;
   endpoint_id: string;
   kind: DeliveryKind;

@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import { handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
-import type { AnswerReaction } from '../../sessions/index.js';
+import type { AnswerReaction, ExpiryReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
 import { deliveryStreamId, type DeliveryKind } from './events.js';
@@ -9,7 +9,7 @@ import * as sql from '../sql.js';
 
 /**
  * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
- * names the accepted response it delivers; the body is rendered from it when sent (body.ts). At
+ * names the Session event it delivers (an accepted response, or a link's lapse); the body is rendered from it when sent (body.ts). At
  * most one job per Event and endpoint is pending at a time (a unique index holds every path to it).
  */
 
@@ -41,12 +41,18 @@ async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: st
 }
 
 /**
- * Called inside the unit of work that accepts a person's response, with the endpoint that
- * receivingEndpoint found: the delivery job is queued (its row readable at once, dispatchers woken
- * after commit).
+ * Called inside the unit of work that appends the Session event it delivers (an accepted response,
+ * or a lapse: `kind`), with the endpoint that receivingEndpoint found: the delivery job is queued
+ * (its row readable at once, dispatchers woken after commit).
  */
-async function queueDelivery(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock'>, endpoint: Endpoint, accepted: AcceptedDelivery): Promise<string> {
-  return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind: 'accepted', now: ctx.clock.now() });
+async function queueDelivery(
+  uow: UnitOfWork,
+  ctx: Pick<ServiceContext, 'clock'>,
+  endpoint: Endpoint,
+  accepted: AcceptedDelivery,
+  kind: Exclude<DeliveryKind, 'redelivery'>,
+): Promise<string> {
+  return enqueue(uow, { ...accepted, endpointId: endpoint.id, kind, now: ctx.clock.now() });
 }
 
 /**
@@ -63,7 +69,22 @@ export const deliverAcceptedAnswer: AnswerReaction = {
   sends: (session, read, now) => (receiving(read, session.trial, now) ? 'webhook' : undefined),
   async react({ uow, session, eventId, now }, read, ctx) {
     const endpoint = receiving(read, session.trial, now);
-    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId });
+    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'accepted');
+  },
+};
+
+/**
+ * A link's lapse delivered, queued in the unit of work that records it, to the workspace's current
+ * endpoint (share-locked until commit, as for an answer) when it may receive and asked for
+ * session.expired. A trial Session sends nothing.
+ */
+export const deliverExpiredLink: ExpiryReaction = {
+  async react({ uow, session, eventId, now }, ctx) {
+    if (session.trial) return;
+    const endpoint = await receivingEndpoint(uow, session.workspaceId, now);
+    if (endpoint?.events.includes('session.expired')) {
+      await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'expired');
+    }
   },
 };
 

@@ -1,5 +1,17 @@
 import type { Decider, Decision } from '../../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, type EndpointVerified, type SecretCreated, type SecretResealed, type WebhookEvent } from './events.js';
+import {
+  DEFAULT_EVENTS,
+  ENDPOINT_REGISTERED,
+  ENDPOINT_SUBSCRIBED,
+  ENDPOINT_VERIFIED,
+  SECRET_CREATED,
+  SECRET_RESEALED,
+  type EndpointVerified,
+  type SecretCreated,
+  type SecretResealed,
+  type Subscribable,
+  type WebhookEvent,
+} from './events.js';
 import { ROTATION_OVERLAP_MS, type HeldSecret, type SigningSecret } from './secrets.js';
 import { webhookStreams } from './upcast.js';
 
@@ -13,6 +25,8 @@ export interface Endpoint {
   createdAt: string;
   verifiedAt: string | null;
   verificationExpiresAt: string | null;
+  /** The Session events it receives. */
+  events: readonly Subscribable[];
 }
 
 export interface WebhookState {
@@ -32,8 +46,11 @@ function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
     case ENDPOINT_REGISTERED:
       return {
         ...state,
-        endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null },
+        endpoint: { id: event.endpoint_id, url: event.url, createdAt: event.at, verifiedAt: null, verificationExpiresAt: null, events: event.events ?? DEFAULT_EVENTS },
       };
+    case ENDPOINT_SUBSCRIBED:
+      if (state.endpoint?.id !== event.endpoint_id) return state;
+      return { ...state, endpoint: { ...state.endpoint, events: event.events } };
     case ENDPOINT_VERIFIED:
       if (state.endpoint?.id !== event.endpoint_id) return state;
       return { ...state, endpoint: { ...state.endpoint, verifiedAt: event.at, verificationExpiresAt: event.expires_at } };
@@ -49,17 +66,27 @@ function evolve(state: WebhookState, event: WebhookEvent): WebhookState {
 /** A workspace's webhook stream (`webhook-<workspace id>`): its secrets sealed as its kind declares, and kept sealed in its projection until one signs. */
 export const webhookDecider: Decider<WebhookState, WebhookEvent> = { initialState: EMPTY_WEBHOOK, evolve, ...webhookStreams };
 
+/** The same Session events, whatever their order. */
+const sameEvents = (a: readonly Subscribable[], b: readonly Subscribable[]): boolean => a.length === b.length && a.every((e) => b.includes(e));
+
 /** What a resealing event holds until the command's step opens the secret from data key `initial`. */
 const TO_BE_OPENED = '';
 
 /**
  * PUT /v1/webhook: a new URL replaces the endpoint (pending until verified); the same URL again
- * changes nothing, so a retried PUT never drops a verification. The first registration also
- * creates the workspace's signing secret, drawn by the caller (sealed as the event is stored).
+ * changes nothing, so a retried PUT never drops a verification, unless it asks for other Session
+ * events: then the endpoint, verified or not, receives those from now on. The first registration
+ * also creates the workspace's signing secret, drawn by the caller (sealed as the event is stored).
  */
-export function register(state: WebhookState, command: { workspaceId: string; endpointId: string; url: string; at: Date; secret: SigningSecret }): WebhookEvent[] {
-  if (state.endpoint?.url === command.url) return [];
+export function register(
+  state: WebhookState,
+  command: { workspaceId: string; endpointId: string; url: string; events: Subscribable[]; at: Date; secret: SigningSecret },
+): WebhookEvent[] {
   const at = command.at.toISOString();
+  if (state.endpoint?.url === command.url) {
+    if (sameEvents(state.endpoint.events, command.events)) return [];
+    return [{ type: ENDPOINT_SUBSCRIBED, at, endpoint_id: state.endpoint.id, events: command.events }];
+  }
   const events: WebhookEvent[] = [
     {
       type: ENDPOINT_REGISTERED,
@@ -68,6 +95,7 @@ export function register(state: WebhookState, command: { workspaceId: string; en
       endpoint_id: command.endpointId,
       url: command.url,
       replaces: state.endpoint?.id ?? null,
+      events: command.events,
     },
   ];
   if (state.secrets.length === 0) {

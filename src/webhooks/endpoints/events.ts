@@ -11,8 +11,16 @@ export const ENDPOINT_REGISTERED = 'webhook.endpoint_registered';
 export const ENDPOINT_VERIFIED = 'webhook.endpoint_verified';
 export const SECRET_CREATED = 'webhook.secret_created';
 export const SECRET_RESEALED = 'webhook.secret_resealed';
+/** The endpoint's URL stays, the Session events it asked for change. */
+export const ENDPOINT_SUBSCRIBED = 'webhook.endpoint_subscribed';
 
-export const WEBHOOK_EVENT_TYPES = [ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED] as const;
+export const WEBHOOK_EVENT_TYPES = [ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, ENDPOINT_SUBSCRIBED] as const;
+
+/** The Session events an endpoint may ask for; every endpoint receives the first. */
+export const SUBSCRIBABLE = ['response.accepted', 'session.expired'] as const;
+export type Subscribable = (typeof SUBSCRIBABLE)[number];
+/** What an endpoint that asked for nothing receives (and every one registered before it could ask). */
+export const DEFAULT_EVENTS: readonly Subscribable[] = ['response.accepted'];
 
 export interface EndpointRegistered {
   type: typeof ENDPOINT_REGISTERED;
@@ -22,6 +30,15 @@ export interface EndpointRegistered {
   url: string;
   /** The endpoint this one replaces; it receives nothing more. */
   replaces: string | null;
+  /** The Session events it asked for; absent on endpoints registered before it could ask (DEFAULT_EVENTS). */
+  events?: Subscribable[];
+}
+
+export interface EndpointSubscribed {
+  type: typeof ENDPOINT_SUBSCRIBED;
+  at: string;
+  endpoint_id: string;
+  events: Subscribable[];
 }
 
 export interface EndpointVerified {
@@ -53,7 +70,7 @@ export interface SecretResealed {
   secret: string;
 }
 
-export type WebhookEvent = EndpointRegistered | EndpointVerified | SecretCreated | SecretResealed;
+export type WebhookEvent = EndpointRegistered | EndpointVerified | SecretCreated | SecretResealed | EndpointSubscribed;
 
 /** The secrets are sealed; an event read without opening them (a projection's) has them null. */
 export const webhookSealing = new SealedFields({

@@ -4,7 +4,7 @@
  * (projection.ts); the challenge that verifies it; the signature every request to it carries.
  */
 export { isVerified, recordVerification, register, reseal, rotate, webhookDecider, type Endpoint, type WebhookState } from './endpoint.js';
-export { SECRET_CREATED, webhookStreamId, type SecretCreated, type SecretResealed, type WebhookEvent } from './events.js';
+export { DEFAULT_EVENTS, ENDPOINT_REGISTERED, SECRET_CREATED, SUBSCRIBABLE, webhookStreamId, type SecretCreated, type SecretResealed, type Subscribable, type WebhookEvent } from './events.js';
 export { webhookEndpointsProjection } from './projection.js';
 export { countSecretsSealedByInitial, currentEndpoint, secretsSealedByInitial, storedSecrets } from './reads.js';
 export { newSigningSecret, openSecrets, secretsInForce, secretValues, type SigningSecret } from './secrets.js';

@@ -1,5 +1,14 @@
 import { unopenedEvent, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
-import { ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './events.js';
+import {
+  DEFAULT_EVENTS,
+  ENDPOINT_REGISTERED,
+  ENDPOINT_SUBSCRIBED,
+  ENDPOINT_VERIFIED,
+  SECRET_CREATED,
+  SECRET_RESEALED,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEvent,
+} from './events.js';
 import { webhookStreams } from './upcast.js';
 import * as sql from '../sql.js';
 
@@ -24,7 +33,10 @@ async function applyOne(uow: UnitOfWork, event: WebhookEvent, sealed: string | u
   switch (event.type) {
     case ENDPOINT_REGISTERED:
       await uow.query(sql.ENDPOINT_MARK_REPLACED, [event.workspace_id, event.at]);
-      await uow.query(sql.ENDPOINT_INSERT, [event.endpoint_id, event.workspace_id, event.url, event.at]);
+      await uow.query(sql.ENDPOINT_INSERT, [event.endpoint_id, event.workspace_id, event.url, event.at, event.events ?? DEFAULT_EVENTS]);
+      return;
+    case ENDPOINT_SUBSCRIBED:
+      await uow.query(sql.ENDPOINT_SUBSCRIBED, [event.endpoint_id, event.events]);
       return;
     case ENDPOINT_VERIFIED:
       await uow.query(sql.ENDPOINT_VERIFIED, [event.endpoint_id, event.at, event.expires_at]);

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../../eventstore/index.js';
 import { isoOrNull } from '../../clock.js';
 import { isVerified, type Endpoint } from './endpoint.js';
+import type { Subscribable } from './events.js';
 
 /** The endpoint as the webhook routes show it, from folded state and read-model rows. */
 
@@ -11,6 +12,7 @@ export interface EndpointBody {
   created_at: string;
   verified_at: string | null;
   verification_expires_at: string | null;
+  events: readonly Subscribable[];
 }
 
 /** The endpoint object; a lapsed verification reads as pending. */
@@ -22,6 +24,7 @@ export function endpointBody(endpoint: Endpoint, now: Date): EndpointBody {
     created_at: endpoint.createdAt,
     verified_at: endpoint.verifiedAt,
     verification_expires_at: endpoint.verificationExpiresAt,
+    events: endpoint.events,
   };
 }
 
@@ -32,6 +35,7 @@ export interface EndpointRow {
   created_at: Date;
   verified_at: Date | null;
   verification_expires_at: Date | null;
+  events: Subscribable[];
 }
 
 export const endpointOfRow = (row: EndpointRow): Endpoint => ({
@@ -40,6 +44,7 @@ export const endpointOfRow = (row: EndpointRow): Endpoint => ({
   createdAt: row.created_at.toISOString(),
   verifiedAt: isoOrNull(row.verified_at),
   verificationExpiresAt: isoOrNull(row.verification_expires_at),
+  events: row.events,
 });
 
 /** An endpoint row as a read beside another statement brings it (row_to_json: timestamps as text). */
@@ -50,4 +55,5 @@ export const endpointOfJson = (row: JsonObject): Endpoint =>
     created_at: new Date(row.created_at as string),
     verified_at: row.verified_at === null ? null : new Date(row.verified_at as string),
     verification_expires_at: row.verification_expires_at === null ? null : new Date(row.verification_expires_at as string),
+    events: row.events as Subscribable[],
   });
