@@ -18,6 +18,7 @@ import { receipts } from './receipts/index.js';
 import { sessions } from './sessions/index.js';
 import { trials } from './trials/index.js';
 import { webhooks } from './webhooks/index.js';
+import { workspaces } from './workspaces/index.js';
 
 /** Health, version, metrics and the contract: also all that a process without the API serves. */
 export const ops = opsCapability(() => serviceParts);
@@ -27,7 +28,7 @@ export const ops = opsCapability(() => serviceParts);
  * Routes are registered, and inline projections written, in this order. Everything the composition
  * root needs of the capabilities is derived from this one list.
  */
-export const capabilities: readonly Capability[] = [ops, sessions, notifications, feed, auth, webhooks, trials, receipts, human, accounts, audit, mcpEndpoint, quotas, purge];
+export const capabilities: readonly Capability[] = [ops, sessions, notifications, feed, auth, webhooks, trials, receipts, workspaces, human, accounts, audit, mcpEndpoint, quotas, purge];
 
 /** Every folder of bundled SQL migrations: the event store's and the projection runner's first. */
 export const MIGRATION_FOLDERS: readonly string[] = [EVENTSTORE_MIGRATIONS, PROJECTIONS_MIGRATIONS, ...capabilities.flatMap((c) => c.migrations ?? [])];

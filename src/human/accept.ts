@@ -24,9 +24,9 @@ export type SubmitOutcome =
   /** Accepted now, or the same request again (the original result and receipt). */
   | { kind: 'accepted'; view: AcceptedView }
   /** 422: the form again, with the person's own values and what to fix. */
-  | { kind: 'invalid'; interaction: InteractiveInteraction; revision: number; fieldErrors: FieldErrors; formErrors: string[] }
+  | { kind: 'invalid'; session: SessionState; interaction: InteractiveInteraction; revision: number; fieldErrors: FieldErrors; formErrors: string[] }
   /** 409 SESSION_REVISION_CONFLICT: the current revision, with the safe draft over its proposals. */
-  | { kind: 'stale'; interaction: InteractiveInteraction; revision: number; draft: TypedData }
+  | { kind: 'stale'; session: SessionState; interaction: InteractiveInteraction; revision: number; draft: TypedData }
   | { kind: 'refused'; refusal: AnswerRefusal | ReactionRefusal };
 
 export function acceptedView(state: SessionState, response: AcceptedResponse): AcceptedView {
@@ -64,9 +64,9 @@ export async function submitAnswer(ctx: ServiceContext, token: string, submissio
   const { refusal, session } = outcome;
   const revision = session && currentRevision(session);
   const current = session && revisionInteraction(session, revision!);
-  if (refusal.refused === 'revision_stale' && current) return { kind: 'stale', interaction: current, revision: revision!, draft: safeDraft(current, submission.values) };
+  if (refusal.refused === 'revision_stale' && current) return { kind: 'stale', session, interaction: current, revision: revision!, draft: safeDraft(current, submission.values) };
   if (refusal.refused === 'answer_invalid' && current) {
-    return { kind: 'invalid', interaction: current, revision: revision!, fieldErrors: refusal.fieldErrors, formErrors: refusal.formErrors };
+    return { kind: 'invalid', session, interaction: current, revision: revision!, fieldErrors: refusal.fieldErrors, formErrors: refusal.formErrors };
   }
   return { kind: 'refused', refusal };
 }

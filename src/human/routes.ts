@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../serviceContext.js';
+import { workspaceDisplayName } from '../workspaces/index.js';
 import { acceptFormBodies } from '../http/bodies.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
@@ -11,6 +12,7 @@ import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type 
 import { HUMAN_PAGE_HEADERS } from '../html/index.js';
 import { FORM_REFUSALS } from './refusals.js';
 import { STYLESHEET_PATH } from '../html/index.js';
+import type { Asking } from './render/asking.js';
 import { completedPage, confirmationPage, displayPage, formPage, respondedPage } from './render/pages.js';
 
 /**
@@ -40,25 +42,34 @@ async function linkedSessionId(ctx: Pick<ServiceContext, 'clock' | 'store'>, tok
   return linked && linkLive(linked.linkExpiresAt, ctx.clock.now()) ? linked.sessionId : undefined;
 }
 
+/**
+ * Who asks and until when: the workspace's display name, or the service's host for a workspace
+ * without one (a trial never has one), and the link's expiry.
+ */
+async function askingOf(ctx: Pick<ServiceContext, 'config' | 'store'>, state: SessionState): Promise<Asking> {
+  const name = await workspaceDisplayName(ctx.store.pool, state.workspaceId);
+  return { asker: name ?? new URL(ctx.config.publicOrigin).host, deadline: state.linkExpiresAt };
+}
+
 /** What the link shows now: the data, the form, what was accepted, or that it is closed. */
-function currentPage(state: SessionState): string {
+function currentPage(state: SessionState, asking: Asking): string {
   const interaction = currentInteraction(state);
-  if (interaction.mode === 'display') return displayPage(interaction);
+  if (interaction.mode === 'display') return displayPage(interaction, asking);
   if (state.status === 'completed') {
     const last = state.responses.at(-1);
     return completedPage(interaction, last && acceptedView(state, last));
   }
   const revision = currentRevision(state);
   const answer = state.responses.find((response) => response.revision === revision);
-  if (answer) return respondedPage(acceptedView(state, answer));
-  return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction) });
+  if (answer) return respondedPage(acceptedView(state, answer), asking);
+  return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction), asking });
 }
 
 /**
  * The status and page answering a submission: a refusal's status is the Sessions table's, and the
  * form comes back with the person's own values (answer_invalid) or the safe draft (revision_stale).
  */
-function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, string] {
+async function outcomePage(ctx: Pick<ServiceContext, 'config' | 'store'>, outcome: SubmitOutcome, values: FormValues): Promise<[number, string]> {
   switch (outcome.kind) {
     case 'accepted':
       return [200, confirmationPage(outcome.view)];
@@ -72,6 +83,7 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, strin
           values,
           fieldErrors: outcome.fieldErrors,
           problem: { code: 'VALIDATION_FAILED', formErrors: outcome.formErrors },
+          asking: await askingOf(ctx, outcome.session),
         }),
       ];
     case 'stale':
@@ -83,6 +95,7 @@ function outcomePage(outcome: SubmitOutcome, values: FormValues): [number, strin
           clientEventId: newClientEventId(),
           values: formValuesOf(outcome.interaction, outcome.draft),
           problem: { code: 'SESSION_REVISION_CONFLICT' },
+          asking: await askingOf(ctx, outcome.session),
         }),
       ];
     case 'refused':
@@ -110,7 +123,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
     const sessionId = await linkedSessionId(ctx, request.params.token);
     const state = sessionId && (await loadSession(ctx.store.pool, ctx.streamKeys, sessionId));
     if (!state) throw linkNotFound();
-    return sendPage(reply, 200, currentPage(state));
+    return sendPage(reply, 200, currentPage(state, await askingOf(ctx, state)));
   });
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
@@ -129,7 +142,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
       if (!(await linkedSessionId(ctx, token))) throw linkNotFound();
       throw error;
     }
-    const [status, page] = outcomePage(await submitAnswer(ctx, token, submission), submission.values);
+    const [status, page] = await outcomePage(ctx, await submitAnswer(ctx, token, submission), submission.values);
     return sendPage(reply, status, page);
   });
 }

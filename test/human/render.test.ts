@@ -104,13 +104,15 @@ describe('escaping', () => {
       [HOSTILE[5], false],
     ]);
     expect(await page.locator('.choices label').allTextContents()).toEqual([HOSTILE[4], HOSTILE[0]]);
-    expect(await page.locator('button').textContent()).toBe(HOSTILE[2]);
+    expect(await page.locator('.actions button').textContent()).toBe(HOSTILE[2]);
     await page.close();
   });
 
   it('shows hostile display data keys and values verbatim, tables included', async () => {
     const page = await open(displayPage(hostileDisplay));
-    expect(await page.locator('table th').allTextContents()).toEqual([HOSTILE[0], 'n']);
+    // Keys read as labels: a first letter capitalised ('n' reads "N"); nothing else of these changes.
+    expect(await page.locator('table th').allTextContents()).toEqual([HOSTILE[0], 'N']);
+    expect(await page.locator('.key').count()).toBe(0);
     expect(await page.locator('table td').allTextContents()).toEqual([HOSTILE[2], '1', HOSTILE[3], 'null']);
     expect(await page.locator('dl.data > div > dt').allTextContents()).toEqual([HOSTILE[0], HOSTILE[2], HOSTILE[5]]);
     await page.close();

@@ -183,7 +183,7 @@ it('shows the not-found page for a link that opens nothing, and a display Sessio
   const session = await createSession(t, display());
   const shown = await open(session.human_url);
   expect(shown.response.status()).toBe(200);
-  expect(await shown.page.locator('dt').allTextContents()).toEqual(['carrier', 'eta', 'day', 'window', 'parcels']);
+  expect(await shown.page.locator('dl.data dt').allTextContents()).toEqual(['Carrier', 'Eta', 'Day', 'Window', 'Parcels']);
   expect(await shown.page.locator('form').count()).toBe(0);
   await keepScreenshot(shown.page, 'display');
   expect([...missing.violations, ...shown.violations]).toEqual([]);

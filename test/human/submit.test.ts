@@ -62,7 +62,7 @@ describe('GET /s/{token}', () => {
     const session = await createSession(t, display());
     const page = await t.app.inject({ url: `/s/${session.token}` });
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('<dt>carrier</dt>');
+    expect(page.body).toContain('<dt>Carrier</dt>');
     expect(page.body).not.toContain('<form');
     const res = await post(session.token, answer());
     expect(res.statusCode).toBe(405);

@@ -20,7 +20,7 @@ import { registerVerified } from '../webhooks/support.js';
 /**
  * A store shaped like one that has served for a long time: at least 1e6 events over 2e5 Sessions,
  * with their keys, views, revisions, responders' links, notification and delivery jobs and purge schedule, developer accounts with keys
- * and endpoints, and trials. One family of every kind of row is made through the service itself
+ * and endpoints, and trials. One family of every kind of row (a named workspace among them) is made through the service itself
  * (TEMPLATE below), then cloned set-based (test/support/history.ts) until the store is that size.
  * Each clone is a workspace of its own with its endpoint, so the clones' Sessions are spread over
  * thousands of workspaces, and clones are spread a minute apart over the store's past.
@@ -108,6 +108,8 @@ async function makeTemplate(t: TestApp, receiver: Receiver): Promise<void> {
   expect(created.statusCode, created.body).toBe(201);
   const webhook = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: bearer(key), payload: { url: `${receiver.url}/account` } });
   expect(webhook.statusCode, webhook.body).toBe(201);
+  const named = await t.app.inject({ method: 'PUT', url: '/v1/workspace', headers: bearer(key), payload: { display_name: 'Grown Ltd' } });
+  expect(named.statusCode, named.body).toBe(200);
   const csrf = inputValue((await browser.get('/app/keys')).body, 'csrf');
   expect((await browser.post('/app/trials/claim', { csrf, management_credential: credential })).statusCode).toBe(303);
 

@@ -132,6 +132,8 @@ export const SAMPLES: Record<string, Sample> = {
   'src/quotas/sql.ts#INSERT_USE': { params: (s) => [s.account.workspaceId, 'session', s.now, 2] },
   'src/quotas/sql.ts#LIMIT_EDGES': { params: (s) => [s.account.workspaceId, 'session', ['sessions_per_minute', 'sessions_per_day'], [60, 5_000]] },
 
+  'src/workspaces/sql.ts#UPSERT_PROFILE': { params: (s) => [s.account.workspaceId, 'Acme Support', s.now] },
+  'src/workspaces/sql.ts#PROFILE': { params: (s) => [s.account.workspaceId] },
   'src/purge/sql.ts#UPSERT_SCHEDULE': { params: (s) => [[s.open.id], [s.session.workspaceId], [s.now], [later(s, 1440 * HOUR)], ['retention'], [later(s, 720 * HOUR)], []] },
   'src/purge/sql.ts#CLAIM_DUE': { params: (s) => [s.now, []] },
   'src/purge/sql.ts#CLAIM_LAPSED': { params: (s) => [s.now, []] },

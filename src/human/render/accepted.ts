@@ -3,6 +3,8 @@ import { fieldsOf, type FieldComponent, type FieldValue, type InteractiveInterac
 import { own } from '../own.js';
 import { optionLabel } from './fields.js';
 import { html, type SafeHtml } from '../../html/index.js';
+import { readableTime } from './asking.js';
+import { receiptSection } from './receipt.js';
 
 /** One accepted response, with the revision it answered (for its labels). */
 export interface AcceptedView {
@@ -30,8 +32,8 @@ export function acceptedDetails(view: AcceptedView): SafeHtml {
 <dl class="record">
 <div><dt>Choice</dt><dd>${action?.label ?? view.actionId}</dd></div>
 ${answered.map((field) => html`<div><dt>${field.label}</dt><dd>${answerText(field, own(view.data, field.name) as FieldValue)}</dd></div>`)}
-<div><dt>Recorded</dt><dd><time datetime="${view.acceptedAt}">${view.acceptedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}</time></dd></div>
+<div><dt>Recorded</dt><dd><time datetime="${view.acceptedAt}">${readableTime(view.acceptedAt)}</time></dd></div>
 </dl>
-${view.receipt !== null && html`<details class="receipt"><summary>Signed receipt</summary><p>The service signed this record of what it accepted.</p><pre>${view.receipt}</pre></details>`}
+${view.receipt !== null && receiptSection(view.receipt)}
 </section>`;
 }

@@ -1,6 +1,6 @@
 import type { DisplayInteraction, DisplayValue } from '../../sessions/index.js';
 import { html, type SafeHtml } from '../../html/index.js';
-import { keyValueList, scalarText, table } from './values.js';
+import { keyTerm, keyValueList, scalarText, table } from './values.js';
 
 function displayValue(value: DisplayValue): SafeHtml {
   if (Array.isArray(value)) return table(value);
@@ -11,6 +11,6 @@ function displayValue(value: DisplayValue): SafeHtml {
 /** A display Session's data, read-only. Objects are key/value lists, arrays of objects tables. */
 export function displayDataList(interaction: DisplayInteraction): SafeHtml {
   return html`<dl class="data">${Object.entries(interaction.source.data).map(
-    ([key, value]) => html`<div><dt>${key}</dt><dd>${displayValue(value)}</dd></div>`,
+    ([key, value]) => html`<div><dt>${keyTerm(key)}</dt><dd>${displayValue(value)}</dd></div>`,
   )}</dl>`;
 }

@@ -1,6 +1,7 @@
 import type { ApiError } from '../../http/errors.js';
 import type { DisplayInteraction, InteractiveInteraction } from '../../sessions/index.js';
 import { acceptedDetails, type AcceptedView } from './accepted.js';
+import { askingFacts, type Asking } from './asking.js';
 import { displayDataList } from './display.js';
 import { errorText } from './errors.js';
 import { html, pageDocument, type SafeHtml } from '../../html/index.js';
@@ -8,8 +9,10 @@ import { surfaceForm, type SurfaceForm } from './surface.js';
 
 /** Every page the human link shows, as complete HTML documents. Pure: no I/O, no clock, no randomness. */
 
-const heading = (interaction: InteractiveInteraction | DisplayInteraction): SafeHtml =>
+/** The title, who asks and until when (when the page knows), then the description. */
+const heading = (interaction: InteractiveInteraction | DisplayInteraction, asking?: { facts: Asking; deadlineLabel: string }): SafeHtml =>
   html`<h1>${interaction.title}</h1>
+${asking && askingFacts(asking.facts, asking.deadlineLabel)}
 ${interaction.description !== undefined && html`<p class="description">${interaction.description}</p>`}`;
 
 /** Why the form is shown again: its answers need fixing (422), or the page changed under them (409). */
@@ -24,20 +27,20 @@ ${problem.formErrors.length > 0 && html`<ul>${problem.formErrors.map((message) =
 }
 
 /** The current revision of an interactive Session, ready to answer. */
-export function formPage(form: SurfaceForm & { problem?: FormProblem }): string {
+export function formPage(form: SurfaceForm & { problem?: FormProblem; asking?: Asking }): string {
   return pageDocument({
     title: form.interaction.title,
     errorCode: form.problem?.code,
-    main: html`${heading(form.interaction)}
+    main: html`${heading(form.interaction, form.asking && { facts: form.asking, deadlineLabel: 'Answer by' })}
 ${form.problem && problemNotice(form.problem)}
 ${surfaceForm(form)}`,
   });
 }
 
-export function displayPage(interaction: DisplayInteraction): string {
+export function displayPage(interaction: DisplayInteraction, asking?: Asking): string {
   return pageDocument({
     title: interaction.title,
-    main: html`${heading(interaction)}
+    main: html`${heading(interaction, asking && { facts: asking, deadlineLabel: 'Shown until' })}
 ${displayDataList(interaction)}`,
   });
 }
@@ -53,10 +56,10 @@ ${acceptedDetails(accepted)}`,
 }
 
 /** The Session waits for its next revision: the current one has its one answer. */
-export function respondedPage(accepted: AcceptedView): string {
+export function respondedPage(accepted: AcceptedView, asking?: Asking): string {
   return pageDocument({
     title: accepted.interaction.title,
-    main: html`${heading(accepted.interaction)}
+    main: html`${heading(accepted.interaction, asking && { facts: asking, deadlineLabel: 'Open until' })}
 <p class="status">This step has been answered. This page will ask again if there is anything more.</p>
 ${acceptedDetails(accepted)}`,
   });
