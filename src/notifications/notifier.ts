@@ -13,6 +13,7 @@ import {
   type ResponderRecord,
   type SessionState,
 } from '../sessions/index.js';
+import { workspaceDisplayName } from '../workspaces/index.js';
 import { noticeMessage } from './message.js';
 import { nextAttemptAt, NOTICE_LEASE_MS, REMINDER_WAIT_MS } from './retry.js';
 import * as sql from './sql.js';
@@ -133,7 +134,8 @@ export class Notifier implements Worker {
     const message = noticeMessage({
       kind: job.kind,
       to: responder.address!,
-      asker: `Workspace ${session.workspaceId} at ${new URL(config.publicOrigin).host}`,
+      // Who asks: the workspace's display name when it set one, else the workspace as the service names it.
+      asker: (await workspaceDisplayName(this.ctx.store.pool, session.workspaceId)) ?? `Workspace ${session.workspaceId} at ${new URL(config.publicOrigin).host}`,
       title: interaction.title,
       description: interaction.description,
       deadline: new Date(session.linkExpiresAt),

@@ -104,6 +104,13 @@ describe('notify on POST /v1/sessions', () => {
     expect(shown.json().error.reason).toBe('notify_not_interactive');
   });
 
+  it("names who asks by the workspace's display name once it has one", async () => {
+    expect((await t.app.inject({ method: 'PUT', url: '/v1/workspace', headers: owner(t), payload: { display_name: 'Acme Refunds' } })).statusCode).toBe(200);
+    await createNotifying(t, { email: ['named@example.com'] });
+    await notifierOf(t).drain();
+    expect(mailTo(mailbox, 'named@example.com')[0]!.text).toContain('Acme Refunds asks for your decision');
+  });
+
   it('refuses a Slack message until the workspace has a Slack webhook: notification.failed slack_not_configured', async () => {
     const created = await createNotifying(t, { slack: true });
     await notifierOf(t).drain();
