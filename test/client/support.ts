@@ -2,18 +2,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect } from 'vitest';
 import { createClient, type ClientOptions, type HandoffClient } from '../../src/client/index.js';
-import type { TestApp, TestAppOptions } from '../support/app.js';
-import { freePort } from '../support/processes.js';
+import type { TestApp } from '../support/app.js';
 import { PAGE_FORM_HEADERS } from '../human/form-post.js';
 import type { Interaction } from '../../src/client/index.js';
 
 /** Calls shared by the tests that drive the service through its client, over real sockets. */
 
-/** The app listening on a free port that is also its public origin, so human links and receipts name it. */
-export async function listeningApp(): Promise<TestAppOptions> {
-  const port = await freePort();
-  return { listen: true, config: { port, publicOrigin: `http://127.0.0.1:${port}` } };
-}
+export { listeningApp } from '../support/lifecycle.js';
 
 export function clientOf(t: TestApp, options: Partial<ClientOptions> = {}): HandoffClient {
   return createClient({

@@ -1,8 +1,7 @@
 import type { Page, Request } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { useBrowser } from '../support/browser.js';
-import { useTestApp } from '../support/lifecycle.js';
-import { freePort } from '../support/processes.js';
+import { listeningApp, useTestApp } from '../support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
 import { policyViolations, press } from './browser-page.js';
 
@@ -13,10 +12,7 @@ import { policyViolations, press } from './browser-page.js';
  * order on every page, record keys as labels, and the receipt as a summary with its JWS folded away.
  */
 
-const { t } = useTestApp(async () => {
-  const port = await freePort();
-  return { listen: true, config: { port, publicOrigin: `http://127.0.0.1:${port}` } };
-});
+const { t } = useTestApp(listeningApp);
 const browser = useBrowser();
 let base: string;
 

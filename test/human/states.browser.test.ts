@@ -6,8 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/html/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/index.js';
 import { useBrowser } from '../support/browser.js';
-import { useTestApp } from '../support/lifecycle.js';
-import { freePort } from '../support/processes.js';
+import { listeningApp, useTestApp } from '../support/lifecycle.js';
 import { createSession, display, owner } from '../support/sessions.js';
 import { errorCode, keepScreenshot, policyViolations, press } from './browser-page.js';
 import { everyField } from './fixtures.js';
@@ -19,10 +18,7 @@ import { everyField } from './fixtures.js';
  * A picture of each state is kept under test-output/screenshots/.
  */
 
-const { t } = useTestApp(async () => {
-  const port = await freePort();
-  return { listen: true, config: { port, publicOrigin: `http://127.0.0.1:${port}` } };
-});
+const { t } = useTestApp(listeningApp);
 const browser = useBrowser();
 let base: string;
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { freePort } from './processes.js';
 
 /**
  * The set-up test files share: a database of their own, and the real app over it. The `use…`
@@ -96,4 +97,10 @@ export function useTestApp(
     opened = undefined;
   });
   return { db: readThrough(() => made(opened).db, DATABASE), t: readThrough(() => made(opened).t, APP) };
+}
+
+/** The app listening on a free port that is also its public origin, so human links and receipts name it. */
+export async function listeningApp(): Promise<TestAppOptions> {
+  const port = await freePort();
+  return { listen: true, config: { port, publicOrigin: `http://127.0.0.1:${port}` } };
 }
