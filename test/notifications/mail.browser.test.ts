@@ -3,6 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { useMailbox } from '../accounts/support.js';
 import { useBrowser } from '../support/browser.js';
 import { useTestApp } from '../support/lifecycle.js';
+import { interactive } from '../support/sessions.js';
 import { claimsOf, createNotifying, linkIn, mailTo, notifierOf, sessionOf } from './support.js';
 
 /** A responder as a person is one: the mail from a real SMTP server, its link opened and answered in real Chromium. */
@@ -16,10 +17,12 @@ beforeAll(() => {
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 });
 
-/** Opens the responder's own link from their mail and presses Approve with an amount. */
-async function answerFromMail(address: string): Promise<void> {
+/** Opens the responder's own link from their mail about `title` and presses Approve with an amount. */
+async function answerFromMail(address: string, title: string): Promise<void> {
   const page = await browser.newPage();
-  const response = await page.goto(`${base}${linkIn(mailTo(mailbox, address).at(-1)!).path}`);
+  // A responder of two Sessions has two mails, sent in no set order: the one about this Session.
+  const mail = mailTo(mailbox, address).find((m) => m.text.includes(title))!;
+  const response = await page.goto(`${base}${linkIn(mail).path}`);
   expect(response!.status()).toBe(200);
   await page.fill('[name="data.amount"]', '25');
   const [submitted] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Approve' }).click()]);
@@ -29,12 +32,12 @@ async function answerFromMail(address: string): Promise<void> {
 }
 
 it("answers through each responder's mailed link in Chromium, each receipt naming its own responder", async () => {
-  const first = await createNotifying(t, { email: ['ana@example.com', 'bo@example.com'] });
-  const second = await createNotifying(t, { email: ['bo@example.com'] });
+  const first = await createNotifying(t, { email: ['ana@example.com', 'bo@example.com'] }, interactive({ title: 'First refund' }));
+  const second = await createNotifying(t, { email: ['bo@example.com'] }, interactive({ title: 'Second refund' }));
   expect(await notifierOf(t).drain()).toBe(3);
 
-  await answerFromMail('ana@example.com');
-  await answerFromMail('bo@example.com');
+  await answerFromMail('ana@example.com', 'First refund');
+  await answerFromMail('bo@example.com', 'Second refund');
 
   const [a, b] = [await sessionOf(t, first.id), await sessionOf(t, second.id)];
   const ana = a.responders!.find((r) => r.address === 'ana@example.com')!;
