@@ -7,7 +7,9 @@
  * SVC_URL is the service (http://127.0.0.1:8080 unless set). The client is the `svc-handoff`
  * package: in this checkout the import below resolves to src/client; in another project, install
  * the package first (`npm run pack:client` here, then `npm install <path>/build/svc-handoff-0.1.0.tgz`
- * there; once published, `npm install svc-handoff`) and the same file runs unchanged.
+ * there; once published, `npm install svc-handoff`) and the same code runs unchanged, saved as
+ * agent.mts in a CommonJS project (what `npm init -y` makes), where top-level await needs an ES
+ * module's name.
  *
  * The key is the owner key `npm start` printed or a developer's API key (svc_sk_..., made at
  * /app/keys): either way the receipt is checked against the key's own workspace, which the client

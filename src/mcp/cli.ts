@@ -8,9 +8,16 @@ import { serveMcp, type Implementation } from './server.js';
  * serves the same server).
  */
 
-const USAGE = 'usage: svc-handoff mcp    MCP server on stdio for agents (set SVC_URL and SVC_API_KEY)';
+const USAGE = `usage: svc-handoff mcp    MCP server on stdio for agents (set SVC_URL and SVC_API_KEY)
+       svc-handoff --help   this text`;
 
-if (process.argv.length !== 3 || process.argv[2] !== 'mcp') {
+const [command, ...rest] = process.argv.slice(2);
+if (rest.length === 0 && (command === '--help' || command === '-h' || command === 'help')) {
+  // Asked for: the usage on stdout, and success.
+  console.log(USAGE);
+  process.exit(0);
+}
+if (rest.length > 0 || command !== 'mcp') {
   console.error(USAGE);
   process.exit(2);
 }
