@@ -51,7 +51,7 @@ class Synced:
 
 def open_client(kind: str, **options: Any) -> Iterator[Any]:
     url, key = service()
-    key = options.pop("api_key", key)
+    url, key = options.pop("base_url", url), options.pop("api_key", key)
     settings = {**FAST, **options}
     if kind == "sync":
         with Client(url, key, **settings) as client:
