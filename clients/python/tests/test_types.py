@@ -25,3 +25,9 @@ def test_every_generated_type_resolves() -> None:
         if isinstance(value, type) and issubclass(value, dict) and value is not dict:
             typing.get_type_hints(value)
     assert typing.get_args(generated.Interaction) == (generated.DisplayInteraction, generated.InteractionInteractive)
+
+
+def test_the_docs_show_the_tested_example_as_it_is() -> None:
+    root = Path(__file__).resolve().parents[3]
+    example = (root / "examples" / "python" / "agent.py").read_text(encoding="utf-8")
+    assert f"```python\n{example}```" in (root / "docs" / "python.md").read_text(encoding="utf-8")

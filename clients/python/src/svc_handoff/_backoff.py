@@ -26,5 +26,5 @@ class Retry:
 def delay(backoff: Backoff, attempt: int, draw: Callable[[], float] = random.random) -> float:
     """The wait before try `attempt` (0 for the first): doubling up to the ceiling, then drawn
     from its upper half, so many agents started together spread out instead of polling in step."""
-    ceiling = min(backoff.max_delay, backoff.min_delay * 2 ** min(attempt, 30))
+    ceiling = min(backoff.max_delay, backoff.min_delay * 2.0 ** min(attempt, 30))
     return ceiling / 2 + draw() * ceiling / 2

@@ -9,14 +9,30 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import count
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Union, cast
 from urllib.parse import quote, urlencode, urlsplit
 
 from ._backoff import Backoff, Retry, delay
 from ._steps import Call, Emit, Failed, Plan, Reply, Sleep, Try, Unknown, json_body
 from .errors import ClientError
 from .receipts import receipt_kid, verify_receipt
-from .types import AcceptedResponse, Answered, FeedItem, Interaction, Me, NotifyPlan, ReceiptClaims, Session
+from .types import (
+    AcceptedResponse,
+    Answered,
+    CreatedSession,
+    Deliveries,
+    FeedItem,
+    Interaction,
+    Me,
+    NotifyPlan,
+    ReceiptClaims,
+    Session,
+    SessionEvents,
+    WebhookEndpointVerified,
+    WebhookOverview,
+    WebhookRegistration,
+    WebhookRotation,
+)
 
 # The longest a request may be held waiting (Prefer: wait=N), in seconds: the service's cap too.
 WAIT_SECONDS_MAX = 55
@@ -153,7 +169,7 @@ class Core:
             self.workspace_id = (yield from self.me())["workspace_id"]
         return self.workspace_id
 
-    def create_session(self, interaction: Interaction, fields: Mapping[str, Any]) -> Plan[Any]:
+    def create_session(self, interaction: Interaction, fields: Mapping[str, Any]) -> Plan[CreatedSession]:
         """Never retried: the service refuses Idempotency-Key on create (the link is stored only as
         a hash), so a repeat could create a second Session; an unknown outcome is OUTCOME_UNKNOWN."""
         body = {"interaction": interaction, **{name: value for name, value in fields.items() if value is not None}}
@@ -162,7 +178,7 @@ class Core:
         # A display Session never changes, so only an interactive one is worth remembering as created.
         if interaction.get("mode") == "interactive":
             self.remember(created["id"], reply.headers.get("etag"), None, created.get("link_expires_at"))
-        return created
+        return cast(CreatedSession, created)
 
     def read(self, session_id: str, created_counts: bool = False, wait_seconds: Optional[int] = None) -> Plan[Read]:
         """One conditional read (If-None-Match with the last ETag): an unchanged Session costs a 304
@@ -195,7 +211,7 @@ class Core:
     def get_surface(self, session_id: str, revision: int) -> Plan[Any]:
         return self.get(route("v1", "sessions", session_id, "surfaces", str(revision)))
 
-    def change(self, session_id: str, path: str, method: str, body: Any, if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Any]:
+    def change(self, session_id: str, path: str, method: str, body: Any, if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Session]:
         """PATCH, complete and extend: If-Match from the last read, retried on an unknown outcome with the same key, body and If-Match."""
         if if_match is None:
             known = self.known.get(session_id)
@@ -204,43 +220,43 @@ class Core:
         content = None if body is None else json_body(body)
         reply = yield from self._send(Call(method, path, expect=(200,), repeatable=True, body=content, headers=headers))
         self.remember(session_id, reply.headers.get("etag"), reply.body, reply.body.get("link_expires_at"))
-        return reply.body
+        return cast(Session, reply.body)
 
-    def publish(self, session_id: str, interaction: Interaction, notify: Optional[NotifyPlan], if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Any]:
+    def publish(self, session_id: str, interaction: Interaction, notify: Optional[NotifyPlan], if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Session]:
         body: dict[str, Any] = {"interaction": interaction}
         if notify is not None:
             body["notify"] = notify
         return self.change(session_id, route("v1", "sessions", session_id), "PATCH", body, if_match, idempotency_key)
 
-    def complete(self, session_id: str, if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Any]:
+    def complete(self, session_id: str, if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Session]:
         return self.change(session_id, route("v1", "sessions", session_id, "complete"), "POST", None, if_match, idempotency_key)
 
-    def extend(self, session_id: str, link_expires_at: Union[str, datetime], if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Any]:
+    def extend(self, session_id: str, link_expires_at: Union[str, datetime], if_match: Optional[str], idempotency_key: Optional[str]) -> Plan[Session]:
         at = link_expires_at if isinstance(link_expires_at, str) else link_expires_at.isoformat().replace("+00:00", "Z")
         return self.change(session_id, route("v1", "sessions", session_id, "extend"), "POST", {"link_expires_at": at}, if_match, idempotency_key)
 
-    def session_events(self, session_id: str) -> Plan[Any]:
+    def session_events(self, session_id: str) -> Plan[SessionEvents]:
         return self.get(route("v1", "sessions", session_id, "events"))
 
-    def deliveries(self, session_id: str) -> Plan[Any]:
+    def deliveries(self, session_id: str) -> Plan[Deliveries]:
         return self.get(route("v1", "sessions", session_id, "deliveries"))
 
     def redeliver(self, session_id: str, event_id: str) -> Plan[None]:
         """A delivery already pending is kept, so a repeat is harmless: retried."""
         yield from self._send(Call("POST", route("v1", "sessions", session_id, "events", event_id, "redeliver"), expect=(202,), repeatable=True))
 
-    def register_webhook(self, url: str, events: Optional[list[str]]) -> Plan[Any]:
+    def register_webhook(self, url: str, events: Optional[list[str]]) -> Plan[WebhookRegistration]:
         """Never retried: a repeat would replace the endpoint again."""
         body: dict[str, Any] = {"url": url} if events is None else {"url": url, "events": events}
         return self._body(Call("PUT", "/v1/webhook", expect=(201,), repeatable=False, body=json_body(body)))
 
-    def get_webhook(self) -> Plan[Any]:
+    def get_webhook(self) -> Plan[WebhookOverview]:
         return self.get("/v1/webhook")
 
-    def verify_webhook_endpoint(self) -> Plan[Any]:
+    def verify_webhook_endpoint(self) -> Plan[WebhookEndpointVerified]:
         return self._body(Call("POST", "/v1/webhook/verify", expect=(200,), repeatable=True))
 
-    def rotate_webhook_secret(self) -> Plan[Any]:
+    def rotate_webhook_secret(self) -> Plan[WebhookRotation]:
         """Never retried: each call creates a secret."""
         return self._body(Call("POST", "/v1/webhook/secrets/rotate", expect=(201,), repeatable=False))
 
