@@ -22,7 +22,7 @@ const VENV = join(CACHE, 'venv');
 /** The package's dependencies as wheels: a fresh environment gets them here without asking an index again. */
 export const WHEELHOUSE = join(CACHE, 'wheelhouse');
 const STAMP = join(VENV, 'svc-requirements.sha256');
-export const VENV_PYTHON = join(VENV, 'bin', 'python');
+const VENV_PYTHON = join(VENV, 'bin', 'python');
 
 function run(command: string, args: string[]): string {
   const done = spawnSync(command, args, { encoding: 'utf8' });
