@@ -18,8 +18,8 @@ class Gateway:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
         self.faults: list[Fault] = []
-        # What reached the service: method, path, and the headers a repeat must keep.
-        self.forwarded: list[tuple[str, str, dict[str, str]]] = []
+        # What reached the service: method, path, headers (lower-case names) and body.
+        self.forwarded: list[tuple[str, str, dict[str, str], bytes]] = []
         self.received = 0
         gateway = self
 
@@ -34,7 +34,7 @@ class Gateway:
                 if fault == "page_before":
                     return self.page()
                 headers = {name: value for name, value in self.headers.items() if name.lower() not in ("host", "content-length", "connection")}
-                gateway.forwarded.append((self.command, self.path, {name.lower(): value for name, value in headers.items()}))
+                gateway.forwarded.append((self.command, self.path, {name.lower(): value for name, value in headers.items()}, body))
                 answer = httpx.request(self.command, gateway.upstream + self.path, headers=headers, content=body, timeout=70)
                 if fault == "page_after":
                     return self.page()

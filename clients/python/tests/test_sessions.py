@@ -87,13 +87,6 @@ def test_passes_notify_through_on_create(client: Any) -> None:
     assert [responder["address"] for responder in session.get("responders", [])] == ["approver@example.com"]
 
 
-def test_sends_fields_the_service_does_not_know_yet_as_given(client: Any) -> None:
-    # decision and client_reference_id go through untouched: this service refuses an unknown member.
-    with pytest.raises(ServiceError) as refused:
-        client.create_session(refund_question(), client_reference_id="order-1042")
-    assert refused.value.code == "INVALID_SCHEMA"
-
-
 def test_a_display_session_takes_no_answer(client: Any) -> None:
     created = client.create_session({"mode": "display", "title": "FYI", "source": {"kind": "data", "data": {"note": "shipped"}}})
     with pytest.raises(ClientError) as none:
