@@ -59,3 +59,13 @@ def test_refuses_a_timestamp_beyond_the_tolerance(webhooks: Any) -> None:
     assert refusal(delivery["headers"], delivery["body"], webhooks["newest"], now=sent + 301) == "WEBHOOK_INVALID timestamp"
     assert refusal(delivery["headers"], delivery["body"], webhooks["newest"], now=sent - 301) == "WEBHOOK_INVALID timestamp"
     assert refusal(delivery["headers"], delivery["body"], webhooks["newest"], now=sent + 10, tolerance=5) == "WEBHOOK_INVALID timestamp"
+
+
+def test_reads_the_endpoint_and_the_sessions_deliveries_and_queues_a_redelivery(client: Any, webhooks: Any) -> None:
+    delivered = json.loads(webhooks["delivery"]["body"])
+    assert client.get_webhook()["endpoint"]["status"] == "verified"
+    assert [event["type"] for event in client.session_events(delivered["session_id"])["events"]][-1] == "response.accepted"
+    client.redeliver(delivered["session_id"], delivered["event_id"])
+    jobs = client.deliveries(delivered["session_id"])["deliveries"]
+    assert [job["kind"] for job in jobs][:2] == ["accepted", "redelivery"]
+    assert jobs[0]["status"] == "delivered"
