@@ -25,7 +25,7 @@ def test_walks_the_feed_and_waits_at_its_end_for_the_next_event(client: Any) -> 
     # From there the feed is at its end: the next read is held until the Session changes.
     completing = threading.Timer(0.3, complete_elsewhere, (created["id"],))
     completing.start()
-    item = next(iter(client.events(after=cursor, wait_seconds=30)))
+    item = next(item for item in client.events(after=cursor, wait_seconds=30) if item.event["session_id"] == created["id"])
     completing.join()
     assert (item.event["session_id"], item.event["type"]) == (created["id"], "session.completed")
 

@@ -170,8 +170,8 @@ class Generator:
             self.aliases[name] = self.annotation(node, name)
         for name, schema in self.document["components"]["schemas"].items():
             self.named(name, schema)
-        for path, operations in self.document["paths"].items():
-            for method, operation in operations.items():
+        for operations in self.document["paths"].values():
+            for operation in operations.values():
                 body = operation.get("requestBody", {}).get("content", {}).get("application/json")
                 if body:
                     self.named(f"{pascal(operation['operationId'])}Request", body["schema"])
@@ -181,6 +181,8 @@ class Generator:
                         self.named(pascal(title), answer["content"]["application/json"]["schema"])
         blocks = [text for text in self.classes.values() if text]
         blocks += [f"{name} = {annotation}" for name, annotation in self.aliases.items()]
+        body = "\n\n\n".join(blocks)
+        used = [name for name in ("Any", "Literal", "Optional", "TypedDict", "Union") if re.search(rf"\b{name}\b", body)]
         return "\n".join(
             [
                 "# Generated from docs/openapi.json by clients/python/tools/generate_types.py: do not edit by hand.",
@@ -189,10 +191,10 @@ class Generator:
                 "",
                 "from __future__ import annotations",
                 "",
-                "from typing import Any, Literal, Optional, TypedDict, Union",
+                f"from typing import {', '.join(used)}",
                 "",
                 "",
-                "\n\n\n".join(blocks),
+                body,
                 "",
             ]
         )
