@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { PREREQUISITES, provision, runnable } from '../test/support/prerequisites.js';
+import { ensurePythonEnvironment } from '../test/support/python.js';
 
 /**
  * The first step of `npm test`: installs the Debian packages the tests need and this machine lacks
  * (Chromium, PgBouncer, ...), or says in one line what is missing and stops the run, which could
- * not pass without them. Silent when everything is there.
+ * not pass without them; then makes the Python client tests' virtual environment. Silent when
+ * everything is there.
  */
 
 const missingNow = () => PREREQUISITES.filter((prerequisite) => !runnable(prerequisite.executable));
@@ -34,4 +36,10 @@ if (plan.kind === 'install') {
   if (still.length > 0) {
     fail(`npm test: apt-get ${installed ? 'installed' : 'failed to install'} ${plan.packages.join(' ')}, and ${still.map((prerequisite) => prerequisite.executable).join(', ')} is still missing`);
   }
+}
+
+try {
+  ensurePythonEnvironment(console.log);
+} catch (error) {
+  fail(`npm test: could not make the Python tests' environment: ${(error as Error).message}`);
 }

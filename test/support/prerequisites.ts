@@ -12,6 +12,8 @@ export const PGBOUNCER = '/usr/sbin/pgbouncer';
 export const PG_DUMP = process.env.PG_DUMP ?? '/usr/bin/pg_dump';
 /** Looked up on PATH, as the HTTPS receivers run it. */
 export const OPENSSL = 'openssl';
+/** The Python client's tests make their virtual environment with it (test/support/python.ts). */
+export const PYTHON = process.env.PYTHON ?? 'python3';
 
 export interface Prerequisite {
   /** An absolute path, or a command name looked up on PATH. */
@@ -25,6 +27,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
   { executable: PGBOUNCER, debianPackage: 'pgbouncer', usedBy: 'the pooler test' },
   { executable: PG_DUMP, debianPackage: 'postgresql-client', usedBy: 'the data dumps' },
   { executable: OPENSSL, debianPackage: 'openssl', usedBy: 'the HTTPS receivers' },
+  { executable: PYTHON, debianPackage: 'python3-venv', usedBy: 'the Python client tests' },
 ];
 
 /** Whether `executable` can be run: the file itself when absolute, else the first on PATH. */

@@ -1,0 +1,33 @@
+"""The drift check: svc_handoff/openapi.py is exactly what tools/generate_types.py makes of docs/openapi.json."""
+
+from __future__ import annotations
+
+import importlib.util
+import typing
+from pathlib import Path
+
+import svc_handoff.openapi as generated
+
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "generate_types.py"
+
+
+def test_the_generated_types_are_those_of_the_committed_contract() -> None:
+    spec = importlib.util.spec_from_file_location("generate_types", TOOL)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert Path(generated.__file__).read_text(encoding="utf-8") == tool.render(), "run clients/python/tools/generate_types.py (npm run openapi:write)"
+
+
+def test_every_generated_type_resolves() -> None:
+    for name in dir(generated):
+        value = getattr(generated, name)
+        if isinstance(value, type) and issubclass(value, dict) and value is not dict:
+            typing.get_type_hints(value)
+    assert typing.get_args(generated.Interaction) == (generated.DisplayInteraction, generated.InteractionInteractive)
+
+
+def test_the_docs_show_the_tested_example_as_it_is() -> None:
+    root = Path(__file__).resolve().parents[3]
+    example = (root / "examples" / "python" / "agent.py").read_text(encoding="utf-8")
+    assert f"```python\n{example}```" in (root / "docs" / "python.md").read_text(encoding="utf-8")
