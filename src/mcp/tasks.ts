@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { HandoffError, PATTERNS, WAIT_SECONDS_MAX } from '../client/index.js';
-import type { Answer } from './answer.js';
+import { answerOf, type Answer } from './answer.js';
 import { readAnswer, type ToolContext } from './reading.js';
 import { waitForAnswer } from './wait.js';
 
@@ -73,9 +73,9 @@ async function reading<T>(taskId: string, read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** tasks/get: the task's state, from one read of the Session. */
+/** tasks/get: the task's state, from one read of the Session (a client polls it: the receipt is verified once, by tasks/result). */
 export function getTask(ctx: ToolContext, taskId: string, signal: AbortSignal): Promise<Task> {
-  return reading(taskId, async () => taskOf(taskId, await readAnswer(ctx, taskId, signal)));
+  return reading(taskId, async () => taskOf(taskId, answerOf(await ctx.client.getSession(taskId, { signal }), ctx.now())));
 }
 
 /**
