@@ -101,7 +101,8 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
         // The process's own key set, made once: no request reads it again through the app.
         ...(receiptKeys ? { receiptKeys } : {}),
       });
-      const remembered = rememberedCapabilities(request.headers['mcp-session-id'] as string | undefined);
+      const sessionId = request.headers['mcp-session-id'];
+      const remembered = rememberedCapabilities(typeof sessionId === 'string' ? sessionId : undefined);
       const server = mcpServer(IMPLEMENTATION, { client, now: () => ctx.clock.now() }, remembered);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
