@@ -30,16 +30,21 @@ export async function clientTypesSource(document: string): Promise<string> {
 export const MCP_SCHEMAS = fileURLToPath(new URL('../src/mcp/contract.ts', import.meta.url));
 
 /**
- * The schemas of the contract an MCP tool declares as its own output, as a module: the MCP server
+ * The schemas of the contract an MCP tool declares as its own input or output, as a module: the MCP server
  * is packed with the client, without the contract document beside it.
  */
 export function mcpSchemasSource(document: string): string {
-  const { components } = JSON.parse(document) as { components: { schemas: { SessionEventsResponse: { properties: { events: unknown } } } } };
+  const { components } = JSON.parse(document) as {
+    components: { schemas: { SessionEventsResponse: { properties: { events: unknown } }; NotifyPlan: { properties: { email: unknown } } } };
+  };
   return [
     '// Generated from docs/openapi.json by scripts/write-openapi.ts: do not edit by hand.',
     '',
     '/** The events of a Session, as GET /v1/sessions/{id}/events lists them. */',
     `export const sessionEventsSchema = ${JSON.stringify(components.schemas.SessionEventsResponse.properties.events, null, 2)} as const;`,
+    '',
+    "/** The addresses a Session's notification plan emails (NotifyPlan's `email`). */",
+    `export const notifyEmailSchema = ${JSON.stringify(components.schemas.NotifyPlan.properties.email, null, 2)} as const;`,
     '',
   ].join('\n');
 }

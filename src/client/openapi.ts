@@ -466,7 +466,7 @@ export interface paths {
         put?: never;
         /**
          * Send one MCP message to the hosted MCP server (Streamable HTTP)
-         * @description The tools ask_human, get_answer and list_events over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, or 202 for a notification. Refusals of the API (a quota included) come back as tool errors carrying its error code.
+         * @description The tools ask_human, get_answer, list_events and complete_session over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, or 202 for a notification or a response. The answer to initialize carries an Mcp-Session-Id for the client to send back (it carries what the client declared; nothing is stored). Refusals of the API (a quota included) come back as tool errors carrying its error code. docs/mcp.md.
          */
         post: operations["postMcpMessage"];
         delete?: never;

@@ -13,9 +13,9 @@ export interface Answer {
   accepted_at: string | null;
   /** The response's decision receipt (compact JWS). */
   receipt: string | null;
+  /** When the link stops taking answers, as the service states it. */
+  link_expires_at: string;
 }
-
-const unanswered = (status: AnswerStatus): Answer => ({ status, action: null, data: null, accepted_at: null, receipt: null });
 
 /**
  * `answered` while the current revision has its response, `completed` once the Session is closed
@@ -24,11 +24,12 @@ const unanswered = (status: AnswerStatus): Answer => ({ status, action: null, da
  */
 export function answerOf(session: Session, now: Date): Answer {
   if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${session.id} is a display Session: it takes no answer.`);
-  const { status, revision, responses } = session as InteractiveSession;
+  const { status, revision, responses, link_expires_at } = session as InteractiveSession;
   const latest = responses.at(-1);
+  const unanswered = (answerStatus: AnswerStatus): Answer => ({ status: answerStatus, action: null, data: null, accepted_at: null, receipt: null, link_expires_at });
   const withLatest = (answerStatus: AnswerStatus): Answer =>
     latest
-      ? { status: answerStatus, action: latest.action_id, data: latest.data, accepted_at: latest.accepted_at, receipt: latest.receipt }
+      ? { status: answerStatus, action: latest.action_id, data: latest.data, accepted_at: latest.accepted_at, receipt: latest.receipt, link_expires_at }
       : unanswered(answerStatus);
   if (status === 'completed') return withLatest('completed');
   if (latest?.revision === revision) return withLatest('answered');

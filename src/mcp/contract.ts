@@ -102,3 +102,16 @@ export const sessionEventsSchema = {
     }
   }
 } as const;
+
+/** The addresses a Session's notification plan emails (NotifyPlan's `email`). */
+export const notifyEmailSchema = {
+  "type": "array",
+  "minItems": 1,
+  "maxItems": 20,
+  "items": {
+    "type": "string",
+    "minLength": 3,
+    "maxLength": 254,
+    "pattern": "^[^\\s@<>()\",;:\\\\\\[\\]]+@[^\\s@<>()\",;:\\\\\\[\\]]+$"
+  }
+} as const;

@@ -14,7 +14,8 @@ export interface QuestionField {
 export interface Question {
   title: string;
   description?: string;
-  fields: QuestionField[];
+  /** The values to ask for; none unless given (the buttons are then the whole answer). */
+  fields?: QuestionField[];
   /** Button labels; one `Submit` button unless given. */
   actions?: string[];
 }
@@ -24,6 +25,13 @@ const ACTION_ID_MAX = 32;
 function fieldSchema(field: QuestionField): FieldSchema {
   return field.type === 'choice' ? { type: 'string', enum: field.options ?? [] } : { type: field.type };
 }
+
+/** actionIds' rule in words, for the tools' descriptions: the model predicts the ID of the button the person will press. */
+export const ACTION_IDS_RULE =
+  'Button IDs are derived from the labels: lower case, accents dropped, each run of other characters one underscore, none at either end ' +
+  '("Approve refund" -> approve_refund); a label that does not start with a letter gets a_ in front ("42 more" -> a_42_more), one without letters ' +
+  'or digits is action_ and its position ("!!!" third -> action_3); at most 29 characters; an ID already taken gets _2, _3... in label order ' +
+  '("Ship" and "ship" -> ship and ship_2).';
 
 /**
  * An action ID for a button label, as an agent would guess it: lower-case letters, digits and
@@ -51,7 +59,7 @@ export function actionIds(labels: readonly string[]): string[] {
 export function questionProblems(question: Question): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  question.fields.forEach((field, index) => {
+  (question.fields ?? []).forEach((field, index) => {
     const at = `fields[${index}]`;
     if (field.type === 'choice' && (field.options === undefined || field.options.length === 0)) problems.push(`${at}: a choice field needs options (a list of strings)`);
     if (field.type !== 'choice' && field.options !== undefined) problems.push(`${at}: options apply only to a choice field`);
@@ -69,7 +77,7 @@ export function questionProblems(question: Question): string[] {
 export function questionInteraction(question: Question): Interaction {
   const labels = question.actions ?? ['Submit'];
   const ids = question.actions ? actionIds(labels) : ['submit'];
-  const fields = question.fields.map((field): Component => ({
+  const fields = (question.fields ?? []).map((field): Component => ({
     type: 'field',
     name: field.name,
     label: field.label,

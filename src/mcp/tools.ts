@@ -1,22 +1,30 @@
-import { LIMITS, NOT_BLANK, PATTERNS, WAIT_SECONDS_MAX, type HandoffClient, type InteractiveSession } from '../client/index.js';
-import { answerOf, type Answer } from './answer.js';
-import { sessionEventsSchema } from './contract.js';
-import { questionInteraction, questionProblems, type Question } from './question.js';
+import type { CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import { LIMITS, NOT_BLANK, PATTERNS, WAIT_SECONDS_MAX, type CreatedSession } from '../client/index.js';
+import { notifyEmailSchema, sessionEventsSchema } from './contract.js';
+import { ACTION_IDS_RULE, questionInteraction, questionProblems, type Question } from './question.js';
+import { answerAfterWait, readAnswer, type ToolContext } from './reading.js';
+import { taskCreated } from './tasks.js';
 import { argumentCheck, type ArgumentCheck } from './validate.js';
-import { PROGRESS_EVERY_MS, waitForAnswer, type Progress } from './wait.js';
+import { PROGRESS_EVERY_MS, type Progress } from './wait.js';
 
-/** The tools an agent calls: ask a person, read the answer, list a Session's events. */
+/** The tools an agent calls: ask a person, read the answer, list a Session's events, complete it. */
 
-export interface ToolContext {
-  client: HandoffClient;
-  now(): Date;
+export type { ToolContext } from './reading.js';
+
+/** The link ask_human made, for the person who should answer. */
+export interface PersonLink {
+  sessionId: string;
+  url: string;
+  title: string;
 }
 
-/** One call: its cancellation, and a way to tell the caller how it is going. */
+/** One call: its cancellation, and ways to tell the caller how it is going. */
 export interface ToolCall {
   signal: AbortSignal;
   /** A progress notification, when the caller asked for them; otherwise nothing. */
   progress(update: Progress): Promise<void>;
+  /** Shows the link to the host's user (URL-mode elicitation) when the client supports it; otherwise nothing. Never waits for their reply. */
+  showLink(link: PersonLink): void;
 }
 
 export interface ToolDefinition {
@@ -26,6 +34,8 @@ export interface ToolDefinition {
   inputSchema: { type: 'object'; [keyword: string]: unknown };
   outputSchema: { type: 'object'; [keyword: string]: unknown };
   annotations: { readOnlyHint: boolean; openWorldHint: boolean };
+  /** MCP tasks: a tool that may run as one says so (the client then may send `task` with the call). */
+  execution?: { taskSupport: 'optional' };
 }
 
 export interface Tool {
@@ -33,10 +43,14 @@ export interface Tool {
   /** Every problem of the arguments, in words; none when the call may run. */
   check: ArgumentCheck;
   run(input: unknown, ctx: ToolContext, call: ToolCall): Promise<object>;
+  /** The call as an MCP task, answered at once (tasks.ts): only a tool whose definition has `execution`. */
+  startTask?(input: unknown, ctx: ToolContext, call: ToolCall): Promise<CreateTaskResult>;
 }
 
+type Run<I, R> = (input: I, ctx: ToolContext, call: ToolCall) => Promise<R>;
+
 /** A tool whose arguments are checked against its input schema, then by `problems` for what a schema cannot say. */
-function tool<I>(definition: ToolDefinition, run: (input: I, ctx: ToolContext, call: ToolCall) => Promise<object>, problems?: (input: I) => string[]): Tool {
+function tool<I>(definition: ToolDefinition, run: Run<I, object>, problems?: (input: I) => string[], startTask?: Run<I, CreateTaskResult>): Tool {
   const schema = argumentCheck(definition.inputSchema);
   return {
     definition,
@@ -45,10 +59,12 @@ function tool<I>(definition: ToolDefinition, run: (input: I, ctx: ToolContext, c
       return found.length > 0 || !problems ? found : problems(input as I);
     },
     run: (input, ctx, call) => run(input as I, ctx, call),
+    ...(startTask ? { startTask: (input: unknown, ctx: ToolContext, call: ToolCall) => startTask(input as I, ctx, call) } : {}),
   };
 }
 
 const sessionId = { type: 'string', pattern: PATTERNS.sessionId, description: 'The Session ID ask_human returned (ses_...).' } as const;
+const linkExpiresAt = { type: 'string', format: 'date-time', description: 'When the link stops taking answers (ISO 8601); after it, the status is expired.' } as const;
 
 const answerProperties = {
   status: {
@@ -63,6 +79,7 @@ const answerProperties = {
     type: ['string', 'null'],
     description: 'The signed decision receipt of the answer (compact JWS), already verified: signed by the service for this workspace, bound to this answer.',
   },
+  link_expires_at: linkExpiresAt,
 } as const;
 
 const answerSchema = { type: 'object', required: Object.keys(answerProperties), additionalProperties: false, properties: answerProperties } as const;
@@ -72,40 +89,30 @@ const waitedProperties = {
   next_step: { type: 'string', description: 'Present when the answer is still pending after the wait: how to read it later.' },
 } as const;
 
-/**
- * The answer, its receipt verified first (the service's key, issued for this credential's
- * workspace, bound to this very answer): a receipt that does not verify is a RECEIPT_INVALID
- * tool error, never passed on.
- */
-async function getAnswer(ctx: ToolContext, id: string, signal: AbortSignal): Promise<Answer> {
-  const session = await ctx.client.getSession(id, { signal });
-  const answer = answerOf(session, ctx.now());
-  const latest = (session as InteractiveSession).responses.at(-1);
-  if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(id, latest, { signal });
-  return answer;
+type AskHuman = Question & { wait_seconds?: number; notify_email?: string[] };
+
+/** Creates the Session the question asks for, emailing `notify_email` each a link of their own, and shows its link to the host's user when the client can. */
+async function ask(input: AskHuman, ctx: ToolContext, call: ToolCall): Promise<CreatedSession> {
+  const notify = input.notify_email ? { notify: { email: input.notify_email } } : {};
+  const created = await ctx.client.createSession(questionInteraction(input), { signal: call.signal, ...notify });
+  call.showLink({ sessionId: created.id, url: created.human_url, title: input.title });
+  return created;
 }
 
-/** The answer after waiting up to `seconds` for it; still pending, it says how to read it later. */
-async function answerAfterWait(ctx: ToolContext, call: ToolCall, sessionId: string, seconds: number, subject: string): Promise<Answer & { next_step?: string }> {
-  await waitForAnswer(ctx.client, call, sessionId, seconds, subject);
-  const answer = await getAnswer(ctx, sessionId, call.signal);
-  if (answer.status !== 'pending') return answer;
-  return { ...answer, next_step: `Not answered within ${seconds} s: call get_answer with session_id ${sessionId} to read the answer (people may take minutes or hours).` };
-}
-
-const askHuman = tool<Question & { wait_seconds?: number }>(
+const askHuman = tool<AskHuman>(
   {
     name: 'ask_human',
     title: 'Ask a person',
     description:
-      'Asks a person a question through a private web link and returns {session_id, url}: send the url to the person who should answer ' +
-      '(anyone holding it can answer, once). Each field becomes an input on the page; each action a button (button IDs are the labels ' +
-      'in lower case with underscores: "Approve refund" -> approve_refund; default one button, submit). With wait_seconds it also waits ' +
+      'Asks a person a question through a private web link and returns {session_id, url, link_expires_at}: send the url to the person who should answer ' +
+      '(anyone holding it can answer, once, until link_expires_at), or name them in notify_email and the service emails each a link of their own. ' +
+      `Each field becomes an input on the page; each action a button. ${ACTION_IDS_RULE} With wait_seconds it also waits ` +
       `up to that long (at most ${WAIT_SECONDS_MAX} s) and returns what get_answer would (the url is sent at once as a progress message, ` +
-      `then progress every ${PROGRESS_EVERY_MS / 1000} s, if the call asked for progress); while still pending, or without wait_seconds, call get_answer later.`,
+      `then progress every ${PROGRESS_EVERY_MS / 1000} s, if the call asked for progress); while still pending, or without wait_seconds, call get_answer later. ` +
+      'Called as an MCP task, it answers at once with the task, which completes when the person answers.',
     inputSchema: {
       type: 'object',
-      required: ['title', 'fields'],
+      required: ['title'],
       additionalProperties: false,
       properties: {
         title: { type: 'string', minLength: 1, maxLength: LIMITS.title, pattern: NOT_BLANK, description: 'The question, shown as the page title.' },
@@ -113,7 +120,7 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
         fields: {
           type: 'array',
           maxItems: LIMITS.components,
-          description: 'The values to ask for, in page order (may be empty: then only the buttons are the answer).',
+          description: 'The values to ask for, in page order. Optional: without fields, the button pressed is the whole answer.',
           items: {
             type: 'object',
             required: ['name', 'label', 'type'],
@@ -133,32 +140,39 @@ const askHuman = tool<Question & { wait_seconds?: number }>(
           maxItems: LIMITS.actions,
           uniqueItems: true,
           items: { type: 'string', minLength: 1, maxLength: LIMITS.label, pattern: NOT_BLANK },
-          description: 'Button labels, for example ["Approve", "Reject"]. Default: one Submit button.',
+          description: `Button labels, for example ["Approve", "Reject"]. Default: one Submit button (ID submit). ${ACTION_IDS_RULE}`,
+        },
+        notify_email: {
+          ...notifyEmailSchema,
+          description: 'Addresses the service emails, each with a link of its own (the answer through it names that responder in its receipt). Owner and developer keys only.',
         },
         wait_seconds: { type: 'integer', minimum: 0, maximum: WAIT_SECONDS_MAX, description: `Wait up to this many seconds (at most ${WAIT_SECONDS_MAX}) for the answer.` },
       },
     },
     outputSchema: {
       type: 'object',
-      required: ['session_id', 'url'],
+      required: ['session_id', 'link_expires_at'],
       additionalProperties: false,
       properties: {
         session_id: { type: 'string' },
-        url: { type: 'string', description: 'The private link to send to the person.' },
+        url: { type: 'string', description: 'The private link to send to the person (absent from a task\'s result: the task carried it when it was created).' },
         ...answerProperties,
         ...waitedProperties,
       },
     },
     annotations: { readOnlyHint: false, openWorldHint: true },
+    execution: { taskSupport: 'optional' },
   },
   async (input, ctx, call) => {
-    const created = await ctx.client.createSession(questionInteraction(input), { signal: call.signal });
-    const asked = { session_id: created.id, url: created.human_url };
+    const created = await ask(input, ctx, call);
+    const asked = { session_id: created.id, url: created.human_url, link_expires_at: created.link_expires_at };
     if (input.wait_seconds === undefined) return asked;
     // The person needs the link before there can be an answer to wait for: the first progress message carries it.
     return { ...asked, ...(await answerAfterWait(ctx, call, created.id, input.wait_seconds, `the answer at ${created.human_url}`)) };
   },
   questionProblems,
+  // A task answers at once whatever wait_seconds says: the task itself is the wait.
+  async (input, ctx, call) => taskCreated(await ask(input, ctx, call)),
 );
 
 const getAnswerTool = tool<{ session_id: string; wait_seconds?: number }>(
@@ -166,7 +180,7 @@ const getAnswerTool = tool<{ session_id: string; wait_seconds?: number }>(
     name: 'get_answer',
     title: 'Read the answer',
     description:
-      "Reads the person's answer to an ask_human question: {status, action, data, accepted_at, receipt}. With wait_seconds it first waits " +
+      "Reads the person's answer to an ask_human question: {status, action, data, accepted_at, receipt, link_expires_at}. With wait_seconds it first waits " +
       `up to that long (at most ${WAIT_SECONDS_MAX} s) for the answer, and returns as soon as it comes. While status is pending, call it ` +
       'again (next_step says so); the answer comes with a signed receipt of what the service accepted.',
     inputSchema: {
@@ -183,7 +197,7 @@ const getAnswerTool = tool<{ session_id: string; wait_seconds?: number }>(
   },
   (input, ctx, call) =>
     input.wait_seconds === undefined
-      ? getAnswer(ctx, input.session_id, call.signal)
+      ? readAnswer(ctx, input.session_id, call.signal)
       : answerAfterWait(ctx, call, input.session_id, input.wait_seconds, `the answer to ${input.session_id}`),
 );
 
@@ -192,21 +206,45 @@ const listEvents = tool<{ session_id: string; after?: number }>(
     name: 'list_events',
     title: 'List the events of a Session',
     description:
-      'Lists what happened to a Session in order: each accepted answer (with its data and receipt), each revision published, its completion. ' +
-      'With after, only the events whose sequence is greater.',
+      'Lists what happened to a Session in order: each accepted answer (with its data and receipt), each revision published, its completion, ' +
+      'its messages to responders, its extensions and its expiry; with link_expires_at. With after, only the events whose sequence is greater.',
     inputSchema: {
       type: 'object',
       required: ['session_id'],
       additionalProperties: false,
       properties: { session_id: sessionId, after: { type: 'integer', minimum: 0, description: 'Only events with a greater sequence number.' } },
     },
-    outputSchema: { type: 'object', required: ['session_id', 'events'], additionalProperties: false, properties: { session_id: { type: 'string' }, events: sessionEventsSchema } },
+    outputSchema: {
+      type: 'object',
+      required: ['session_id', 'events', 'link_expires_at'],
+      additionalProperties: false,
+      properties: { session_id: { type: 'string' }, events: sessionEventsSchema, link_expires_at: linkExpiresAt },
+    },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async (input, ctx, { signal }) => {
-    const { events } = await ctx.client.events(input.session_id, { signal });
-    return { session_id: input.session_id, events: events.filter((event) => event.sequence > (input.after ?? 0)) };
+    const [{ events }, session] = await Promise.all([ctx.client.events(input.session_id, { signal }), ctx.client.getSession(input.session_id, { signal })]);
+    return { session_id: input.session_id, events: events.filter((event) => event.sequence > (input.after ?? 0)), link_expires_at: session.link_expires_at };
   },
 );
 
-export const TOOLS: readonly Tool[] = [askHuman, getAnswerTool, listEvents];
+const completeSession = tool<{ session_id: string }>(
+  {
+    name: 'complete_session',
+    title: 'Complete a Session',
+    description:
+      'Closes an ask_human question: the link takes no further answer (use it once the answer is acted on, or to withdraw a question nobody should answer any more). ' +
+      'Returns what get_answer would, with status completed and the last answer, if any. Completing a completed Session changes nothing.',
+    inputSchema: { type: 'object', required: ['session_id'], additionalProperties: false, properties: { session_id: sessionId } },
+    outputSchema: answerSchema,
+    annotations: { readOnlyHint: false, openWorldHint: false },
+  },
+  async (input, ctx, { signal }) => {
+    // The Session as it is now, so that the If-Match the completion sends is current.
+    const session = await ctx.client.getSession(input.session_id, { signal });
+    if (session.status !== 'completed' && session.status !== undefined) await ctx.client.complete(input.session_id, { signal });
+    return readAnswer(ctx, input.session_id, signal);
+  },
+);
+
+export const TOOLS: readonly Tool[] = [askHuman, getAnswerTool, listEvents, completeSession];

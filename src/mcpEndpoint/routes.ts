@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { InitializeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AUTH_REFUSALS, bearerToken, ownerOf, requireOwner } from '../auth/index.js';
 import { createClient } from '../client/index.js';
 import { operation } from '../http/contract.js';
@@ -11,6 +12,7 @@ import { SERVICE_VERSION } from '../version.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { headersOf, injectedFetch } from './inject.js';
 import { MCP_ENDPOINT_REFUSALS } from './refusals.js';
+import { rememberedCapabilities, sessionIdFor } from './remembered.js';
 
 /**
  * The MCP server the service hosts: POST /mcp speaks MCP's Streamable HTTP transport, with the
@@ -21,8 +23,10 @@ import { MCP_ENDPOINT_REFUSALS } from './refusals.js';
  *
  * Stateless, as the SDK advises for a service that runs several API processes: each POST gets its
  * own server and transport, and nothing outlives the request, so any process answers any request.
- * A tool's wait (at most 55 s, with progress) streams on that POST's response (SSE). There is no
- * MCP session to resume or end, so GET (a stream of the server's own messages) and DELETE are 405.
+ * A tool's wait (at most 55 s, with progress) streams on that POST's response (SSE); a task is the
+ * Session itself (src/mcp/tasks.ts). The Mcp-Session-Id the initialization answers with carries
+ * what the client declared (remembered.ts); there is no session to resume or end, so GET (a
+ * stream of the server's own messages) and DELETE are 405.
  */
 
 const IMPLEMENTATION = { name: 'svc-handoff', version: SERVICE_VERSION } as const;
@@ -74,9 +78,10 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
         ...mcpOperation,
         tags: ['mcp'],
         description:
-          'The tools ask_human, get_answer and list_events over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). ' +
+          'The tools ask_human, get_answer, list_events and complete_session over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). ' +
           'Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, ' +
-          'or 202 for a notification. Refusals of the API (a quota included) come back as tool errors carrying its error code.',
+          'or 202 for a notification or a response. The answer to initialize carries an Mcp-Session-Id for the client to send back (it carries what the client declared; nothing is stored). ' +
+          'Refusals of the API (a quota included) come back as tool errors carrying its error code. docs/mcp.md.',
         security: [{ bearer: [] }],
         body: mcpRequest,
         response: {
@@ -96,7 +101,9 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
         // The process's own key set, made once: no request reads it again through the app.
         ...(receiptKeys ? { receiptKeys } : {}),
       });
-      const server = mcpServer(IMPLEMENTATION, { client, now: () => ctx.clock.now() });
+      const sessionId = request.headers['mcp-session-id'];
+      const remembered = rememberedCapabilities(typeof sessionId === 'string' ? sessionId : undefined);
+      const server = mcpServer(IMPLEMENTATION, { client, now: () => ctx.clock.now() }, remembered);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
       // Once the answer is sent, or the agent has gone: a tool still waiting is cancelled.
@@ -104,6 +111,8 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
       const answer = await transport.handleRequest(new Request(new URL(request.url, ctx.config.publicOrigin), { method: 'POST', headers: headersOf(request.headers) }), {
         parsedBody: request.body,
       });
+      const initialize = InitializeRequestSchema.safeParse(request.body);
+      if (initialize.success && answer.ok) answer.headers.set('mcp-session-id', sessionIdFor(initialize.data.params.capabilities));
       return reply.send(answer);
     },
   );

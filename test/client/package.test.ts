@@ -141,7 +141,7 @@ it('serves MCP over stdio with `npx svc-handoff mcp` from the project: lists the
   await agent.connect(transport);
   try {
     expect(agent.getServerVersion()).toMatchObject({ name: 'svc-handoff', version: packed.version });
-    expect((await agent.listTools()).tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events']);
+    expect((await agent.listTools()).tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events', 'complete_session']);
 
     const asked = await agent.callTool({ name: 'ask_human', arguments: { title: 'Ship it?', fields: [], actions: ['Ship', 'Wait'] } });
     const { session_id, url } = asked.structuredContent as { session_id: string; url: string };

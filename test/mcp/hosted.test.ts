@@ -63,9 +63,9 @@ afterAll(async () => {
   await owner?.close();
 });
 
-it('lists the stdio server\'s tools: ask_human, get_answer and list_events', async () => {
+it('lists the stdio server\'s tools: ask_human, get_answer, list_events and complete_session', async () => {
   const { tools } = await owner.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events']);
+  expect(tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events', 'complete_session']);
   // The stdio server's definitions, schemas and all.
   expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
   expect(owner.getServerVersion()?.name).toBe('svc-handoff');

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReceipt, type SessionEvent } from '../../src/client/index.js';
 import { WAIT_SECONDS_MAX } from '../../src/client/index.js';
@@ -26,8 +26,8 @@ let agent: Client;
 let stderr = '';
 const protocolErrors: Error[] = [];
 
-/** The MCP server acting with `apiKey`, as an agent connects to it. */
-async function connect(apiKey: string): Promise<Client> {
+/** The MCP server acting with `apiKey`, as an agent declaring `capabilities` connects to it. */
+async function connect(apiKey: string, capabilities: ClientOptions['capabilities'] = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: 'npm',
     args: ['--silent', '--prefix', ROOT, 'start', '--', 'mcp'],
@@ -35,7 +35,7 @@ async function connect(apiKey: string): Promise<Client> {
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const client = new Client({ name: 'test-agent', version: '1.0.0' }, { capabilities });
   // A line on stdout that is not an MCP message lands here.
   client.onerror = (error) => protocolErrors.push(error);
   await client.connect(transport);
@@ -78,9 +78,9 @@ const refundQuestion = {
   actions: ['Approve refund', 'Reject'],
 };
 
-it('lists ask_human, get_answer and list_events, each with an input and an output schema', async () => {
+it('lists ask_human, get_answer, list_events and complete_session, each with an input and an output schema', async () => {
   const { tools } = await agent.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events']);
+  expect(tools.map((tool) => tool.name)).toEqual(['ask_human', 'get_answer', 'list_events', 'complete_session']);
   for (const tool of tools) {
     expect(tool.inputSchema.type).toBe('object');
     expect(tool.outputSchema?.type).toBe('object');
@@ -92,10 +92,10 @@ it('lists ask_human, get_answer and list_events, each with an input and an outpu
 describe('asking a person', () => {
   it('asks through a link, and get_answer returns the typed answer with a receipt that verifies', async () => {
     const asked = await call('ask_human', refundQuestion);
-    const { session_id, url } = asked.structuredContent as { session_id: string; url: string };
+    const { session_id, url, link_expires_at } = asked.structuredContent as { session_id: string; url: string; link_expires_at: string };
     expect(session_id).toMatch(/^ses_/);
     expect(url).toMatch(new RegExp(`^${t.ctx.config.publicOrigin}/s/`));
-    expect((await call('get_answer', { session_id })).structuredContent).toEqual({ status: 'pending', action: null, data: null, accepted_at: null, receipt: null });
+    expect((await call('get_answer', { session_id })).structuredContent).toEqual({ status: 'pending', action: null, data: null, accepted_at: null, receipt: null, link_expires_at });
 
     expect((await answerThroughLink(url, 'approve_refund', { amount: '20', reason: 'damaged', notify: 'true' })).status).toBe(200);
     const answer = (await call('get_answer', { session_id })).structuredContent as { status: string; action: string; data: Record<string, unknown>; accepted_at: string; receipt: string };
@@ -111,7 +111,7 @@ describe('asking a person', () => {
       expected: { issuer: t.ctx.config.publicOrigin, audience: 'wks_operator', sessionId: session_id, response },
     });
     expect(claims).toMatchObject({ session_id, action_id: 'approve_refund', action_label: 'Approve refund', summary: 'Approve refund: Refund order 1042? (revision 1)' });
-    expect((await call('list_events', { session_id, after: 1 })).structuredContent).toEqual({ session_id, events: [] });
+    expect((await call('list_events', { session_id, after: 1 })).structuredContent).toEqual({ session_id, events: [], link_expires_at });
   });
 
   it('with wait_seconds, sends the link as progress and returns the answer once given', async () => {
@@ -180,6 +180,38 @@ describe("a developer key's agent", () => {
   });
 });
 
+describe('tasks and URL-mode elicitation, on stdio', () => {
+  it('shows the link by URL-mode elicitation to a client that declares it, and runs ask_human as a task that completes with the answer', async () => {
+    const eliciting = await connect(t.ctx.config.ownerKey!, { elicitation: { url: {} } });
+    const shown: ElicitRequestURLParams[] = [];
+    const answered: Array<Promise<unknown>> = [];
+    eliciting.setRequestHandler(ElicitRequestSchema, (request) => {
+      const params = request.params as ElicitRequestURLParams;
+      shown.push(params);
+      answered.push(answerThroughLink(params.url, 'ship'));
+      return { action: 'accept' };
+    });
+    try {
+      await eliciting.listTools();
+      const messages: string[] = [];
+      let result: Call | undefined;
+      const args = { title: 'Ship it?', actions: ['Ship', 'Hold'] };
+      for await (const message of eliciting.experimental.tasks.callToolStream({ name: 'ask_human', arguments: args }, CallToolResultSchema, { task: {} })) {
+        messages.push(message.type);
+        if (message.type === 'result') result = message.result as Call;
+        if (message.type === 'error') throw message.error;
+      }
+      await Promise.all(answered);
+      expect(messages[0]).toBe('taskCreated');
+      expect(messages.at(-1)).toBe('result');
+      expect(result!.structuredContent).toMatchObject({ status: 'answered', action: 'ship', receipt: expect.any(String), link_expires_at: expect.any(String) });
+      expect(shown).toEqual([{ mode: 'url', elicitationId: result!.structuredContent!.session_id, url: expect.stringMatching(/\/s\//), message: expect.stringContaining('"Ship it?"') }]);
+    } finally {
+      await eliciting.close();
+    }
+  });
+});
+
 describe('failures an agent can act on', () => {
   it('refuses bad arguments with every problem named, and no stack trace', async () => {
     const error = errorOf(
@@ -212,6 +244,6 @@ describe('failures an agent can act on', () => {
 
   it('wrote nothing but MCP on stdout, and its log line on stderr', () => {
     expect(protocolErrors).toEqual([]);
-    expect(stderr).toContain('mcp: ask_human, get_answer and list_events for');
+    expect(stderr).toContain('mcp: ask_human, get_answer, list_events, complete_session for');
   });
 });
