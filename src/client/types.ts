@@ -70,8 +70,11 @@ export interface ReceiptClaims {
   action_label: string;
   summary: string;
   input_sha256: string;
-  /** `email_link`: through a responder's own emailed link; `sub` is then the workspace-scoped responder id. */
-  assurance: 'link_holder' | 'email_link';
+  /**
+   * `email_link`: through a responder's own emailed link; `slack_channel`: through the link posted to
+   * the workspace's Slack channel; `sub` is then the workspace-scoped responder id.
+   */
+  assurance: 'link_holder' | 'email_link' | 'slack_channel';
   return_binding: ReturnBinding | null;
 }
 
