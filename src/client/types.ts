@@ -45,6 +45,8 @@ export type WebhookRegistration = Schemas['WebhookRegisterResponse'];
 export type WebhookOverview = Schemas['WebhookResponse'];
 export type WebhookEndpointVerified = Schemas['WebhookVerifyResponse'];
 export type WebhookRotation = Schemas['WebhookRotateResponse'];
+/** The workspace's Slack webhook: whether it has one, and a hint of its URL (never the whole). */
+export type SlackSetting = Schemas['SlackSettingResponse'];
 
 export type ReceiptKeySet = paths['/.well-known/svc-receipt-keys.json']['get']['responses'][200]['content']['application/json'];
 
