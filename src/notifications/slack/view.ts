@@ -4,7 +4,7 @@ import type { SlackState } from './state.js';
 const HINT_TAIL = 4;
 
 /** The URL as it is shown back: its origin and the end of its secret path, never the whole (`https://hooks.slack.com/…Xy9z`). */
-export const webhookUrlHint = (url: string): string => `${new URL(url).origin}/…${url.slice(-HINT_TAIL)}`;
+const webhookUrlHint = (url: string): string => `${new URL(url).origin}/…${url.slice(-HINT_TAIL)}`;
 
 /** GET, PUT and DELETE /v1/notifications/slack answer the setting as this. */
 export const slackSettingBody = (state: SlackState) => ({
