@@ -6,6 +6,7 @@ import { useTestApp } from '../support/lifecycle.js';
 import { interactive, owner } from '../support/sessions.js';
 import { useReceiver } from '../webhooks/support.js';
 import { ManualClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
 import { newClientEventId } from '../../src/human/index.js';
 import { MAX_ATTEMPTS } from '../../src/notifications/index.js';
 import type { InteractiveInteraction } from '../../src/sessions/index.js';
@@ -106,6 +107,13 @@ describe('PUT, GET and DELETE /v1/notifications/slack', () => {
     expectError(await t.app.inject({ method: 'GET', url: PATH }), 401, 'UNAUTHORIZED');
     expect(await slackEvents()).toHaveLength(before);
   });
+});
+
+it("reads the allowed hosts from SVC_SLACK_WEBHOOK_HOSTS: Slack's own when unset, host names only", () => {
+  expect(loadConfig({}).slackWebhookHosts).toEqual(['hooks.slack.com']);
+  expect(loadConfig({ SVC_SLACK_WEBHOOK_HOSTS: 'hooks.slack.com, slack.proxy.example' }).slackWebhookHosts).toEqual(['hooks.slack.com', 'slack.proxy.example']);
+  for (const wrong of ['https://hooks.slack.com', 'hooks.slack.com:443', 'Hooks.Slack.com', 'hooks.slack.com,'])
+    expect(() => loadConfig({ SVC_SLACK_WEBHOOK_HOSTS: wrong }), wrong).toThrow(/^SVC_SLACK_WEBHOOK_HOSTS must be host names/);
 });
 
 describe('Slack messages', () => {
