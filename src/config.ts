@@ -48,6 +48,12 @@ export interface Config {
   build: BuildSources;
   /** `loopback` lets webhook deliveries reach https on 127.0.0.1 (tests only). */
   webhookTestEgress: 'loopback' | undefined;
+  /**
+   * The host names a workspace's Slack webhook URL may name (SVC_SLACK_WEBHOOK_HOSTS): Slack's own
+   * by default. Checked when the URL is set and again before each message; the egress rules of
+   * webhooks apply to the connection besides.
+   */
+  slackWebhookHosts: string[];
   /** How often the checkpointer signs a log checkpoint (SVC_CHECKPOINT_INTERVAL_S). */
   checkpointIntervalS: number;
   /** On SIGTERM or SIGINT, how long requests in flight may take to finish before they are cut. */
@@ -167,6 +173,19 @@ function dataKeysVariable(env: Env): string | undefined {
   return `${INITIAL_KEY_ID}:${key}`;
 }
 
+/** Slack's incoming webhooks are served from this host alone. */
+const SLACK_HOSTS = ['hooks.slack.com'];
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** SVC_SLACK_WEBHOOK_HOSTS: host names separated by commas, lower case, no port (every connection is to 443). */
+function slackHostsOf(value: string | undefined): string[] {
+  if (value === undefined) return SLACK_HOSTS;
+  const hosts = value.split(',').map((host) => host.trim());
+  const wrong = hosts.find((host) => !HOST_NAME.test(host));
+  if (wrong !== undefined) throw new ConfigError(`SVC_SLACK_WEBHOOK_HOSTS must be host names separated by commas (lower case, no port or scheme); got ${JSON.stringify(wrong)}`);
+  return hosts;
+}
+
 function portOf(name: string, value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} must be a port number, got ${value}`);
@@ -218,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
       root: process.cwd(),
     },
     webhookTestEgress: egress,
+    slackWebhookHosts: slackHostsOf(nonEmpty(env.SVC_SLACK_WEBHOOK_HOSTS)),
     checkpointIntervalS,
     shutdownTimeoutMs,
     metricsToken: nonEmpty(env.SVC_METRICS_TOKEN),

@@ -17,6 +17,7 @@ import type {
   ReceiptClaims,
   Session,
   SessionEvents,
+  SlackSetting,
   WebhookEndpoint,
   WebhookEndpointVerified,
   WebhookOverview,
@@ -301,6 +302,23 @@ export class HandoffClient {
   /** Sends the endpoint a fresh signed challenge; it must echo it to become verified (for 30 days). */
   async verifyWebhookEndpoint(options: CallOptions = {}): Promise<WebhookEndpointVerified> {
     return (await this.call<WebhookEndpointVerified>({ method: 'POST', path: '/v1/webhook/verify', expect: [200], repeatable: true, signal: options.signal })).body;
+  }
+
+  /**
+   * Sets the workspace's Slack incoming webhook, where a plan's `slack: true` posts. Retried on an
+   * unknown outcome: the same URL again changes nothing.
+   */
+  async setSlackWebhook(webhookUrl: string, options: CallOptions = {}): Promise<SlackSetting> {
+    return (await this.call<SlackSetting>({ method: 'PUT', path: '/v1/notifications/slack', body: { webhook_url: webhookUrl }, expect: [200], repeatable: true, signal: options.signal })).body;
+  }
+
+  async getSlackWebhook(options: CallOptions = {}): Promise<SlackSetting> {
+    return this.get<SlackSetting>('/v1/notifications/slack', options);
+  }
+
+  /** Removes the workspace's Slack webhook (Slack messages are refused from then on); retried: removing none changes nothing. */
+  async removeSlackWebhook(options: CallOptions = {}): Promise<SlackSetting> {
+    return (await this.call<SlackSetting>({ method: 'DELETE', path: '/v1/notifications/slack', expect: [200], repeatable: true, signal: options.signal })).body;
   }
 
   /** A new signing secret, shown once; the previous one keeps signing for 24 hours. Never retried: each call creates a secret. */

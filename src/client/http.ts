@@ -19,7 +19,7 @@ export interface Transport {
 }
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   /** Serialized once; every retry sends the same bytes. */
   body?: unknown;

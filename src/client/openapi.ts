@@ -160,6 +160,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/notifications/slack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read whether the workspace has a Slack webhook (a hint of its URL, never the whole) */
+        get: operations["getSlackWebhook"];
+        /**
+         * Set the workspace's Slack incoming webhook, where `notify.slack` posts
+         * @description The URL is sealed and never shown back in full. It keeps the webhook egress rules (https, port 443, no user information or fragment, no non-public address) and its host must be one the deployment allows (SVC_SLACK_WEBHOOK_HOSTS: hooks.slack.com). A new URL replaces the one before; the same URL again records nothing. Owner key and developer keys (docs/responders.md).
+         */
+        put: operations["setSlackWebhook"];
+        post?: never;
+        /**
+         * Remove the workspace's Slack webhook: Slack messages are refused (slack_not_configured) from now on
+         * @description Removing none records nothing and answers the same.
+         */
+        delete: operations["removeSlackWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -774,10 +799,10 @@ export interface components {
                 data: Record<string, unknown>;
                 actor: {
                     /**
-                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `service`: what the service records itself (a message sent or given up, a link's lapse).
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `slack_channel`: through the link posted to the workspace's Slack channel (responder_id names the channel); `service`: what the service records itself (a message sent or given up, a link's lapse).
                      * @enum {string}
                      */
-                    assurance: "link_holder" | "owner" | "email_link" | "service";
+                    assurance: "link_holder" | "owner" | "email_link" | "slack_channel" | "service";
                     responder_id?: string;
                 };
                 /** Format: date-time */
@@ -817,10 +842,10 @@ export interface components {
                 revision: number;
                 actor: {
                     /**
-                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `service`: what the service records itself (a message sent or given up, a link's lapse).
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `slack_channel`: through the link posted to the workspace's Slack channel (responder_id names the channel); `service`: what the service records itself (a message sent or given up, a link's lapse).
                      * @enum {string}
                      */
-                    assurance: "link_holder" | "owner" | "email_link" | "service";
+                    assurance: "link_holder" | "owner" | "email_link" | "slack_channel" | "service";
                     responder_id?: string;
                 };
                 /** @description notification.sent and notification.failed: whom the message was for. */
@@ -844,6 +869,17 @@ export interface components {
                 link_expires_at?: string;
             }[];
         };
+        SlackSettingResponse: {
+            /** @description Whether the workspace has a Slack webhook: Sessions' `notify.slack` posts to it. */
+            configured: boolean;
+            /** @description The URL's origin and its last 4 characters, never the whole URL (it is a credential of the channel); null without a webhook. */
+            webhook_url_hint: string | null;
+            /**
+             * Format: date-time
+             * @description When the current URL was set; null without a webhook.
+             */
+            set_at: string | null;
+        };
         /** @description The workspace's Session events after the cursor, in log order; `data` is empty at the end (and after a wait that saw nothing). */
         EventFeedResponse: {
             data: {
@@ -855,10 +891,10 @@ export interface components {
                 revision: number;
                 actor: {
                     /**
-                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `service`: what the service records itself (a message sent or given up, a link's lapse).
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `slack_channel`: through the link posted to the workspace's Slack channel (responder_id names the channel); `service`: what the service records itself (a message sent or given up, a link's lapse).
                      * @enum {string}
                      */
-                    assurance: "link_holder" | "owner" | "email_link" | "service";
+                    assurance: "link_holder" | "owner" | "email_link" | "slack_channel" | "service";
                     responder_id?: string;
                 };
                 /** @description notification.sent and notification.failed: whom the message was for. */
@@ -2557,6 +2593,255 @@ export interface operations {
             };
             /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no such revision. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSlackWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "configured": true,
+                     *       "webhook_url_hint": "https://hooks.slack.com/…Xy9z",
+                     *       "set_at": "2026-03-14T09:21:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlackSettingResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setSlackWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "webhook_url": "https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXXXXXXXXXX"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The channel's incoming webhook URL from Slack: https, port 443, on a host the deployment allows (hooks.slack.com). */
+                    webhook_url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The setting after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "configured": true,
+                     *       "webhook_url_hint": "https://hooks.slack.com/…Xy9z",
+                     *       "set_at": "2026-03-14T09:21:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlackSettingResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. WEBHOOK_INVALID_URL: The Slack webhook URL breaks a rule (reason: not_https, port, credentials, fragment, non_public_address, malformed, too_long, host_not_allowed). Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeSlackWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting after the change: not configured. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "configured": false,
+                     *       "webhook_url_hint": null,
+                     *       "set_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlackSettingResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -45,6 +45,8 @@ export type WebhookRegistration = Schemas['WebhookRegisterResponse'];
 export type WebhookOverview = Schemas['WebhookResponse'];
 export type WebhookEndpointVerified = Schemas['WebhookVerifyResponse'];
 export type WebhookRotation = Schemas['WebhookRotateResponse'];
+/** The workspace's Slack webhook: whether it has one, and a hint of its URL (never the whole). */
+export type SlackSetting = Schemas['SlackSettingResponse'];
 
 export type ReceiptKeySet = paths['/.well-known/svc-receipt-keys.json']['get']['responses'][200]['content']['application/json'];
 
@@ -70,8 +72,11 @@ export interface ReceiptClaims {
   action_label: string;
   summary: string;
   input_sha256: string;
-  /** `email_link`: through a responder's own emailed link; `sub` is then the workspace-scoped responder id. */
-  assurance: 'link_holder' | 'email_link';
+  /**
+   * `email_link`: through a responder's own emailed link; `slack_channel`: through the link posted to
+   * the workspace's Slack channel; `sub` is then the workspace-scoped responder id.
+   */
+  assurance: 'link_holder' | 'email_link' | 'slack_channel';
   return_binding: ReturnBinding | null;
 }
 

@@ -2,11 +2,14 @@ import { fileURLToPath } from 'node:url';
 import type { BacklogGauge, Capability } from '../capability.js';
 import { Notifier } from './notifier.js';
 import { notificationJobsProjection } from './projection.js';
+import { NOTIFICATION_REFUSALS } from './refusals.js';
+import { notificationRoutes } from './routes.js';
+import { slackWebhooksProjection } from './slack/index.js';
 import * as sql from './sql.js';
 
 /**
  * Reaching the people who decide (docs/responders.md): the jobs a Session's notification plan
- * owes, and the notifier role that sends them. The plan, the responders and the messages'
+ * owes, the notifier role that sends them, and each workspace's Slack webhook (slack/). The plan, the responders and the messages'
  * outcomes are the Session's own events (src/sessions).
  */
 export { Notifier } from './notifier.js';
@@ -14,10 +17,12 @@ export { MAX_ATTEMPTS } from './retry.js';
 
 export const notifications: Capability = {
   name: 'notifications',
-  // Its table: the jobs.
+  routes: notificationRoutes,
+  // Its tables: the jobs, and the workspaces' Slack webhooks.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
-  inlineProjections: ({ streamKeys }) => [notificationJobsProjection(streamKeys)],
-  workers: [{ role: 'notifier', summary: "mails responders, reminders and escalations (Sessions' notify)", start: (ctx) => new Notifier(ctx) }],
+  inlineProjections: ({ streamKeys }) => [notificationJobsProjection(streamKeys), slackWebhooksProjection],
+  refusals: NOTIFICATION_REFUSALS,
+  workers: [{ role: 'notifier', summary: "mails responders, reminders and escalations, and posts to Slack (Sessions' notify)", start: (ctx) => new Notifier(ctx) }],
   gauges: [
     {
       name: 'svc_notification_oldest_due_age_seconds',

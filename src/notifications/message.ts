@@ -25,7 +25,7 @@ const SUBJECT_PREFIX: Record<NoticeKind, string> = {
 };
 
 /** Whitespace collapsed, at most `max` characters: a title or a description's start on one line. */
-const line = (text: string, max: number): string => {
+export const line = (text: string, max: number): string => {
   const collapsed = text.replace(/\s+/g, ' ').trim();
   return collapsed.length <= max ? collapsed : `${collapsed.slice(0, max - 1)}…`;
 };
@@ -34,7 +34,7 @@ const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** A deadline as a person reads it, in UTC: `2026-03-14 09:21 UTC`. */
-const deadlineText = (at: Date): string => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+export const deadlineText = (at: Date): string => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 export function noticeMessage(content: NoticeContent): MailMessage {
   const title = line(content.title, 200);

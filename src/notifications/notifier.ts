@@ -15,11 +15,12 @@ import {
 } from '../sessions/index.js';
 import { workspaceDisplayName } from '../workspaces/index.js';
 import { noticeMessage } from './message.js';
+import { checkSlackUrl, postToSlack, slackMessage, slackWebhookOf, type SlackMessage } from './slack/index.js';
 import { nextAttemptAt, NOTICE_LEASE_MS, REMINDER_WAIT_MS } from './retry.js';
 import * as sql from './sql.js';
 
 /**
- * Sends what Sessions owe their responders, never in a request: a due job is claimed by moving its
+ * Sends what Sessions owe their responders (mail, or a post to the workspace's Slack channel), never in a request: a due job is claimed by moving its
  * row past a lease (one statement; FOR UPDATE SKIP LOCKED, so notifiers pass each other by), judged
  * against the Session as it stands (sessions/notices.ts), sent outside any transaction, and its
  * outcome recorded on the Session once (notification.sent, or notification.failed when the server
@@ -124,24 +125,34 @@ export class Notifier implements Worker {
     return this.record(job, { failed: delivery.permanent ? delivery.reason : `retries_exhausted: ${delivery.reason}` });
   }
 
-  /** One message through its channel. Slack is not sent from here: a workspace without a Slack webhook is refused for good. */
+  /** One message through its responder's channel: mail to an address, or a post to the workspace's Slack webhook. */
   private async send(session: SessionState, responder: ResponderRecord, job: ClaimedJob): Promise<MailDelivery> {
-    if (responder.channel === 'slack') return { sent: false, permanent: true, reason: 'slack_not_configured' };
-    if (!this.transport) return { sent: false, permanent: true, reason: 'mail_not_configured' };
     const { config, streamKeys } = this.ctx;
-    const link = `${config.publicOrigin}/s/${responderLinkToken(streamKeys.deploymentKey, session.id, responder.id)}`;
     const interaction = currentInteraction(session);
-    const message = noticeMessage({
-      kind: job.kind,
-      to: responder.address!,
+    const content = {
       // Who asks: the workspace's display name when it set one, else the workspace as the service names it.
       asker: (await workspaceDisplayName(this.ctx.store.pool, session.workspaceId)) ?? `Workspace ${session.workspaceId} at ${new URL(config.publicOrigin).host}`,
       title: interaction.title,
       description: interaction.description,
       deadline: new Date(session.linkExpiresAt),
-      link,
-    });
-    return this.transport.deliver(message, `development notification (${job.kind}) for ${responder.address}: ${link}`);
+      link: `${config.publicOrigin}/s/${responderLinkToken(streamKeys.deploymentKey, session.id, responder.id)}`,
+    };
+    if (responder.channel === 'slack') return this.post(session.workspaceId, slackMessage(content));
+    if (!this.transport) return { sent: false, permanent: true, reason: 'mail_not_configured' };
+    const message = noticeMessage({ ...content, kind: job.kind, to: responder.address! });
+    return this.transport.deliver(message, `development notification (${job.kind}) for ${responder.address}: ${content.link}`);
+  }
+
+  /**
+   * A Slack message, to the workspace's webhook as it stands now: refused for good when it has none,
+   * or when its host is no longer among those the deployment allows.
+   */
+  private async post(workspaceId: string, message: SlackMessage): Promise<MailDelivery> {
+    const setting = await slackWebhookOf(this.ctx, this.ctx.store.pool, workspaceId);
+    if (!setting) return { sent: false, permanent: true, reason: 'slack_not_configured' };
+    const checked = checkSlackUrl(setting.url, this.ctx.config);
+    if ('refusal' in checked) return { sent: false, permanent: true, reason: `slack_url_${checked.refusal}` };
+    return postToSlack(checked.url, message, this.ctx.egress);
   }
 
   private async record(job: ClaimedJob, outcome: NoticeOutcome): Promise<void> {

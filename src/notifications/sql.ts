@@ -49,3 +49,13 @@ export const DROP_JOB = `DELETE FROM notification_jobs WHERE session_id = $1 AND
 /** When the next job falls due (for the notifier's sleep; in the past, how late the oldest due one is); no row with none. */
 export const NEXT_DUE = `SELECT next_attempt_at FROM notification_jobs WHERE next_attempt_at > '-infinity' ORDER BY next_attempt_at LIMIT 1`;
 
+
+// The workspaces' Slack webhooks (the slack_webhooks projection), each URL as sealed in its event.
+
+export const SLACK_WEBHOOK_UPSERT = `
+INSERT INTO slack_webhooks (workspace_id, sealed_url, set_at) VALUES ($1, $2, $3)
+ON CONFLICT (workspace_id) DO UPDATE SET sealed_url = EXCLUDED.sealed_url, set_at = EXCLUDED.set_at`;
+
+export const SLACK_WEBHOOK_DELETE = `DELETE FROM slack_webhooks WHERE workspace_id = $1`;
+
+export const SLACK_WEBHOOK = `SELECT sealed_url, set_at FROM slack_webhooks WHERE workspace_id = $1`;

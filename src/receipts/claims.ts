@@ -35,8 +35,10 @@ export interface AcceptedDecision {
   data: Readonly<Record<string, unknown>>;
   /** The stored hash of the human link; only the subject derivation sees it. */
   linkHash: string;
-  /** The responder whose own emailed link carried the answer: then the subject, with assurance email_link. */
+  /** The responder whose own link carried the answer: then the subject, with assurance email_link or slack_channel. */
   responderId?: string;
+  /** Where that link was sent: an address's mail (email_link) or the workspace's Slack channel (slack_channel). */
+  responderChannel?: 'email' | 'slack';
   acceptedAt: Date;
   /** The latest moment automatic purge can erase the Session (link expiry + retention), or null. */
   latestPurgeAt: Date | null;
@@ -91,7 +93,7 @@ export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
     action_label: action.label,
     summary: decisionSummary(action.label, decision.interaction.title, decision.revision),
     input_sha256: sha256Hex(canonicalJson(decision.data)),
-    assurance: decision.responderId === undefined ? 'link_holder' : 'email_link',
+    assurance: decision.responderId === undefined ? 'link_holder' : decision.responderChannel === 'slack' ? 'slack_channel' : 'email_link',
     return_binding:
       decision.returnChannel === null
         ? null

@@ -41,7 +41,9 @@ export const signAcceptedAnswer: AnswerReaction = {
       actionId: event.action_id,
       data: event.data,
       linkHash: session.linkHash,
-      ...(event.responder_id === undefined ? {} : { responderId: event.responder_id }),
+      ...(event.responder_id === undefined
+        ? {}
+        : { responderId: event.responder_id, responderChannel: session.responders.find((r) => r.id === event.responder_id)?.channel ?? 'email' }),
       acceptedAt: now,
       // The latest purge any extension can bring: the link's latest possible deadline plus the retention.
       latestPurgeAt: new Date(new Date(session.linkLatestAt).getTime() + session.retentionHours * HOUR),

@@ -99,13 +99,14 @@ export async function openSession(uow: UnitOfWork, ctx: Pick<ServiceContext, 'co
 
 /**
  * A plan with its responders: each address's id (the same in every Session of the workspace) and
- * the hash of its own link into this Session; Slack carries the Session's human_url.
+ * the hash of its own link into this Session; the workspace's Slack channel has one too, so an
+ * answer through it is the channel's.
  */
 function notificationOf(ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string, sessionId: string, plan: NotifyPlan): Notification {
   const key = ctx.streamKeys.deploymentKey;
   const responders = planEntries(plan).map(({ channel, address, step }) => {
     const id = responderIdOf(key, workspaceId, channel, address);
-    return { id, channel, address, step, link_hash: channel === 'email' ? humanLinkHash(responderLinkToken(key, sessionId, id)) : null };
+    return { id, channel, address, step, link_hash: humanLinkHash(responderLinkToken(key, sessionId, id)) };
   });
   return { plan, responders };
 }

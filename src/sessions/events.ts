@@ -44,7 +44,7 @@ export interface NotifyPlan {
 /**
  * One person (or the workspace's Slack channel) a plan reaches: `step` 0 is notified at once,
  * step n by the plan's n-th escalation. `link_hash` is the hash of the responder's own link
- * (none for Slack, which carries the Session's link).
+ * (null for a Slack channel named before Slack messages were sent: it never had one).
  */
 export interface ResponderRecord {
   id: string;

@@ -18,8 +18,9 @@ const actor = {
   properties: {
     assurance: {
       type: 'string',
-      enum: ['link_holder', 'owner', 'email_link', 'service'],
-      description: "`email_link`: through a responder's own emailed link (responder_id names them); `service`: what the service records itself (a message sent or given up, a link's lapse).",
+      enum: ['link_holder', 'owner', 'email_link', 'slack_channel', 'service'],
+      description:
+        "`email_link`: through a responder's own emailed link (responder_id names them); `slack_channel`: through the link posted to the workspace's Slack channel (responder_id names the channel); `service`: what the service records itself (a message sent or given up, a link's lapse).",
     },
     responder_id: { type: 'string' },
   },

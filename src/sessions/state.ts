@@ -36,6 +36,8 @@ export interface AcceptedResponse {
   requestDigest: string;
   /** The responder whose own link carried it; undefined for the Session's human_url. */
   responderId?: string;
+  /** Where that responder's link was sent: an address's mail, or the workspace's Slack channel. */
+  responderChannel?: ResponderRecord['channel'];
 }
 
 /** A responder's message of one kind for one revision, as recorded (notification.sent or .failed). */
@@ -162,7 +164,7 @@ export const sessionDecider: Decider<SessionFold, SessionEvent | SessionPurged> 
 };
 
 /** The accepted response one response.accepted event holds, where it stands: all a delivery of it needs. */
-export const acceptedResponseOf = (event: ResponseAccepted, { eventId, streamVersion }: Position): AcceptedResponse => ({
+export const acceptedResponseOf = (event: ResponseAccepted, { eventId, streamVersion }: Position, responders: readonly ResponderRecord[] = []): AcceptedResponse => ({
   eventId,
   sequence: streamVersion - 1,
   revision: event.revision,
@@ -172,7 +174,9 @@ export const acceptedResponseOf = (event: ResponseAccepted, { eventId, streamVer
   receipt: event.receipt,
   clientEventId: event.client_event_id,
   requestDigest: event.request_digest,
-  ...(event.responder_id === undefined ? {} : { responderId: event.responder_id }),
+  ...(event.responder_id === undefined
+    ? {}
+    : { responderId: event.responder_id, responderChannel: responders.find((r) => r.id === event.responder_id)?.channel ?? 'email' }),
 });
 
 /** The responders of a plan added to those of before: an address (or Slack) already known keeps its id and link. */
@@ -226,7 +230,7 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         events: [...state.events, { ...base, type: REVISION_PUBLISHED, revision: event.revision }],
       };
     case RESPONSE_ACCEPTED: {
-      const response = acceptedResponseOf(event, position);
+      const response = acceptedResponseOf(event, position, state.responders);
       return {
         ...state,
         version: streamVersion,

@@ -25,9 +25,11 @@ const LINK_HOLDER = { assurance: 'link_holder' } as const;
 const OWNER = { assurance: 'owner' } as const;
 const SERVICE = { assurance: 'service' } as const;
 
-/** Who answered: whoever held human_url, or the responder whose own emailed link it came through. */
+/** Who answered: whoever held human_url, or the responder whose own link it came through (emailed, or posted to Slack). */
 const answerActor = (response: AcceptedResponse): object =>
-  response.responderId === undefined ? LINK_HOLDER : { assurance: 'email_link', responder_id: response.responderId };
+  response.responderId === undefined
+    ? LINK_HOLDER
+    : { assurance: response.responderChannel === 'slack' ? 'slack_channel' : 'email_link', responder_id: response.responderId };
 
 function responseItem(response: AcceptedResponse): object {
   return {

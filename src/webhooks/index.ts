@@ -21,6 +21,9 @@ export { countSecretsSealedByInitial, secretsSealedByInitial } from './endpoints
 export { DeliveryDispatcher } from './deliveries/index.js';
 export { openSecrets, storedSecrets, webhookEndpointsProjection } from './endpoints/index.js';
 export { DELIVERIES_CHANNEL } from './sql.js';
+/** The rules a URL the service posts to keeps, and the egress policy they are judged under (a workspace's Slack webhook keeps them too). */
+export { checkWebhookUrl, MAX_URL_LENGTH, type UrlRefusal } from './url.js';
+export { createEgress, policyOf } from './egress.js';
 
 export const webhooks: Capability = {
   name: 'webhooks',

@@ -36,7 +36,8 @@ it('rebuilds notification_jobs and responder_links equal to the live rows', asyn
   // The answered Session owes nothing; the other its reminders and its escalation's two messages.
   expect(live.jobs.filter((j) => j.session_id === answered!.id)).toEqual([]);
   expect(live.jobs.map((j) => j.kind).sort()).toEqual(['escalation', 'reminder', 'reminder', 'reminder']);
-  expect(live.links).toHaveLength(6);
+  // Each address's own link in both Sessions, and the Slack channel's.
+  expect(live.links).toHaveLength(7);
   for (const name of ['notification_jobs', 'session_views']) {
     await rebuild(t.ctx.store, inlineProjections({ streamKeys: t.ctx.streamKeys }).find((p) => p.name === name)!, { async: false });
   }

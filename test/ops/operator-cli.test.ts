@@ -78,7 +78,7 @@ describe('rebuild', () => {
     const before = await dump();
     const result = await runCli(['rebuild', '--all'], env);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^rebuilt session_views, notification_jobs, session_feed, webhook_endpoints, webhook_deliveries, trials, workspaces, accounts, quota_uses, purge_schedule from \d+ events in \d+\.\d\d s \(\d+ events\/s\)\n$/);
+    expect(result.stdout).toMatch(/^rebuilt session_views, notification_jobs, slack_webhooks, session_feed, webhook_endpoints, webhook_deliveries, trials, workspaces, accounts, quota_uses, purge_schedule from \d+ events in \d+\.\d\d s \(\d+ events\/s\)\n$/);
     expect(await dump()).toEqual(before);
     expect((await fetch(`${service.baseUrl}/health/ready`)).status).toBe(200);
   });
@@ -115,7 +115,7 @@ describe('rebuild', () => {
     expect(missing.stderr).toContain('usage:');
     const unknown = await runCli(['rebuild', 'no_such_projection'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('no projection named no_such_projection; there are: session_views, notification_jobs, session_feed, webhook_endpoints, webhook_deliveries, trials, workspaces');
+    expect(unknown.stderr).toContain('no projection named no_such_projection; there are: session_views, notification_jobs, slack_webhooks, session_feed, webhook_endpoints, webhook_deliveries, trials, workspaces');
   });
 });
 

@@ -110,6 +110,8 @@ async function makeTemplate(t: TestApp, receiver: Receiver): Promise<void> {
   expect(webhook.statusCode, webhook.body).toBe(201);
   const named = await t.app.inject({ method: 'PUT', url: '/v1/workspace', headers: bearer(key), payload: { display_name: 'Grown Ltd' } });
   expect(named.statusCode, named.body).toBe(200);
+  const slack = await t.app.inject({ method: 'PUT', url: '/v1/notifications/slack', headers: bearer(key), payload: { webhook_url: 'https://hooks.slack.com/services/T0GROWN/B0GROWN/grown' } });
+  expect(slack.statusCode, slack.body).toBe(200);
   const csrf = inputValue((await browser.get('/app/keys')).body, 'csrf');
   expect((await browser.post('/app/trials/claim', { csrf, management_credential: credential })).statusCode).toBe(303);
 

@@ -185,6 +185,9 @@ export const SAMPLES: Record<string, Sample> = {
   'src/notifications/sql.ts#RETRY_AT': { params: (s) => [s.open.id, newId('rsp'), 'notify', 1, later(s, 60_000)] },
   'src/notifications/sql.ts#DROP_JOB': { params: (s) => [s.open.id, newId('rsp'), 'reminder', 1] },
   'src/notifications/sql.ts#NEXT_DUE': { params: () => [] },
+  'src/notifications/sql.ts#SLACK_WEBHOOK_UPSERT': { params: (s) => [s.account.workspaceId, `v1.${digest()}`, s.now] },
+  'src/notifications/sql.ts#SLACK_WEBHOOK_DELETE': { params: (s) => [s.account.workspaceId] },
+  'src/notifications/sql.ts#SLACK_WEBHOOK': { params: (s) => [s.account.workspaceId] },
 
   // Trials.
   'src/trials/sql.ts#INSERT_ADMISSION': { params: (s) => [newId('wks'), digest(), s.now] },

@@ -38,6 +38,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       root: '/nonexistent',
     },
     webhookTestEgress: undefined,
+    slackWebhookHosts: ['hooks.slack.com'],
     checkpointIntervalS: 300,
     shutdownTimeoutMs: 10_000,
     metricsToken: `svc_metrics_${randomBytes(24).toString('base64url')}`,
