@@ -270,7 +270,7 @@ class SessionResponseResponsesItem(TypedDict):
 
 
 class _SessionResponseResponsesItemActorRequired(TypedDict):
-    assurance: Literal['link_holder', 'owner', 'email_link', 'service']
+    assurance: Literal['link_holder', 'owner', 'email_link', 'slack_channel', 'service']
 
 
 class SessionResponseResponsesItemActor(_SessionResponseResponsesItemActorRequired, total=False):
@@ -311,11 +311,17 @@ class SessionEventsResponseEventsItem(_SessionEventsResponseEventsItemRequired, 
 
 
 class _SessionEventsResponseEventsItemActorRequired(TypedDict):
-    assurance: Literal['link_holder', 'owner', 'email_link', 'service']
+    assurance: Literal['link_holder', 'owner', 'email_link', 'slack_channel', 'service']
 
 
 class SessionEventsResponseEventsItemActor(_SessionEventsResponseEventsItemActorRequired, total=False):
     responder_id: str
+
+
+class SlackSettingResponse(TypedDict):
+    configured: bool
+    webhook_url_hint: Union[str, None]
+    set_at: Union[str, None]
 
 
 class EventFeedResponse(TypedDict):
@@ -346,7 +352,7 @@ class EventFeedResponseDataItem(_EventFeedResponseDataItemRequired, total=False)
 
 
 class _EventFeedResponseDataItemActorRequired(TypedDict):
-    assurance: Literal['link_holder', 'owner', 'email_link', 'service']
+    assurance: Literal['link_holder', 'owner', 'email_link', 'slack_channel', 'service']
 
 
 class EventFeedResponseDataItemActor(_EventFeedResponseDataItemActorRequired, total=False):
@@ -488,7 +494,7 @@ class TrialSessionResponseResponsesItem(TypedDict):
 
 
 class _TrialSessionResponseResponsesItemActorRequired(TypedDict):
-    assurance: Literal['link_holder', 'owner', 'email_link', 'service']
+    assurance: Literal['link_holder', 'owner', 'email_link', 'slack_channel', 'service']
 
 
 class TrialSessionResponseResponsesItemActor(_TrialSessionResponseResponsesItemActorRequired, total=False):
@@ -577,6 +583,10 @@ class PublishRevisionRequest(_PublishRevisionRequestRequired, total=False):
 
 class ExtendSessionRequest(TypedDict):
     link_expires_at: str
+
+
+class SetSlackWebhookRequest(TypedDict):
+    webhook_url: str
 
 
 class _RegisterWebhookRequestRequired(TypedDict):
