@@ -8,7 +8,7 @@ import { accountSealing } from './events.js';
  * field written before it was sealed.
  */
 const upcastAccountEvent: Upcaster = (stored, open) => {
-  if ('sealed' in stored.data || !open) return stored;
+  if (accountSealing.of(stored.type).length === 0 || 'sealed' in stored.data || !open) return stored;
   const data = accountSealing.openFieldByField(stored.type, stored.data, open);
   return data === ERASED ? ERASED : { ...stored, data };
 };
