@@ -4,7 +4,6 @@ import type { DomainEvent, SealedFields } from './sealing.js';
 import * as sql from './sql.js';
 import { readStream } from './store.js';
 import { storedKeyOf, type KeyRow, type UnitOfWork } from './unitOfWork.js';
-import { upcastRecorded, type Upcaster } from './upcasting.js';
 
 /**
  * The one pipeline of a command on a stream, after Emmett's `CommandHandler`:
@@ -12,7 +11,7 @@ import { upcastRecorded, type Upcaster } from './upcasting.js';
  *   load     the stream, once per unit of work (a caller may have read it already, beside what
  *            else it needed, with UnitOfWork.readStreamsWith: no second round trip); a ledger's
  *            head and its projection instead, nothing for a stream the command starts
- *   upcast   each stored event's older shape to today's (the kind's upcaster, upcasting.ts)
+ *   upcast   each stored event's older shape to today's (the kind's upcaster, Upcaster)
  *   open     its sealed content, each stored event once per process while it is in memory
  *   evolve   state, event and where the event stands (its id, version and opened metadata)
  *   decide   pure: the events to append, or a typed refusal returned as it is
@@ -45,7 +44,7 @@ export interface Decider<S, E extends DomainEvent> {
   evolve(state: S, event: E, position?: Position): S;
   /** How its events seal their content (sealing.ts); nothing sealed when absent. */
   sealed?: SealedFields;
-  /** Its events' older shapes turned into today's as they are read (upcasting.ts); none when absent. */
+  /** Its events' older shapes turned into today's as they are read (Upcaster); none when absent. */
   upcast?: Upcaster;
   /** A ledger (see `ledger`): commands append at its head and never fold it. */
   ledger?: true;
@@ -54,6 +53,33 @@ export interface Decider<S, E extends DomainEvent> {
    * Absent: reading such an event throws StreamKeyDestroyed.
    */
   erased?(state: S, position: Position): S;
+}
+
+/**
+ * Old shapes of stored events, turned into today's as they are read (after Emmett's schema
+ * versioning `upcast`). The log is append-only and hash-chained, so an event keeps the shape it
+ * was written in for ever; each stream kind declares one upcaster beside its decider (as it
+ * declares its sealed fields), and every reader of that kind (its commands, its projections live
+ * and rebuilt) reads through it, so evolve, decide and apply only ever see the current shape.
+ */
+
+/** What an upcaster reshapes: an event's type and data as stored (metadata follows the sealing scheme's own rule). */
+export type StoredShape = Pick<RecordedEvent, 'type' | 'data'>;
+
+/**
+ * One stream kind's upcaster: pure, and returns the event unchanged when it is already in today's
+ * shape. `open` opens a value an older shape sealed otherwise than today's scheme does (it is
+ * absent for a reader of clear fields only, which then leaves such a value as it is); ERASED when
+ * that value's key was destroyed.
+ */
+export type Upcaster = (stored: StoredShape, open: Opener | undefined) => StoredShape | Erased;
+
+/** The recorded event in its kind's current shape, or ERASED; as it is when the kind has no upcaster. */
+function upcastRecorded(upcast: Upcaster | undefined, recorded: RecordedEvent, open?: Opener): RecordedEvent | Erased {
+  if (!upcast) return recorded;
+  const current = upcast(recorded, open);
+  if (current === recorded || erased(current)) return current as RecordedEvent | Erased;
+  return { ...recorded, type: current.type, data: current.data };
 }
 
 /** What reading and appending a stream kind's events needs of its decider: every decider of one kind shares them. */

@@ -62,14 +62,15 @@ export class SealedFields {
 
   /** The stored metadata opened, or ERASED once the stream's key is destroyed. */
   openMetadata(metadata: JsonObject, open: Opener): JsonObject | Erased {
-    const opened: JsonObject = { ...metadata };
-    for (const name of this.options.metadata ?? []) {
-      if (typeof opened[name] !== 'string') continue;
-      const value = open(opened[name]);
-      if (value === ERASED) return ERASED;
-      opened[name] = value as JsonObject[string];
-    }
-    return opened;
+    return openEachInPlace(metadata, this.options.metadata ?? [], open);
+  }
+
+  /**
+   * Stored data of an older scheme, where each sealed field of `type` was sealed alone, in place,
+   * opened into its clear field; ERASED once the stream's key is destroyed. For an upcaster.
+   */
+  openFieldByField(type: string, data: JsonObject, open: Opener): JsonObject | Erased {
+    return openEachInPlace(data, this.of(type), open);
   }
 
   /** Whether the events of `type` keep anything sealed, in their fields or their metadata. */
@@ -105,9 +106,30 @@ export class SealedFields {
     return open(sealed) as JsonObject | Erased;
   }
 
+  /**
+   * A value an older shape sealed alone with the deployment data key `initial` under `context`,
+   * before every stream kind sealed under its stream's key (a webhook signing secret of that
+   * time), opened: only when it is used, so `initial` can go once `rekey` has sealed it again.
+   */
+  openSealedByInitial(sealed: string, context: string, keys: StreamKeys): string {
+    return keys.deploymentKey.openInitial(sealed, context);
+  }
+
   /** What is left of the event once its stream's key is destroyed: its clear fields, the sealed ones null. */
   erased<E extends DomainEvent>(type: string, data: JsonObject): E {
     const { [SEALED]: _sealed, ...clear } = data;
     return { type, ...clear, ...Object.fromEntries(this.of(type).map((name) => [name, null])) } as unknown as E;
   }
+}
+
+/** Each of `names` that holds a sealed value, opened in place; ERASED once the stream's key is destroyed. */
+function openEachInPlace(values: JsonObject, names: readonly string[], open: Opener): JsonObject | Erased {
+  const opened: JsonObject = { ...values };
+  for (const name of names) {
+    if (typeof opened[name] !== 'string') continue;
+    const value = open(opened[name]);
+    if (value === ERASED) return ERASED;
+    opened[name] = value as JsonObject[string];
+  }
+  return opened;
 }

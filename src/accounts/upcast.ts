@@ -1,4 +1,4 @@
-import { ERASED, type JsonObject, type StreamKind, type Upcaster } from '../../eventstore/index.js';
+import { ERASED, type StreamKind, type Upcaster } from '../../eventstore/index.js';
 import { accountSealing } from './events.js';
 
 /**
@@ -8,16 +8,9 @@ import { accountSealing } from './events.js';
  * field written before it was sealed.
  */
 const upcastAccountEvent: Upcaster = (stored, open) => {
-  const names = accountSealing.of(stored.type);
-  if (names.length === 0 || 'sealed' in stored.data || !open) return stored;
-  const data: JsonObject = { ...stored.data };
-  for (const name of names) {
-    if (typeof data[name] !== 'string') continue;
-    const value = open(data[name]);
-    if (value === ERASED) return ERASED;
-    data[name] = value as JsonObject[string];
-  }
-  return { ...stored, data };
+  if (accountSealing.of(stored.type).length === 0 || 'sealed' in stored.data || !open) return stored;
+  const data = accountSealing.openFieldByField(stored.type, stored.data, open);
+  return data === ERASED ? ERASED : { ...stored, data };
 };
 
 /** How every account stream kind's events are stored and read: what their deciders and the projection share. */

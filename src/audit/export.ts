@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { exportLog, type ExportedEvent, type JsonObject } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
-import { openSealed, sealedFieldsOf, type SealedField } from './sealed.js';
+import { openedFields, sealedFieldsOf, type SealedField } from './sealed.js';
 import * as sql from './sql.js';
 import { CommandRefused } from '../commandLine.js';
 
@@ -36,7 +36,7 @@ async function linesOf(ctx: Pick<ServiceContext, 'store' | 'streamKeys'>, events
   const keyStreams = [...new Set(sealed.flatMap(([, , fields]) => fields.map((f) => f.keyStream)))];
   const openers = keyStreams.length > 0 ? await ctx.streamKeys.openers(ctx.store.pool, keyStreams) : new Map();
   return sealed
-    .map(([e, data, fields]) => `${JSON.stringify(fields.length > 0 ? { ...e, opened: openSealed(fields, data, openers) } : e)}\n`)
+    .map(([e, data, fields]) => `${JSON.stringify(fields.length > 0 ? { ...e, opened: openedFields(fields, data, openers) } : e)}\n`)
     .join('');
 }
 

@@ -1,5 +1,5 @@
 import { ERASED, type JsonObject, type Opener } from '../../eventstore/index.js';
-import { SESSION_EVENT_TYPES } from '../sessions/index.js';
+import { SESSION_EVENT_TYPES, sessionSealing } from '../sessions/index.js';
 import { DELIVERY_QUEUED } from '../webhooks/index.js';
 
 /**
@@ -26,11 +26,14 @@ export function sealedFieldsOf(type: string, streamId: string, data: JsonObject)
   return [];
 }
 
-/** Each sealed field opened, or the erased marker once its key was destroyed. */
-export function openSealed(fields: readonly SealedField[], data: JsonObject, openers: ReadonlyMap<string, Opener>): Record<string, unknown> {
+/**
+ * Each sealed field opened by the Sessions' sealing scheme (every one is sealed with a Session's
+ * key), or the erased marker once its key was destroyed.
+ */
+export function openedFields(fields: readonly SealedField[], data: JsonObject, openers: ReadonlyMap<string, Opener>): Record<string, unknown> {
   const opened: Record<string, unknown> = {};
   for (const { field, keyStream } of fields) {
-    const value = openers.get(keyStream)!(data[field] as string);
+    const value = sessionSealing.openSealed(data[field] as string, openers.get(keyStream)!);
     opened[field] = value === ERASED ? { ...ERASED } : value;
   }
   return opened;

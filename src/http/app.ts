@@ -9,11 +9,10 @@ import { OutageLog, isDatabaseUnreachable } from './database.js';
 import { errorEnvelopeSchema, type ApiError } from './errors.js';
 import { toApiError } from './faults.js';
 import { drainOf } from './drain.js';
-import { edgeHeaders } from './headers.js';
+import { edgeHeaders, nextRequestId } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
-import { nextRequestId } from './requestIds.js';
 import { heldReads } from '../waits/index.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */

@@ -2,9 +2,8 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { ApiError } from './errors.js';
 import { edgeRefused, invalid } from './edgeRefusals.js';
-import type { EdgeHeaders } from './headers.js';
+import { nextRequestId, type EdgeHeaders } from './headers.js';
 import { notFound, type RawResponse, type RefusalWriter } from './refusals.js';
-import { nextRequestId } from './requestIds.js';
 
 /**
  * What Node's HTTP server would answer by itself, outside fastify, answered in the envelope (or

@@ -1,5 +1,7 @@
+import { ulid } from 'ulid';
+
 /**
- * Headers on every response, whatever answers it (a route, a refusal, a client error written to
+ * What every response carries, whatever answers it (a route, a refusal, a client error written to
  * the socket): its request id, no content sniffing, and HTTPS only once the public origin is https.
  */
 
@@ -16,3 +18,12 @@ export function edgeHeaders(publicOrigin: string): EdgeHeaders {
     ...(https ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
   });
 }
+
+/**
+ * Request ids unique across processes without a random draw per request: a random per-process
+ * prefix (a ULID, so ids sort by process start) and a counter.
+ */
+const REQUEST_ID_PREFIX = `req_${ulid()}`;
+let requestCounter = 0;
+
+export const nextRequestId = (): string => `${REQUEST_ID_PREFIX}${(requestCounter++).toString(36).padStart(6, '0')}`;

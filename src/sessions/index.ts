@@ -35,6 +35,7 @@ export {
   SESSION_EXPIRED,
   SESSION_EXTENDED,
   SESSION_PURGED,
+  sessionSealing,
   type PurgeReason,
   type SessionCompleted,
   type SessionCreated,

@@ -1,10 +1,11 @@
-import { foldEvents, type Decider, type Decision } from '../../../eventstore/index.js';
+import { aggregateStream, foldEvents, foldRecorded, type Decider, type Decision, type Folded, type Reader, type RecordedEvent } from '../../../eventstore/index.js';
 import {
   ATTEMPT_FINISHED,
   ATTEMPT_STARTED,
   DELIVERY_ATTEMPTED,
   DELIVERY_ENDED,
   DELIVERY_QUEUED,
+  deliveryStreamId,
   type DeliveryAttempted,
   type DeliveryEvent,
   type DeliveryKind,
@@ -113,6 +114,16 @@ export const afterEvents = (state: DeliveryState, events: readonly DeliveryEvent
 
 /** A delivery job's stream (`delivery-<obx id>`): nothing in it is sealed (its body is rendered when sent). */
 export const deliveryDecider: Decider<DeliveryState | undefined, DeliveryEvent> = { initialState: undefined, evolve };
+
+/** A job folded from its recorded events; undefined when there are none. */
+export const foldDelivery = (recorded: readonly RecordedEvent[]): DeliveryState | undefined => foldRecorded(deliveryDecider, recorded).state;
+
+/**
+ * The job (undefined when there is no such job) and its version. Inside a unit of work its stream
+ * is read once; every append writes the inline projection in the same unit of work, so the job
+ * rows are read back at once.
+ */
+export const loadDelivery = (db: Reader, deliveryId: string): Promise<Folded<DeliveryState | undefined>> => aggregateStream(db, deliveryDecider, deliveryStreamId(deliveryId));
 
 /** A job queued: what it delivers, where, and the end of its 24-hour budget. */
 export function decideQueued(job: {

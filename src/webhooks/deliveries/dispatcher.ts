@@ -5,13 +5,12 @@ import { WokenLoop, handleCommand } from '../../../eventstore/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { postWebhook } from '../attempt.js';
 import { renderDelivery } from './body.js';
-import { afterEvents, decideAttempt, decideStart, deliveryDecider, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
+import { afterEvents, decideAttempt, decideStart, deliveryDecider, loadDelivery, recordLostAttempt, type AttemptReport, type DeliveryState } from './delivery.js';
 import { currentEndpoint, isVerified, openSecrets, secretsInForce, signatureHeaders, type SigningSecret, storedSecrets } from '../endpoints/index.js';
 import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
 import { DELIVERY_ATTEMPTED, deliveryStreamId } from './events.js';
 import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from '../retryPolicy.js';
 import * as sql from '../sql.js';
-import { loadDelivery } from './streams.js';
 
 /**
  * The at-least-once delivery loop. A due job is claimed by leasing its row (one statement, no

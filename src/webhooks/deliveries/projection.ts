@@ -2,7 +2,7 @@ import type { Projection, RecordedEvent, UnitOfWork } from '../../../eventstore/
 import { SESSION_PURGED } from '../../sessions/index.js';
 import { DELIVERY_EVENT_TYPES } from './events.js';
 import * as sql from '../sql.js';
-import { foldDelivery } from './streams.js';
+import { foldDelivery } from './delivery.js';
 import { attemptsBody, shownOutcome } from './views.js';
 
 /**

@@ -46,7 +46,7 @@ export function newSigningSecret(): SigningSecret {
 /** A secret sealed directly with the deployment data key `initial`, under its kid, as secrets were before every one went under its stream's key. */
 const openSealedByInitial = (streamKeys: StreamKeys, kid: string, sealed: string): SigningSecret => ({
   kid,
-  secret: streamKeys.deploymentKey.openInitial(sealed, `webhook-secret:${kid}`),
+  secret: webhookSealing.openSealedByInitial(sealed, `webhook-secret:${kid}`, streamKeys),
 });
 
 /** The folded secrets' values: opened already by the fold, or from data key `initial`. */
