@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { backoffDelayMs, sleep, type Backoff } from './backoff.js';
-import { ClientError } from './errors.js';
+import { ClientError, isServiceError } from './errors.js';
 import { send, type Call, type Transport } from './http.js';
 import { verifyReceipt, type ReceiptKeySource } from './receipts.js';
 import { WAIT_SECONDS_MAX } from './waits.js';
@@ -15,9 +15,11 @@ import type {
   InteractiveSession,
   Me,
   ReceiptClaims,
+  ReissuedLink,
   Session,
   SessionEvents,
   SlackSetting,
+  SessionList,
   WebhookEndpoint,
   WebhookEndpointVerified,
   WebhookOverview,
@@ -53,7 +55,23 @@ export interface NotifyOptions {
   notify?: NotifyPlan;
 }
 
-export interface CreateOptions extends CallOptions, NotifyOptions {}
+export interface CreateOptions extends CallOptions, NotifyOptions {
+  /**
+   * Your own reference for the Session (1 to 200 visible ASCII characters), unique in the workspace
+   * while the Session lives. With it, a create whose outcome is unknown is found again instead of
+   * reported: see createSession.
+   */
+  clientReferenceId?: string;
+}
+
+/** GET /v1/sessions: a page after `after` (a next_cursor), of one status or of the Session holding a reference. */
+export interface ListOptions extends CallOptions {
+  after?: string;
+  /** 1 to 100; the service's default (50) unless given. */
+  limit?: number;
+  status?: 'active' | 'responded' | 'completed';
+  clientReferenceId?: string;
+}
 
 export interface ChangeOptions extends CallOptions {
   /** The ETag the change is made against; the last one this client read for the Session unless given. */
@@ -186,21 +204,76 @@ export class HandoffClient {
   }
 
   /**
-   * Creates a Session. Never retried: the service refuses Idempotency-Key on create (the human link
-   * is stored only as a hash), so a repeat could create a second Session; an unknown outcome is
-   * reported as ClientError `OUTCOME_UNKNOWN`.
+   * Creates a Session. Without `clientReferenceId` it is never retried: the service refuses
+   * Idempotency-Key on create (the human link is stored only as a hash), so a repeat could create a
+   * second Session, and an unknown outcome is reported as ClientError `OUTCOME_UNKNOWN`.
+   *
+   * With `clientReferenceId`, an unknown outcome (the connection failed after the request may have
+   * left, or a gateway's 5xx page) is settled by the reference, which one live Session of the
+   * workspace holds at most: the client looks it up (GET /v1/sessions?client_reference_id=) and,
+   * when the lost create took effect, returns that Session with a new human link (reissueLink: the
+   * lost answer's link was never seen, and is revoked); when it did not, it creates again (a
+   * create of before that commits meanwhile answers 409 CLIENT_REFERENCE_IN_USE naming it, and is
+   * found again the same way). A reference another create holds is still 409 on the first try.
    */
   async createSession(interaction: Interaction, options: CreateOptions = {}): Promise<CreatedSession> {
-    const { body, etag } = await this.call<CreatedSession>({
-      method: 'POST',
-      path: '/v1/sessions',
-      body: { interaction, ...(options.notify ? { notify: options.notify } : {}) },
-      expect: [201],
-      repeatable: false,
-      signal: options.signal,
-    });
+    const reference = options.clientReferenceId;
+    const body = {
+      interaction,
+      ...(options.notify ? { notify: options.notify } : {}),
+      ...(reference === undefined ? {} : { client_reference_id: reference }),
+    };
+    if (reference === undefined) return this.postSession(interaction, body, options.signal);
+    const attempts = Math.max(1, this.transport.retry.attempts);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.postSession(interaction, body, options.signal);
+      } catch (error) {
+        // After a lost answer, the reference is held by the create whose answer was lost.
+        if (attempt > 1 && isServiceError(error, 'CLIENT_REFERENCE_IN_USE') && error.details.session_id !== undefined) {
+          return this.foundAgain(error.details.session_id, options.signal);
+        }
+        if (!(error instanceof ClientError && error.code === 'OUTCOME_UNKNOWN') || attempt >= attempts) throw error;
+      }
+      const [found] = (await this.listSessions({ clientReferenceId: reference, limit: 1, ...(options.signal ? { signal: options.signal } : {}) })).data;
+      if (found) return this.foundAgain(found.id, options.signal);
+      await sleep(backoffDelayMs(this.transport.retry, attempt - 1), options.signal);
+    }
+  }
+
+  private async postSession(interaction: Interaction, body: object, signal: AbortSignal | undefined): Promise<CreatedSession> {
+    const { body: created, etag } = await this.call<CreatedSession>({ method: 'POST', path: '/v1/sessions', body, expect: [201], repeatable: false, signal });
     // A display Session never changes, so only an interactive one is worth remembering as created.
-    if (interaction.mode === 'interactive') this.remember(body.id, etag, null, body.link_expires_at);
+    if (interaction.mode === 'interactive') this.remember(created.id, etag, null, created.link_expires_at);
+    return created;
+  }
+
+  /** A Session whose create answer was lost, as a create answers it: with a link of its own, the lost one revoked. */
+  private async foundAgain(sessionId: string, signal: AbortSignal | undefined): Promise<CreatedSession> {
+    const { id, client_reference_id, revision, human_url, link_expires_at } = await this.reissueLink(sessionId, signal ? { signal } : {});
+    return { id, ...(client_reference_id === undefined ? {} : { client_reference_id }), revision, human_url, link_expires_at };
+  }
+
+  /** A page of the workspace's Sessions, newest first (each a summary, never its link); pass `next_cursor` as `after` to read on. */
+  async listSessions(options: ListOptions = {}): Promise<SessionList> {
+    const query = new URLSearchParams();
+    if (options.after !== undefined) query.set('after', options.after);
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.status !== undefined) query.set('status', options.status);
+    if (options.clientReferenceId !== undefined) query.set('client_reference_id', options.clientReferenceId);
+    const text = query.toString();
+    return this.get<SessionList>(`/v1/sessions${text === '' ? '' : `?${text}`}`, options);
+  }
+
+  /**
+   * A new human link for the Session (a leaked or lost one): the old link opens nothing from now
+   * on; responders' own links stay. Retried when the outcome is unknown: a repeat only makes
+   * another link and revokes the one whose answer was lost.
+   */
+  async reissueLink(sessionId: string, options: CallOptions = {}): Promise<ReissuedLink> {
+    const { body, etag } = await this.call<ReissuedLink>({ method: 'POST', path: route('v1', 'sessions', sessionId, 'link'), expect: [200], repeatable: true, signal: options.signal });
+    const { human_url: _link, ...session } = body;
+    this.remember(sessionId, etag, session, body.link_expires_at);
     return body;
   }
 

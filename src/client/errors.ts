@@ -20,6 +20,8 @@ export class ServiceError extends HandoffError {
   readonly code: ErrorCode;
   readonly reason: string | null;
   readonly request_id: string;
+  /** What the refusal names besides its code (CLIENT_REFERENCE_IN_USE: `session_id`); empty when nothing. */
+  readonly details: Readonly<Record<string, string>>;
 
   constructor(
     readonly status: number,
@@ -30,6 +32,7 @@ export class ServiceError extends HandoffError {
     this.code = envelope.error.code;
     this.reason = envelope.error.reason ?? null;
     this.request_id = envelope.error.request_id;
+    this.details = envelope.error.details ?? {};
   }
 }
 

@@ -15,6 +15,7 @@ export {
   type FeedItem,
   type NotifyOptions,
   type FeedOptions,
+  type ListOptions,
   type RegisterOptions,
   type SurfaceRevision,
   type WaitOptions,

@@ -39,5 +39,10 @@ export const PATTERNS = {
   /** A revision number as a path segment or form value: up to 9 digits, no leading zero. */
   revision: '^[1-9][0-9]{0,8}$',
   sessionId: '^ses_[0-9A-HJKMNP-TV-Z]{26}$',
+  /**
+   * The caller's own reference for a Session (client_reference_id): 1 to 200 visible ASCII
+   * characters, as an Idempotency-Key is, so it travels in a query string as it is written in a body.
+   */
+  clientReferenceId: '^[\\x21-\\x7E]{1,200}$',
 } as const;
 

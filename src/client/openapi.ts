@@ -64,7 +64,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the workspace's Sessions newest first, or find one by its client_reference_id
+         * @description Each item a summary of a live Session of the caller's workspace (a purged one is not listed); a claimed trial's Sessions are read one by one. Resume with `after`; a page shorter than `limit` was the end when it was read.
+         */
+        get: operations["listSessions"];
         put?: never;
         /** Create a Session and the private link a person answers it through */
         post: operations["createSession"];
@@ -154,6 +158,26 @@ export interface paths {
         get: operations["getSessionRevision"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a Session's human link (leaked or lost): the old one opens nothing from now on
+         * @description Records session.link_reissued. The new link keeps the old one's deadline (link_expires_at); responders' own emailed links are not changed. Sending it again makes another link (and revokes this one), so a call whose answer was lost can simply be repeated.
+         */
+        post: operations["reissueLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -568,10 +592,14 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_SCHEMA" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "SESSION_NOT_FOUND" | "NOT_FOUND" | "INTERNAL" | "UNKNOWN_COMPONENT" | "SESSION_REVISION_CONFLICT" | "IDEMPOTENCY_CONFLICT" | "PRECONDITION_REQUIRED" | "SESSION_COMPLETED" | "ACTION_NOT_ALLOWED" | "ACTION_NOT_FOUND" | "VALIDATION_FAILED" | "RESPONSE_LIMIT_REACHED" | "SERVICE_UNAVAILABLE" | "RATE_LIMITED" | "TRIAL_UNAVAILABLE" | "SIGN_IN_UNAVAILABLE" | "WEBHOOK_INVALID_URL" | "WEBHOOK_VERIFICATION_FAILED" | "WEBHOOK_NOT_CONFIGURED" | "SIGN_IN_LINK_INVALID" | "KEY_LIMIT_REACHED" | "KEY_ALREADY_CREATED" | "TRIAL_NOT_FOUND" | "TRIAL_ALREADY_CLAIMED";
+                code: "INVALID_SCHEMA" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "SESSION_NOT_FOUND" | "NOT_FOUND" | "INTERNAL" | "UNKNOWN_COMPONENT" | "SESSION_REVISION_CONFLICT" | "IDEMPOTENCY_CONFLICT" | "PRECONDITION_REQUIRED" | "SESSION_COMPLETED" | "ACTION_NOT_ALLOWED" | "ACTION_NOT_FOUND" | "VALIDATION_FAILED" | "RESPONSE_LIMIT_REACHED" | "SERVICE_UNAVAILABLE" | "RATE_LIMITED" | "TRIAL_UNAVAILABLE" | "SIGN_IN_UNAVAILABLE" | "WEBHOOK_INVALID_URL" | "WEBHOOK_VERIFICATION_FAILED" | "WEBHOOK_NOT_CONFIGURED" | "SIGN_IN_LINK_INVALID" | "KEY_LIMIT_REACHED" | "KEY_ALREADY_CREATED" | "TRIAL_NOT_FOUND" | "TRIAL_ALREADY_CLAIMED" | "CLIENT_REFERENCE_IN_USE";
                 message: string;
                 request_id: string;
                 reason?: string;
+                /** @description What the caller needs to act on the refusal, where a code says it carries any: CLIENT_REFERENCE_IN_USE names the Session that holds the reference (`session_id`). */
+                details?: {
+                    [key: string]: string;
+                };
             };
         };
         /** @description Whom to reach for this revision (interactive Sessions of owner and developer workspaces): each address gets mail with a link of its own; `slack` posts to the workspace's Slack webhook; one reminder per responder who has not answered after `remind_after_seconds`; each `escalate` step mails further addresses after its delay (docs/responders.md). */
@@ -775,6 +803,8 @@ export interface components {
         };
         CreateSessionResponse: {
             id: string;
+            /** @description Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=. */
+            client_reference_id?: string;
             revision: number;
             human_url: string;
             /**
@@ -786,6 +816,8 @@ export interface components {
         /** @description SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present). */
         SessionResponse: {
             id: string;
+            /** @description Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=. */
+            client_reference_id?: string;
             /** @enum {string} */
             status?: "active" | "responded" | "completed";
             revision: number;
@@ -837,8 +869,11 @@ export interface components {
             events: {
                 event_id: string;
                 sequence: number;
-                /** @enum {string} */
-                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed";
+                /**
+                 * @description session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link.
+                 * @enum {string}
+                 */
+                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed" | "session.link_reissued";
                 revision: number;
                 actor: {
                     /**
@@ -869,6 +904,83 @@ export interface components {
                 link_expires_at?: string;
             }[];
         };
+        /** @description The workspace's Sessions after the cursor, newest first, each a summary (never its link); `data` is empty past the oldest. */
+        SessionListResponse: {
+            data: {
+                id: string;
+                /** @enum {string} */
+                mode: "display" | "interactive";
+                /**
+                 * @description Interactive Sessions only.
+                 * @enum {string}
+                 */
+                status?: "active" | "responded" | "completed";
+                revision: number;
+                /** @description The current revision's title. */
+                title: string;
+                /** @description The reference the Session was created with, if any. */
+                client_reference_id?: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                link_expires_at: string;
+            }[];
+            /** @description Opaque: pass it as `after` to read on. The same cursor when the page is empty. */
+            next_cursor: string;
+        };
+        /** @description The Session as GET /v1/sessions/{id} shows it, with its new human link: shown only here (the service keeps only its hash). */
+        ReissuedLinkResponse: {
+            id: string;
+            /** @description Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=. */
+            client_reference_id?: string;
+            /** @enum {string} */
+            status?: "active" | "responded" | "completed";
+            revision: number;
+            interaction: components["schemas"]["Interaction"];
+            response_schema?: Record<string, unknown>;
+            responses?: {
+                event_id: string;
+                sequence: number;
+                revision: number;
+                action_id: string;
+                data: Record<string, unknown>;
+                actor: {
+                    /**
+                     * @description `email_link`: through a responder's own emailed link (responder_id names them); `slack_channel`: through the link posted to the workspace's Slack channel (responder_id names the channel); `service`: what the service records itself (a message sent or given up, a link's lapse).
+                     * @enum {string}
+                     */
+                    assurance: "link_holder" | "owner" | "email_link" | "slack_channel" | "service";
+                    responder_id?: string;
+                };
+                /** Format: date-time */
+                accepted_at: string;
+                receipt: string | null;
+            }[];
+            /** @description Everyone the Session's notification plans reached (present only when there were any): docs/responders.md. */
+            responders?: {
+                /** @description Workspace-scoped: the same address has the same id in every Session of the workspace; a receipt's `sub`. */
+                id: string;
+                /** @enum {string} */
+                channel: "email" | "slack";
+                address: string | null;
+                /**
+                 * @description `pending`: its first message is not sent yet.
+                 * @enum {string}
+                 */
+                state: "pending" | "notified" | "failed" | "answered";
+                /** Format: date-time */
+                notified_at: string | null;
+                /** Format: date-time */
+                reminded_at: string | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.
+             */
+            link_expires_at: string;
+            /** @description The new private link; the one before opens nothing from now on. */
+            human_url: string;
+        };
         SlackSettingResponse: {
             /** @description Whether the workspace has a Slack webhook: Sessions' `notify.slack` posts to it. */
             configured: boolean;
@@ -886,8 +998,11 @@ export interface components {
                 session_id: string;
                 event_id: string;
                 sequence: number;
-                /** @enum {string} */
-                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed";
+                /**
+                 * @description session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link.
+                 * @enum {string}
+                 */
+                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed" | "session.link_reissued";
                 revision: number;
                 actor: {
                     /**
@@ -1254,6 +1369,94 @@ export interface operations {
             };
         };
     };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the page before; omitted: from the newest Session. */
+                after?: string;
+                /** @description Sessions in the page, at most: an integer from 1 to 100, 50 when omitted. */
+                limit?: string;
+                /** @description Only interactive Sessions with this status (a display Session has none). */
+                status?: "active" | "responded" | "completed";
+                /** @description Only the Session that holds this reference (at most one). */
+                client_reference_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of Sessions after the cursor, newest first, and the cursor to read on from. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *           "mode": "interactive",
+                     *           "status": "active",
+                     *           "revision": 1,
+                     *           "title": "Approve the refund for order 1042?",
+                     *           "client_reference_id": "order-1042-refund",
+                     *           "created_at": "2026-03-14T09:20:00.000Z",
+                     *           "link_expires_at": "2026-03-21T09:20:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "MjAyNi0wMy0xNFQwOToyMDowMC4wMDAwMDBaIHNlc18wMUpROFo1WEszQjdXMkM5RDRFNkY4RzBISg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: Limit is not an integer from 1 to 100, status is not a status, client_reference_id is not a reference, or a parameter is unknown. The query parameter after is not a cursor this list gave (next_cursor). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createSession: {
         parameters: {
             query?: never;
@@ -1322,6 +1525,8 @@ export interface operations {
                 "application/json": {
                     interaction: components["schemas"]["Interaction"];
                     notify?: components["schemas"]["NotifyPlan"];
+                    /** @description Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=. */
+                    client_reference_id?: string;
                 };
             };
         };
@@ -1358,6 +1563,16 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: No credential, or not one this route takes. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CLIENT_REFERENCE_IN_USE: Another live Session of the workspace holds this client_reference_id; `details.session_id` names it (never its link). Nothing was created. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2593,6 +2808,204 @@ export interface operations {
             };
             /** @description SESSION_NOT_FOUND: No such Session in this workspace. NOT_FOUND: The Session has no such revision. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: The service failed to handle the request. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: The database is out of reach (Retry-After says when to try again); nothing was changed. The data-encryption key is not configured; nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    reissueLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Session ID (ses_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reissued: the Session with its new human_url and ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                     *       "status": "active",
+                     *       "revision": 1,
+                     *       "interaction": {
+                     *         "mode": "interactive",
+                     *         "title": "Approve the refund for order 1042?",
+                     *         "description": "The customer reports that the parcel arrived damaged.",
+                     *         "source": {
+                     *           "kind": "svc_surface",
+                     *           "components": [
+                     *             {
+                     *               "type": "record",
+                     *               "label": "Order",
+                     *               "fields": {
+                     *                 "order": 1042,
+                     *                 "amount": "19.99 EUR"
+                     *               }
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "amount",
+                     *               "label": "Amount to refund (EUR)",
+                     *               "schema": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 19.99
+                     *               },
+                     *               "required": true,
+                     *               "value": 19.99
+                     *             },
+                     *             {
+                     *               "type": "field",
+                     *               "name": "reason",
+                     *               "label": "Reason",
+                     *               "schema": {
+                     *                 "type": "string",
+                     *                 "maxLength": 500
+                     *               },
+                     *               "multiline": true
+                     *             }
+                     *           ]
+                     *         },
+                     *         "actions": [
+                     *           {
+                     *             "id": "approve",
+                     *             "label": "Approve",
+                     *             "intent": "approve"
+                     *           },
+                     *           {
+                     *             "id": "reject",
+                     *             "label": "Reject",
+                     *             "intent": "reject"
+                     *           }
+                     *         ],
+                     *         "response_policy": "first"
+                     *       },
+                     *       "response_schema": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "amount": {
+                     *             "type": "number",
+                     *             "minimum": 0,
+                     *             "maximum": 19.99
+                     *           },
+                     *           "reason": {
+                     *             "type": "string",
+                     *             "maxLength": 500
+                     *           }
+                     *         },
+                     *         "required": [
+                     *           "amount"
+                     *         ],
+                     *         "additionalProperties": false
+                     *       },
+                     *       "responses": [],
+                     *       "link_expires_at": "2026-03-21T09:20:00.000Z",
+                     *       "human_url": "https://handoff.example.com/s/Pa3XWh81Fcc5pRseZZ5Q-A-r8lL1JWarm3wfVw7fJ_E"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReissuedLinkResponse"];
+                };
+            };
+            /** @description INVALID_SCHEMA: An Idempotency-Key is refused: the new human link cannot be replayed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: No credential, or not one this route takes. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACTION_NOT_ALLOWED: This Session is a claimed trial's: its account's keys may read it, never change it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: No such Session in this workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_COMPLETED: The Session is completed and takes no further change or answer. ACTION_NOT_ALLOWED: The link has lapsed and is never reopened (reason link_expired). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The body is larger than 256 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_SCHEMA: The body is not of a content type (or charset) the route takes. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -39,6 +39,12 @@ export type FeedPage = Schemas['EventFeedResponse'];
 /** One event of the feed: a Session's Event with its session_id. */
 export type FeedEvent = FeedPage['data'][number];
 export type Deliveries = Schemas['DeliveriesResponse'];
+/** A page of the workspace's Sessions (GET /v1/sessions), newest first. */
+export type SessionList = Schemas['SessionListResponse'];
+/** One Session as the list shows it: never its link. */
+export type SessionSummary = SessionList['data'][number];
+/** The Session with its new human link (POST /v1/sessions/{id}/link): the only answer that shows it. */
+export type ReissuedLink = Omit<Schemas['ReissuedLinkResponse'], 'interaction'> & { interaction: Interaction };
 
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookRegistration = Schemas['WebhookRegisterResponse'];

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'KEY_ALREADY_CREATED',
   'TRIAL_NOT_FOUND',
   'TRIAL_ALREADY_CLAIMED',
+  'CLIENT_REFERENCE_IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -41,6 +42,8 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
     /** The refusal it answers, when a capability's table made it: two refusals may share a code and a page tells them apart. */
     readonly refused?: string,
+    /** What the caller needs to act on the refusal besides its code (the Session that holds a reference). */
+    readonly details?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -48,7 +51,7 @@ export class ApiError extends Error {
 }
 
 export interface ErrorEnvelope {
-  error: { code: ErrorCode; message: string; request_id: string; reason?: string };
+  error: { code: ErrorCode; message: string; request_id: string; reason?: string; details?: Readonly<Record<string, string>> };
 }
 
 export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
@@ -58,6 +61,7 @@ export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
       message: error.message,
       request_id: requestId,
       ...(error.reason === undefined ? {} : { reason: error.reason }),
+      ...(error.details === undefined ? {} : { details: error.details }),
     },
   };
 }
@@ -79,6 +83,11 @@ export const errorEnvelopeSchema = {
         message: { type: 'string' },
         request_id: { type: 'string', minLength: 1 },
         reason: { type: 'string', pattern: '^[a-z_]{1,40}$' },
+        details: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'What the caller needs to act on the refusal, where a code says it carries any: CLIENT_REFERENCE_IN_USE names the Session that holds the reference (`session_id`).',
+        },
       },
     },
   },

@@ -15,6 +15,8 @@ export interface RefusalAnswer<R extends Refusal = Refusal> {
   code: ErrorCode;
   message: string | ((refusal: R) => string);
   reason?: string | ((refusal: R) => string | undefined);
+  /** The envelope's `details`, made from the refusal: what the caller acts on besides the code. */
+  details?: (refusal: R) => Record<string, string>;
   /**
    * What it means in the contract document, where a route that can answer it says so; without it
    * the message says it (a message made from the refusal's details needs one).
@@ -34,6 +36,7 @@ export interface RefusalStatus {
   code: ErrorCode;
   message: string;
   reason?: string;
+  details?: Record<string, string>;
   headers: Record<string, string>;
 }
 
@@ -43,13 +46,14 @@ export function refusalStatus<R extends Refusal>(table: RefusalTable<R>, refusal
   const headers: Record<string, string> = refusal.retryAfterSeconds === undefined ? {} : { 'retry-after': String(refusal.retryAfterSeconds) };
   const message = typeof answer.message === 'function' ? answer.message(refusal) : answer.message;
   const reason = typeof answer.reason === 'function' ? answer.reason(refusal) : answer.reason;
-  return { status: answer.status, code: answer.code, message, ...(reason === undefined ? {} : { reason }), headers };
+  const details = answer.details?.(refusal);
+  return { status: answer.status, code: answer.code, message, ...(reason === undefined ? {} : { reason }), ...(details === undefined ? {} : { details }), headers };
 }
 
 /** A refusal as the envelope's error, for a route to throw. */
 export function refusalError<R extends Refusal>(table: RefusalTable<R>, refusal: R): ApiError {
-  const { status, code, message, reason, headers } = refusalStatus(table, refusal);
-  return new ApiError(status, code, message, reason, headers, refusal.refused);
+  const { status, code, message, reason, details, headers } = refusalStatus(table, refusal);
+  return new ApiError(status, code, message, reason, headers, refusal.refused, details);
 }
 
 /**

@@ -31,8 +31,10 @@ export const sessionEventsSchema = {
           "session.extended",
           "session.expired",
           "notification.sent",
-          "notification.failed"
-        ]
+          "notification.failed",
+          "session.link_reissued"
+        ],
+        "description": "session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link."
       },
       "revision": {
         "type": "integer",

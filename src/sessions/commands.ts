@@ -16,9 +16,10 @@ import {
   type NoticeOutcome,
 } from './decide.js';
 import type { IdempotencyMark, NoticeKind, NotifyPlan, SessionEvent } from './events.js';
-import { humanLinkHash, isSessionId, newHumanLinkToken, newSessionId, responderIdOf, responderLinkToken } from './ids.js';
+import { humanLinkHash, humanUrlOf, isSessionId, newHumanLinkToken, newSessionId, responderIdOf, responderLinkToken } from './ids.js';
 import { planEntries } from './notices.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
+import { referenceHolder, type ReferenceRefusal } from './references.js';
 import * as sql from './sql.js';
 import type { SessionState } from './state.js';
 import { appendToSession, loadSession } from './store.js';
@@ -94,7 +95,7 @@ export type NewSession = Omit<CreateSession, 'linkHash'>;
 export async function openSession(uow: UnitOfWork, ctx: Pick<ServiceContext, 'config' | 'streamKeys'>, id: string, session: NewSession): Promise<CreatedSession> {
   const token = newHumanLinkToken();
   const { state } = await appendToSession(uow, ctx.streamKeys, id, undefined, { events: decideCreate({ ...session, linkHash: humanLinkHash(token) }) });
-  return { state, humanUrl: `${ctx.config.publicOrigin}/s/${token}` };
+  return { state, humanUrl: humanUrlOf(ctx.config.publicOrigin, token) };
 }
 
 /**
@@ -145,14 +146,21 @@ async function spendNotificationQuotas(uow: UnitOfWork, ctx: Pick<ServiceContext
   for (const digest of addresses.map((address) => key.digest('quota-address', address)).sort()) await spend('notification_email_to', { count: perAddress, scope: digest });
 }
 
-/** A new Session in the principal's workspace, within its quotas (a developer workspace's), with its notification plan if any. */
+/**
+ * A new Session in the principal's workspace, within its quotas (a developer workspace's), with its
+ * notification plan if any; refused, before any quota is spent, when a live Session of the
+ * workspace holds its client reference.
+ */
 export function createSession(
   ctx: Pick<ServiceContext, 'clock' | 'config' | 'metrics' | 'store' | 'streamKeys'>,
   principal: OwnerPrincipal,
   interaction: Interaction,
   notify?: NotifyPlan,
-): Promise<CreatedSession | QuotaRefusal> {
+  clientReferenceId?: string,
+): Promise<CreatedSession | QuotaRefusal | ReferenceRefusal> {
   return undoneOnQuota(ctx.store.command(async (uow) => {
+    const held = clientReferenceId === undefined ? undefined : await referenceHolder(uow, ctx.streamKeys, principal.workspaceId, clientReferenceId);
+    if (held) return held;
     const refused = await spendQuota(uow, ctx, principal, 'session');
     if (refused) return refused;
     if (notify) await spendNotificationQuotas(uow, ctx, principal, notify);
@@ -164,6 +172,7 @@ export function createSession(
       retentionHours: principal.retentionHours,
       now: ctx.clock.now(),
       ...(notify ? { notify: notificationOf(ctx, principal.workspaceId, id, notify) } : {}),
+      ...(clientReferenceId === undefined ? {} : { clientReferenceId }),
     });
   }));
 }

@@ -9,6 +9,7 @@ import {
   NOTIFICATION_SENT,
   SESSION_EXPIRED,
   SESSION_EXTENDED,
+  SESSION_LINK_REISSUED,
   type IdempotencyMark,
   type NoticeKind,
   type NotifyPlan,
@@ -85,6 +86,8 @@ export interface CreateSession {
   now: Date;
   /** Whom to notify, and the responders it names (ids and link hashes made by the command). */
   notify?: Notification;
+  /** The caller's own reference; the command has checked that no live Session of the workspace holds it. */
+  clientReferenceId?: string;
 }
 
 /** A plan with its responders, as a create or a publish carries it. */
@@ -110,6 +113,7 @@ export function decideCreate(command: CreateSession): SessionEvent[] {
       auto_purge: true,
       interaction: command.interaction,
       ...notificationFields(command.notify),
+      ...(command.clientReferenceId === undefined ? {} : { client_reference_id: command.clientReferenceId }),
     },
   ];
 }
@@ -195,6 +199,17 @@ export function decideExtend(state: SessionState, command: OwnerCommand & { link
   return {
     events: [{ type: SESSION_EXTENDED, at: command.now.toISOString(), revision: currentRevision(state), link_expires_at: command.linkExpiresAt.toISOString() }],
   };
+}
+
+/**
+ * A new human link in place of the one before (a leaked or lost link), for as long as the old one
+ * had: refused as every owner change is on a completed Session, and on a lapsed link, which a new
+ * token would not reopen. A display Session's link shows information, so it may be replaced too.
+ */
+export function decideReissueLink(state: SessionState, command: { now: Date; linkHash: string }): Decision<SessionEvent, OwnerRefusal> {
+  if (state.status === 'completed') return { refused: 'session_completed' };
+  if (state.expiredAt !== null || !linkLive(state.linkExpiresAt, command.now)) return { refused: 'link_lapsed' };
+  return { events: [{ type: SESSION_LINK_REISSUED, at: command.now.toISOString(), revision: currentRevision(state), link_hash: command.linkHash }] };
 }
 
 /** Why no session.expired is recorded now: the link is still open, or there is nothing left to lapse. */

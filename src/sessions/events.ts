@@ -13,6 +13,8 @@ export const RESPONSE_ACCEPTED = 'response.accepted';
 export const SESSION_COMPLETED = 'session.completed';
 /** The owner moved the link's deadline later; the purge deadline moves with it. */
 export const SESSION_EXTENDED = 'session.extended';
+/** The owner gave the Session a new human link; the one before opens nothing from then on. */
+export const SESSION_LINK_REISSUED = 'session.link_reissued';
 /** The link lapsed with the current revision unanswered: recorded once, by the purger's pass (src/purge). */
 export const SESSION_EXPIRED = 'session.expired';
 /** A responder's message of one kind for one revision: sent, or given up on (docs/responders.md). */
@@ -30,6 +32,7 @@ export const SESSION_EVENT_TYPES = [
   SESSION_EXPIRED,
   NOTIFICATION_SENT,
   NOTIFICATION_FAILED,
+  SESSION_LINK_REISSUED,
   SESSION_PURGED,
 ] as const;
 
@@ -81,6 +84,8 @@ export interface SessionCreated {
   /** Present when the owner asked for responders to be notified (sealed: it holds addresses). */
   notify?: NotifyPlan;
   responders?: ResponderRecord[];
+  /** The caller's own reference, unique in its workspace while the Session lives (sealed: the caller's words). */
+  client_reference_id?: string;
 }
 
 export interface RevisionPublished {
@@ -121,6 +126,15 @@ export interface SessionExtended {
   revision: number;
   /** The link's new deadline, later than the one before. */
   link_expires_at: string;
+}
+
+export interface SessionLinkReissued {
+  type: typeof SESSION_LINK_REISSUED;
+  at: string;
+  /** The current revision when the link was replaced. */
+  revision: number;
+  /** SHA-256 (hex) of the new link's token; the one before it opens nothing from then on. */
+  link_hash: string;
 }
 
 export interface SessionExpired {
@@ -169,7 +183,8 @@ export type SessionEvent =
   | SessionExtended
   | SessionExpired
   | NotificationSent
-  | NotificationFailed;
+  | NotificationFailed
+  | SessionLinkReissued;
 
 /**
  * Which fields of each event are sealed; everything else is stored in the clear. A digest of
@@ -178,13 +193,14 @@ export type SessionEvent =
  */
 export const sessionSealing = new SealedFields(
   {
-    [SESSION_CREATED]: ['interaction', 'notify', 'responders'],
+    [SESSION_CREATED]: ['interaction', 'notify', 'responders', 'client_reference_id'],
     [REVISION_PUBLISHED]: ['interaction', 'notify', 'responders'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
     [SESSION_EXTENDED]: [],
     [SESSION_EXPIRED]: [],
     [NOTIFICATION_SENT]: [],
+    [SESSION_LINK_REISSUED]: [],
     // A mail server's refusal may quote the address.
     [NOTIFICATION_FAILED]: ['reason'],
     [SESSION_PURGED]: [],

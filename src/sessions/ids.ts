@@ -16,6 +16,9 @@ export function humanLinkHash(token: string): string {
   return sha256Hex(token);
 }
 
+/** human_url: the page a link token opens, on the service's public origin. */
+export const humanUrlOf = (publicOrigin: string, token: string): string => `${publicOrigin}/s/${token}`;
+
 /**
  * A responder's id: a keyed digest of the address (or of Slack) under the workspace, so the same
  * person has the same id in every Session of one workspace (a receipt's subject), and different

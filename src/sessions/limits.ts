@@ -9,6 +9,7 @@ export const PATTERN_WORDS: Record<keyof typeof PATTERNS, string> = {
   fieldName: 'a field name: 1 to 64 characters, a lower-case letter, then lower-case letters, digits or underscores',
   revision: 'a positive integer of up to 9 digits',
   sessionId: 'a Session ID (ses_ followed by 26 characters)',
+  clientReferenceId: 'a client reference: 1 to 200 visible ASCII characters (no space)',
 };
 
 /**

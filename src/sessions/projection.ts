@@ -1,6 +1,7 @@
 import { compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, isErased, sessionDecider } from './state.js';
+import { clientReferenceDigest } from './references.js';
 import * as sql from './sql.js';
 import { sealRevisionBody, sealViewBody } from './storedView.js';
 import { sessionBodies } from './view.js';
@@ -9,7 +10,7 @@ type Row = Record<string, unknown>;
 
 const VIEW_COLUMNS = [
   'session_id', 'workspace_id', 'mode', 'status', 'revision', 'event_count', 'etag', 'body',
-  'link_hash', 'link_expires_at', 'created_at', 'updated_at',
+  'link_hash', 'link_expires_at', 'created_at', 'updated_at', 'client_reference',
 ] as const;
 const REVISION_COLUMNS = ['session_id', 'revision', 'body'] as const;
 const LINK_COLUMNS = ['link_hash', 'session_id', 'responder_id'] as const;
@@ -21,6 +22,7 @@ const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
  * Session's key (`cipher`); undefined once its content is erased.
  */
 function rowsOf(
+  keys: StreamKeys,
   stream: readonly RecordedEvent[],
   open: Opener,
   cipher: RowCipher | undefined,
@@ -45,6 +47,7 @@ function rowsOf(
     link_expires_at: state.linkExpiresAt,
     created_at: state.createdAt,
     updated_at: stream.at(-1)!.data.at,
+    client_reference: state.clientReferenceId === null ? null : clientReferenceDigest(keys, state.workspaceId, state.clientReferenceId),
   } satisfies Record<(typeof VIEW_COLUMNS)[number], unknown>;
   const revisions = numbers.map(
     (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] && sealRevisionBody(cipher, bodies.revisions[i]) }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
@@ -81,7 +84,7 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
     const erased: string[] = [];
     for (const [id, own] of byStream) {
       const upTo = own.at(-1)!.streamVersion;
-      const rows = rowsOf(streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, ciphers.get(id), own);
+      const rows = rowsOf(keys, streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, ciphers.get(id), own);
       if (!rows) {
         erased.push(id);
         continue;
@@ -125,7 +128,7 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
           if (own.length === 0) continue;
           const upTo = own.at(-1)!.streamVersion;
           const stored = storedKeys.get(id);
-          const rows = rowsOf(upTo === stream.length ? stream : stream.slice(0, upTo), keys.openerOfStored(id, stored), keys.rowCipherOfStored(id, stored), own);
+          const rows = rowsOf(keys, upTo === stream.length ? stream : stream.slice(0, upTo), keys.openerOfStored(id, stored), keys.rowCipherOfStored(id, stored), own);
           if (!rows) continue;
           views.push(VIEW_COLUMNS.map((column) => rows.view[column]));
           for (const revision of rows.revisions) revisions.push(REVISION_COLUMNS.map((column) => revision[column]));

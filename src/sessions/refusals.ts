@@ -1,6 +1,8 @@
 import type { ApiError } from '../http/errors.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
 import type { AnswerRefusal, OwnerRefusal } from './decide.js';
+import type { ListCursorRefusal } from './listCursor.js';
+import type { ReferenceRefusal } from './references.js';
 import { LIMITS, LINK_EXTENSION_FACTOR } from './limits.js';
 
 /** What the Sessions routes refuse before a decision is asked: the request's own shape. */
@@ -18,9 +20,11 @@ export type SessionRequestRefusal =
   /** The canonical JSON of an interaction measures more UTF-8 bytes than a Surface may. */
   | { refused: 'surface_too_large'; measure: number }
   /** Only someone who can answer is notified: a display Session takes no answer. */
-  | { refused: 'notify_not_interactive' };
+  | { refused: 'notify_not_interactive' }
+  /** A human link is shown once: a request that would answer a new one cannot be replayed. */
+  | { refused: 'link_not_replayable'; route: string };
 
-export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusal;
+export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusal | ReferenceRefusal | ListCursorRefusal;
 
 /** Each refusal of Sessions, to an owner's request or a person's answer, as it answers over HTTP. */
 export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
@@ -64,6 +68,20 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
     code: 'INVALID_SCHEMA',
     message: ({ route }) => `${route} refuses Idempotency-Key: the human link is stored only as a hash and cannot be replayed.`,
     meaning: 'An Idempotency-Key is refused: the human link cannot be replayed.',
+  },
+  link_not_replayable: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: ({ route }) => `${route} refuses Idempotency-Key: the new human link is stored only as a hash and cannot be replayed (send it again for another link).`,
+    meaning: 'An Idempotency-Key is refused: the new human link cannot be replayed.',
+  },
+  session_cursor_unknown: { status: 400, code: 'INVALID_SCHEMA', message: 'The query parameter after is not a cursor this list gave (next_cursor).' },
+  client_reference_in_use: {
+    status: 409,
+    code: 'CLIENT_REFERENCE_IN_USE',
+    message: ({ sessionId }) => `A Session of this workspace holds this client_reference_id: ${sessionId} (details.session_id). Read it, or create with another reference.`,
+    meaning: "Another live Session of the workspace holds this client_reference_id; `details.session_id` names it (never its link). Nothing was created.",
+    details: ({ sessionId }) => ({ session_id: sessionId }),
   },
   complete_takes_no_body: { status: 400, code: 'INVALID_SCHEMA', message: 'POST /v1/sessions/{id}/complete takes no body.' },
   link_expiry_invalid: {

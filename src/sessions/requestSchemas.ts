@@ -266,7 +266,18 @@ const requestOf = (ref: string) =>
     properties: { interaction: { $ref: `${ref}#` }, notify: { $ref: 'NotifyPlan#' } },
   }) as const;
 
-export const createRequestSchema = requestOf('Interaction');
+/** The caller's own reference for a Session: on create, as a filter of the list, and on every Session answer. */
+export const CLIENT_REFERENCE_ID = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  pattern: PATTERNS.clientReferenceId,
+  description:
+    "Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=.",
+} as const;
+
+const createRequest = requestOf('Interaction');
+export const createRequestSchema = { ...createRequest, properties: { ...createRequest.properties, client_reference_id: CLIENT_REFERENCE_ID } } as const;
 export const publishRequestSchema = requestOf('PublishedInteraction');
 
 /**

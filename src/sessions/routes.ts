@@ -34,6 +34,8 @@ import { loadSession } from './store.js';
 import { openRevision, openView, type StoredViewRow } from './storedView.js';
 import { eventsBody, sessionBody } from './view.js';
 import { SessionViewCache } from './viewCache.js';
+import { listRoutes } from './listRoutes.js';
+import { reissueRoutes } from './reissueRoutes.js';
 import { EVENTS_CHANNEL, type KeyRow } from '../../eventstore/index.js';
 import { answerHeld, namesEtag, preferenceAppliedHeader, preferredWait, waitedNotModified, waitHeaders } from '../waits/index.js';
 
@@ -41,7 +43,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 type WithId = FastifyRequest<{ Params: { id: string } }>;
 /** A body that passed its route's schema; rules.ts checks the rest. */
-type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T; notify?: NotifyPlan } }>;
+type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T; notify?: NotifyPlan; client_reference_id?: string } }>;
 
 /** Sessions' refusals, with the quotas' (a full quota of a developer workspace). */
 const REFUSALS: RefusalTable<SessionRefusal | QuotaRefusal> = { ...SESSION_REFUSALS, ...QUOTA_REFUSALS };
@@ -104,17 +106,18 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       }
       const interaction = checkInteraction(request.body.interaction);
       if ('refused' in interaction) throw refused(interaction);
-      const { notify } = request.body;
+      const { notify, client_reference_id: reference } = request.body;
       if (notify && interaction.mode !== 'interactive') throw refused({ refused: 'notify_not_interactive' });
-      const created = await createSession(ctx, ownerOf(request), interaction, notify);
+      const created = await createSession(ctx, ownerOf(request), interaction, notify, reference);
       if ('refused' in created) throw refused(created);
       const { state, humanUrl } = created;
+      const referenced = state.clientReferenceId === null ? {} : { client_reference_id: state.clientReferenceId };
       return reply
         .code(201)
         .header('etag', etagOf(state))
         .header('location', `/v1/sessions/${state.id}`)
         .type(JSON_TYPE)
-        .send(JSON.stringify({ id: state.id, revision: state.revisions.length, human_url: humanUrl, link_expires_at: state.linkExpiresAt }));
+        .send(JSON.stringify({ id: state.id, ...referenced, revision: state.revisions.length, human_url: humanUrl, link_expires_at: state.linkExpiresAt }));
     },
   );
 
@@ -268,4 +271,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       return reply.type(JSON_TYPE).send(body);
     },
   );
+
+  listRoutes(app, ctx);
+  reissueRoutes(app, ctx);
 }

@@ -4,7 +4,7 @@ import { EDGE_REFUSALS, STORE_FAULTS } from '../http/edgeRefusals.js';
 import { meaning } from '../http/refusal.js';
 import { QUOTA_REFUSALS } from '../quotas/index.js';
 import { SESSION_REFUSALS } from './refusals.js';
-import { SESSION_ID as ID } from './requestSchemas.js';
+import { CLIENT_REFERENCE_ID, SESSION_ID as ID } from './requestSchemas.js';
 
 /**
  * What the Sessions routes answer (their response schemas) and what the contract document says of
@@ -38,7 +38,7 @@ export const createSessionResponseSchema = {
   type: 'object',
   required: ['id', 'revision', 'human_url', 'link_expires_at'],
   additionalProperties: false,
-  properties: { id: ID, revision: { type: 'integer', minimum: 1 }, human_url: { type: 'string' }, link_expires_at: linkExpiresAt },
+  properties: { id: ID, client_reference_id: CLIENT_REFERENCE_ID, revision: { type: 'integer', minimum: 1 }, human_url: { type: 'string' }, link_expires_at: linkExpiresAt },
 } as const;
 
 const acceptedResponse = {
@@ -64,6 +64,7 @@ export const sessionResponseSchema = {
   required: ['id', 'revision', 'interaction', 'link_expires_at'],
   properties: {
     id: ID,
+    client_reference_id: CLIENT_REFERENCE_ID,
     status: { type: 'string', enum: ['active', 'responded', 'completed'] },
     revision: { type: 'integer', minimum: 1 },
     interaction: { $ref: 'Interaction#' },
@@ -100,7 +101,8 @@ export const sessionEventSchema = {
     sequence: { type: 'integer', minimum: 1 },
     type: {
       type: 'string',
-      enum: ['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed'],
+      enum: ['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued'],
+      description: 'session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link.',
     },
     revision: { type: 'integer', minimum: 1 },
     actor,
@@ -253,6 +255,7 @@ export const sessionOperations = {
       QUOTA_REFUSALS.sessions_per_minute_used,
       QUOTA_REFUSALS.sessions_per_day_used,
       ...NOTIFY_REFUSALS,
+      SESSION_REFUSALS.client_reference_in_use,
       ...STORE_FAULTS,
     ],
   }),

@@ -11,13 +11,14 @@ import { KEY_COLUMNS, keyJoin, prepared, STREAM_READ_COLUMNS, streamReadJoins, t
  */
 export const UPSERT_VIEWS = `
 INSERT INTO session_views (session_id, workspace_id, mode, status, revision, event_count, etag, body,
-                           link_hash, link_expires_at, created_at, updated_at)
+                           link_hash, link_expires_at, created_at, updated_at, client_reference)
 SELECT * FROM json_to_recordset($1::json) AS v(
   session_id text, workspace_id text, mode text, status text, revision integer, event_count integer, etag text, body text,
-  link_hash text, link_expires_at timestamptz, created_at timestamptz, updated_at timestamptz)
+  link_hash text, link_expires_at timestamptz, created_at timestamptz, updated_at timestamptz, client_reference text)
 ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
-  etag = EXCLUDED.etag, body = EXCLUDED.body, link_expires_at = EXCLUDED.link_expires_at, updated_at = EXCLUDED.updated_at`;
+  etag = EXCLUDED.etag, body = EXCLUDED.body, link_hash = EXCLUDED.link_hash, link_expires_at = EXCLUDED.link_expires_at,
+  updated_at = EXCLUDED.updated_at`;
 
 /**
  * The revisions a batch published ($1, one JSON array, often none). Revisions are immutable: a
@@ -54,6 +55,12 @@ SELECT session_id, responder_id FROM responder_links WHERE link_hash = $1`;
 
 export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
 
+/**
+ * The live Session of a workspace ($1) that holds a client reference, by its digest ($2,
+ * references.ts): at most one row (the unique index of migration 0251).
+ */
+export const SESSION_BY_REFERENCE = `SELECT session_id FROM session_views WHERE workspace_id = $1 AND client_reference = $2`;
+
 // Bodies are sealed with the Session's key (storedView.ts), read with its key row in the same trip.
 
 export const VIEW_BY_ID = prepared(
@@ -89,3 +96,41 @@ export const answerLoad = (beside: readonly string[]): Statement =>
        ${streamReadJoins('v.session_id')}
       ORDER BY e.stream_version`,
   );
+
+/**
+ * GET /v1/sessions: a workspace's ($1) Sessions newest first, after a cursor ($2 the creation time
+ * as text, `infinity` at the start; $3 the id), $4 of them at most, each with its key row. The row
+ * comparison is the index's order walked backward (session_views_listed, migration 0252), so a
+ * page reads its own rows whatever the plan. `position` is the creation time at the column's own
+ * precision, for the cursor.
+ */
+const LISTED_COLUMNS = `v.session_id, v.created_at, v.link_expires_at, v.body,
+       to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position, ${KEY_COLUMNS}`;
+const AFTER_CURSOR = `(v.created_at, v.session_id) < ($2::timestamptz, $3::text)`;
+const NEWEST_FIRST = `ORDER BY v.created_at DESC, v.session_id DESC`;
+
+export const SESSION_PAGE = prepared(
+  'session_page',
+  `SELECT ${LISTED_COLUMNS} FROM session_views v ${keyJoin('v.session_id')}
+    WHERE v.workspace_id = $1 AND ${AFTER_CURSOR}
+    ${NEWEST_FIRST} LIMIT $4`,
+);
+
+/** The same, of one status ($5): session_views_listed_by_status (migration 0253). */
+export const SESSION_PAGE_BY_STATUS = prepared(
+  'session_page_by_status',
+  `SELECT ${LISTED_COLUMNS} FROM session_views v ${keyJoin('v.session_id')}
+    WHERE v.workspace_id = $1 AND v.status = $5 AND ${AFTER_CURSOR}
+    ${NEWEST_FIRST} LIMIT $4`,
+);
+
+/**
+ * The same, of the one Session that holds a client reference ($5, its digest: references.ts),
+ * through the unique index (migration 0251); a status, when asked for, is a filter of that row.
+ */
+export const SESSION_PAGE_BY_REFERENCE = prepared(
+  'session_page_by_reference',
+  `SELECT ${LISTED_COLUMNS}, v.status FROM session_views v ${keyJoin('v.session_id')}
+    WHERE v.workspace_id = $1 AND v.client_reference = $5 AND ${AFTER_CURSOR}
+    ${NEWEST_FIRST} LIMIT $4`,
+);

@@ -9,6 +9,7 @@ import {
   SESSION_CREATED,
   SESSION_EXPIRED,
   SESSION_EXTENDED,
+  SESSION_LINK_REISSUED,
   SESSION_PURGED,
   type IdempotencyMark,
   type NoticeKind,
@@ -68,7 +69,8 @@ export interface PublicEvent {
     | typeof SESSION_EXTENDED
     | typeof SESSION_EXPIRED
     | typeof NOTIFICATION_SENT
-    | typeof NOTIFICATION_FAILED;
+    | typeof NOTIFICATION_FAILED
+    | typeof SESSION_LINK_REISSUED;
   revision: number;
   createdAt: string;
   response?: AcceptedResponse;
@@ -85,6 +87,9 @@ export interface SessionState {
   workspaceId: string;
   mode: Interaction['mode'];
   createdAt: string;
+  /** The caller's own reference given at creation (client_reference_id); null without one. */
+  clientReferenceId: string | null;
+  /** The hash of human_url's token: set at creation, replaced by each reissue. */
   linkHash: string;
   /** The link's deadline: set at creation, moved later by each extension. */
   linkExpiresAt: string;
@@ -197,6 +202,7 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
       workspaceId: event.workspace_id,
       mode: event.mode,
       createdAt: event.at,
+      clientReferenceId: event.client_reference_id ?? null,
       linkHash: event.link_hash,
       linkExpiresAt: event.link_expires_at,
       linkLatestAt: latestLinkExpiry(event.at, event.link_expires_at),
@@ -253,6 +259,13 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         version: streamVersion,
         linkExpiresAt: event.link_expires_at,
         events: [...state.events, { ...base, type: SESSION_EXTENDED, revision: event.revision, linkExpiresAt: event.link_expires_at }],
+      };
+    case SESSION_LINK_REISSUED:
+      return {
+        ...state,
+        version: streamVersion,
+        linkHash: event.link_hash,
+        events: [...state.events, { ...base, type: SESSION_LINK_REISSUED, revision: event.revision }],
       };
     case SESSION_EXPIRED:
       return {

@@ -81,11 +81,13 @@ const revisionText = (state: SessionState, revision: number, members: string): s
 
 function sessionText(state: SessionState, members: string): string {
   const revision = state.revisions.length;
-  if (state.revisions[revision - 1]!.mode === 'display') return revisionText(state, revision, members);
+  // Only a Session created with a reference shows it: every other body keeps its bytes.
+  const id = `"id":${JSON.stringify(state.id)}${state.clientReferenceId === null ? '' : `,"client_reference_id":${JSON.stringify(state.clientReferenceId)}`}`;
+  if (state.revisions[revision - 1]!.mode === 'display') return `{${id},"revision":${revision},${members}}`;
   const responses = JSON.stringify(state.responses.map(responseItem));
   // Only a Session some plan reached shows its responders: every other body keeps its bytes.
   const responders = state.responders.length === 0 ? '' : `,"responders":${JSON.stringify(responderViews(state))}`;
-  return `{"id":${JSON.stringify(state.id)},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}}`;
+  return `{${id},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}}`;
 }
 
 /**

@@ -41,6 +41,7 @@ describe('after purge', () => {
       t.app.inject({ url: `/v1/sessions/${id}`, headers }),
       t.app.inject({ method: 'PATCH', url: `/v1/sessions/${id}`, headers, payload: { interaction: interactive() } }),
       t.app.inject({ method: 'POST', url: `/v1/sessions/${id}/complete`, headers }),
+      t.app.inject({ method: 'POST', url: `/v1/sessions/${id}/link`, headers: owner(t) }),
       t.app.inject({ url: `/v1/sessions/${id}/events`, headers }),
       t.app.inject({ url: `/v1/sessions/${id}/surfaces/1`, headers }),
       t.app.inject({ url: `/v1/sessions/${id}/deliveries`, headers }),

@@ -8,7 +8,7 @@ import { withTestApp } from '../support/app.js';
 import { TEST_DATA_KEYS } from '../support/config.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
-import { createSession, interactive, owner } from '../support/sessions.js';
+import { interactive, owner } from '../support/sessions.js';
 
 /**
  * What the log seals stays sealed in every table: a data-only dump of a store with live Sessions
@@ -29,13 +29,17 @@ const markers = {
   label: mark('label'),
   email: `${mark('email')}@example.com`,
   responder: `${mark('responder')}@example.com`,
+  reference: mark('reference'),
 };
 
 /** A live Session answered and published again, every piece carrying a marker; its id and token. */
 async function liveSession(): Promise<{ id: string; token: string }> {
   const withText = (title: string) =>
     interactive({ title, source: { kind: 'svc_surface', components: [{ type: 'text', text: markers.text }, { type: 'field', name: 'reason', label: 'Reason', schema: { type: 'string' } }] } });
-  const session = await createSession(t, withText(markers.title));
+  const created = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction: withText(markers.title), client_reference_id: `${markers.reference}-${randomBytes(4).toString('hex')}` } });
+  expect(created.statusCode, created.body).toBe(201);
+  const { id, human_url } = created.json<{ id: string; human_url: string }>();
+  const session = { id, token: human_url.split('/s/')[1]! };
   const form = new URLSearchParams({ client_event_id: `rest-${randomBytes(8).toString('hex')}`, surface_revision: '1', action_id: 'approve', 'data.reason': markers.submitted });
   const answered = await postForm(t, session.token, form.toString());
   expect(answered.statusCode, answered.body).toBe(200);
@@ -58,7 +62,7 @@ describe('content at rest', () => {
 
     const view = await t.app.inject({ method: 'GET', url: `/v1/sessions/${session.id}`, headers: owner(t) });
     expect(view.statusCode).toBe(200);
-    for (const marker of [markers.revisionTitle, markers.text, markers.submitted, markers.responder]) expect(view.body).toContain(marker);
+    for (const marker of [markers.revisionTitle, markers.text, markers.submitted, markers.responder, markers.reference]) expect(view.body).toContain(marker);
     const receipt = view.json<{ responses: Array<{ receipt: string }> }>().responses[0]!.receipt;
     const first = await t.app.inject({ method: 'GET', url: `/v1/sessions/${session.id}/surfaces/1`, headers: owner(t) });
     expect(first.body).toContain(markers.title);

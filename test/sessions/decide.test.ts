@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideAcceptance, decideComplete, decideExpiry, decideExtend, decidePublish, findReplay, type AnswerRefusal, type Submission } from '../../src/sessions/decide.js';
+import { decideAcceptance, decideComplete, decideExpiry, decideExtend, decidePublish, decideReissueLink, findReplay, type AnswerRefusal, type Submission } from '../../src/sessions/decide.js';
 import type { IdempotencyMark, SessionEvent } from '../../src/sessions/events.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
 import { sessionDecider, type SessionFold, type SessionState } from '../../src/sessions/state.js';
@@ -119,6 +119,23 @@ describe('complete', () => {
   });
   it('refuses to complete twice', () => {
     spec(created(), completed(1)).when(complete('"1.1"')).refuses('session_completed');
+  });
+});
+
+describe('link reissue', () => {
+  const reissue = (now = NOW) => (state: SessionFold) => decideReissueLink(live(state), { now, linkHash: 'new-hash' });
+  it('records the new link hash at the current revision; the fold follows it and counts a public Event', () => {
+    spec(created(), published(2)).when(reissue()).then({ type: 'session.link_reissued', at: NOW.toISOString(), revision: 2, link_hash: 'new-hash' });
+    spec(created('display')).when(reissue()).then({ type: 'session.link_reissued', at: NOW.toISOString(), revision: 1, link_hash: 'new-hash' });
+    const after = given(created(), { type: 'session.link_reissued', at: AT, revision: 1, link_hash: 'new-hash' });
+    expect(after.linkHash).toBe('new-hash');
+    expect(after.events.map((e) => e.type)).toEqual(['session.link_reissued']);
+  });
+  it('refuses a completed Session and a lapsed link', () => {
+    spec(created(), completed(1)).when(reissue()).refuses('session_completed');
+    spec(created()).when(reissue(new Date('2026-06-01T09:00:00.000Z'))).refuses('link_lapsed');
+    const lapsed: SessionEvent = { type: 'session.expired', at: AT, revision: 1, link_expires_at: '2026-06-01T09:00:00.000Z' };
+    spec(created(), lapsed).when(reissue()).refuses('link_lapsed');
   });
 });
 

@@ -24,6 +24,7 @@ function session(plan: NotifyPlan, more: Partial<SessionState> = {}): SessionSta
     workspaceId: 'wks_x',
     mode: 'interactive',
     createdAt: at(0).toISOString(),
+    clientReferenceId: null,
     linkHash: 'h',
     linkExpiresAt: at(10 * 3_600).toISOString(),
     linkLatestAt: at(20 * 3_600).toISOString(),

@@ -12,13 +12,14 @@ class ErrorEnvelope(TypedDict):
 
 
 class _ErrorEnvelopeErrorRequired(TypedDict):
-    code: Literal['INVALID_SCHEMA', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'SESSION_NOT_FOUND', 'NOT_FOUND', 'INTERNAL', 'UNKNOWN_COMPONENT', 'SESSION_REVISION_CONFLICT', 'IDEMPOTENCY_CONFLICT', 'PRECONDITION_REQUIRED', 'SESSION_COMPLETED', 'ACTION_NOT_ALLOWED', 'ACTION_NOT_FOUND', 'VALIDATION_FAILED', 'RESPONSE_LIMIT_REACHED', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'TRIAL_UNAVAILABLE', 'SIGN_IN_UNAVAILABLE', 'WEBHOOK_INVALID_URL', 'WEBHOOK_VERIFICATION_FAILED', 'WEBHOOK_NOT_CONFIGURED', 'SIGN_IN_LINK_INVALID', 'KEY_LIMIT_REACHED', 'KEY_ALREADY_CREATED', 'TRIAL_NOT_FOUND', 'TRIAL_ALREADY_CLAIMED']
+    code: Literal['INVALID_SCHEMA', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'SESSION_NOT_FOUND', 'NOT_FOUND', 'INTERNAL', 'UNKNOWN_COMPONENT', 'SESSION_REVISION_CONFLICT', 'IDEMPOTENCY_CONFLICT', 'PRECONDITION_REQUIRED', 'SESSION_COMPLETED', 'ACTION_NOT_ALLOWED', 'ACTION_NOT_FOUND', 'VALIDATION_FAILED', 'RESPONSE_LIMIT_REACHED', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'TRIAL_UNAVAILABLE', 'SIGN_IN_UNAVAILABLE', 'WEBHOOK_INVALID_URL', 'WEBHOOK_VERIFICATION_FAILED', 'WEBHOOK_NOT_CONFIGURED', 'SIGN_IN_LINK_INVALID', 'KEY_LIMIT_REACHED', 'KEY_ALREADY_CREATED', 'TRIAL_NOT_FOUND', 'TRIAL_ALREADY_CLAIMED', 'CLIENT_REFERENCE_IN_USE']
     message: str
     request_id: str
 
 
 class ErrorEnvelopeError(_ErrorEnvelopeErrorRequired, total=False):
     reason: str
+    details: dict[str, str]
 
 
 class NotifyPlan(TypedDict, total=False):
@@ -235,11 +236,15 @@ class PublishedInteractionActionsItem(_PublishedInteractionActionsItemRequired, 
     intent: Literal['submit', 'continue', 'approve', 'reject', 'request_change']
 
 
-class CreateSessionResponse(TypedDict):
+class _CreateSessionResponseRequired(TypedDict):
     id: str
     revision: int
     human_url: str
     link_expires_at: str
+
+
+class CreateSessionResponse(_CreateSessionResponseRequired, total=False):
+    client_reference_id: str
 
 
 class _SessionResponseRequired(TypedDict):
@@ -252,6 +257,7 @@ class _SessionResponseRequired(TypedDict):
 class SessionResponse(_SessionResponseRequired, total=False):
     """SessionResponse (display) or InteractiveSessionResponse (status, response_schema and responses present)."""
 
+    client_reference_id: str
     status: Literal['active', 'responded', 'completed']
     response_schema: dict[str, Any]
     responses: list[SessionResponseResponsesItem]
@@ -294,7 +300,7 @@ class SessionEventsResponse(TypedDict):
 class _SessionEventsResponseEventsItemRequired(TypedDict):
     event_id: str
     sequence: int
-    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed']
+    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued']
     revision: int
     actor: SessionEventsResponseEventsItemActor
     created_at: str
@@ -318,6 +324,73 @@ class SessionEventsResponseEventsItemActor(_SessionEventsResponseEventsItemActor
     responder_id: str
 
 
+class SessionListResponse(TypedDict):
+    """The workspace's Sessions after the cursor, newest first, each a summary (never its link); `data` is empty past the oldest."""
+
+    data: list[SessionListResponseDataItem]
+    next_cursor: str
+
+
+class _SessionListResponseDataItemRequired(TypedDict):
+    id: str
+    mode: Literal['display', 'interactive']
+    revision: int
+    title: str
+    created_at: str
+    link_expires_at: str
+
+
+class SessionListResponseDataItem(_SessionListResponseDataItemRequired, total=False):
+    status: Literal['active', 'responded', 'completed']
+    client_reference_id: str
+
+
+class _ReissuedLinkResponseRequired(TypedDict):
+    id: str
+    revision: int
+    interaction: Interaction
+    link_expires_at: str
+    human_url: str
+
+
+class ReissuedLinkResponse(_ReissuedLinkResponseRequired, total=False):
+    """The Session as GET /v1/sessions/{id} shows it, with its new human link: shown only here (the service keeps only its hash)."""
+
+    client_reference_id: str
+    status: Literal['active', 'responded', 'completed']
+    response_schema: dict[str, Any]
+    responses: list[ReissuedLinkResponseResponsesItem]
+    responders: list[ReissuedLinkResponseRespondersItem]
+
+
+class ReissuedLinkResponseResponsesItem(TypedDict):
+    event_id: str
+    sequence: int
+    revision: int
+    action_id: str
+    data: dict[str, Any]
+    actor: ReissuedLinkResponseResponsesItemActor
+    accepted_at: str
+    receipt: Union[str, None]
+
+
+class _ReissuedLinkResponseResponsesItemActorRequired(TypedDict):
+    assurance: Literal['link_holder', 'owner', 'email_link', 'slack_channel', 'service']
+
+
+class ReissuedLinkResponseResponsesItemActor(_ReissuedLinkResponseResponsesItemActorRequired, total=False):
+    responder_id: str
+
+
+class ReissuedLinkResponseRespondersItem(TypedDict):
+    id: str
+    channel: Literal['email', 'slack']
+    address: Union[str, None]
+    state: Literal['pending', 'notified', 'failed', 'answered']
+    notified_at: Union[str, None]
+    reminded_at: Union[str, None]
+
+
 class SlackSettingResponse(TypedDict):
     configured: bool
     webhook_url_hint: Union[str, None]
@@ -335,7 +408,7 @@ class _EventFeedResponseDataItemRequired(TypedDict):
     session_id: str
     event_id: str
     sequence: int
-    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed']
+    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued']
     revision: int
     actor: EventFeedResponseDataItemActor
     created_at: str
@@ -476,6 +549,7 @@ class _TrialSessionResponseRequired(TypedDict):
 
 
 class TrialSessionResponse(_TrialSessionResponseRequired, total=False):
+    client_reference_id: str
     status: Literal['active', 'responded', 'completed']
     response_schema: dict[str, Any]
     responses: list[TrialSessionResponseResponsesItem]
@@ -571,6 +645,7 @@ class _CreateSessionRequestRequired(TypedDict):
 
 class CreateSessionRequest(_CreateSessionRequestRequired, total=False):
     notify: NotifyPlan
+    client_reference_id: str
 
 
 class _PublishRevisionRequestRequired(TypedDict):
@@ -635,7 +710,7 @@ LogConsistencyResponse = TypedDict('LogConsistencyResponse', {
 })
 
 
-ErrorCode = Literal['INVALID_SCHEMA', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'SESSION_NOT_FOUND', 'NOT_FOUND', 'INTERNAL', 'UNKNOWN_COMPONENT', 'SESSION_REVISION_CONFLICT', 'IDEMPOTENCY_CONFLICT', 'PRECONDITION_REQUIRED', 'SESSION_COMPLETED', 'ACTION_NOT_ALLOWED', 'ACTION_NOT_FOUND', 'VALIDATION_FAILED', 'RESPONSE_LIMIT_REACHED', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'TRIAL_UNAVAILABLE', 'SIGN_IN_UNAVAILABLE', 'WEBHOOK_INVALID_URL', 'WEBHOOK_VERIFICATION_FAILED', 'WEBHOOK_NOT_CONFIGURED', 'SIGN_IN_LINK_INVALID', 'KEY_LIMIT_REACHED', 'KEY_ALREADY_CREATED', 'TRIAL_NOT_FOUND', 'TRIAL_ALREADY_CLAIMED']
+ErrorCode = Literal['INVALID_SCHEMA', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'SESSION_NOT_FOUND', 'NOT_FOUND', 'INTERNAL', 'UNKNOWN_COMPONENT', 'SESSION_REVISION_CONFLICT', 'IDEMPOTENCY_CONFLICT', 'PRECONDITION_REQUIRED', 'SESSION_COMPLETED', 'ACTION_NOT_ALLOWED', 'ACTION_NOT_FOUND', 'VALIDATION_FAILED', 'RESPONSE_LIMIT_REACHED', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'TRIAL_UNAVAILABLE', 'SIGN_IN_UNAVAILABLE', 'WEBHOOK_INVALID_URL', 'WEBHOOK_VERIFICATION_FAILED', 'WEBHOOK_NOT_CONFIGURED', 'SIGN_IN_LINK_INVALID', 'KEY_LIMIT_REACHED', 'KEY_ALREADY_CREATED', 'TRIAL_NOT_FOUND', 'TRIAL_ALREADY_CLAIMED', 'CLIENT_REFERENCE_IN_USE']
 
 
 FieldSchema = Union[FieldSchemaString, FieldSchemaNumber, FieldSchemaInteger, FieldSchemaBoolean, FieldSchemaArray]
