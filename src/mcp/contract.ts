@@ -31,7 +31,8 @@ export const sessionEventsSchema = {
           "session.extended",
           "session.expired",
           "notification.sent",
-          "notification.failed"
+          "notification.failed",
+          "decision.resolved"
         ]
       },
       "revision": {
@@ -76,6 +77,21 @@ export const sessionEventsSchema = {
       "reason": {
         "type": "string",
         "description": "notification.failed: why it was given up."
+      },
+      "outcome": {
+        "type": "string",
+        "enum": [
+          "approved",
+          "vetoed"
+        ],
+        "description": "decision.resolved: how the decision by several people resolved."
+      },
+      "responses": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        },
+        "description": "decision.resolved: the Event ids of the deciding answers, in the order committed."
       },
       "action_id": {
         "type": "string"

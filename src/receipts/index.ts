@@ -1,5 +1,6 @@
 import type { Capability } from '../capability.js';
 import { signAcceptedAnswer } from './sign.js';
+import { signResolution } from './resolution.js';
 import { RECEIPT_REFUSALS } from './refusals.js';
 import { receiptRoutes } from './routes.js';
 
@@ -11,6 +12,7 @@ export const receipts: Capability = {
   name: 'receipts',
   routes: receiptRoutes,
   refusals: RECEIPT_REFUSALS,
-  // Every accepted answer carries its receipt, signed as it is accepted.
-  reactions: { answerAccepted: signAcceptedAnswer },
+  // Every accepted answer carries its receipt, signed as it is accepted; a decision by several
+  // people, its resolution receipt, binding the deciding answers' receipts.
+  reactions: { answerAccepted: signAcceptedAnswer, decisionResolved: signResolution },
 };
