@@ -26,6 +26,10 @@ export type Responder = NonNullable<Schemas['SessionResponse']['responders']>[nu
 /** A display Session, or an interactive one (then `status`, `response_schema` and `responses` are present). */
 export type Session = Omit<Schemas['SessionResponse'], 'interaction'> & { interaction: Interaction };
 export type InteractiveSession = Session & Required<Pick<Session, 'status' | 'response_schema' | 'responses'>>;
+/** Where a revision several people decide stands (docs/decisions.md); its outcome and receipt are null until resolved. */
+export type SessionDecision = NonNullable<Schemas['SessionResponse']['decision']>;
+/** What create and publish take as `decision`. */
+export type DecisionRule = Schemas['Decision'];
 /** One response the service accepted from the person, with its receipt. */
 export type AcceptedResponse = InteractiveSession['responses'][number];
 

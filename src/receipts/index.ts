@@ -6,6 +6,8 @@ import { receiptRoutes } from './routes.js';
 
 /** Signed receipts of accepted answers: the claims, the signature, and the public key set. */
 export { type ReceiptClaims } from './claims.js';
+export { receiptSha256 } from './resolution.js';
+export { RESOLUTION_TYP } from './sign.js';
 export { RECEIPT_REFUSALS, type ReceiptRefusal } from './refusals.js';
 
 export const receipts: Capability = {
