@@ -10,7 +10,7 @@ import { sessionRoutes } from './routes.js';
  * store's pipeline; receipts and webhooks take part in it through the reactions their records
  * declare (AnswerReaction).
  */
-export { acceptAnswer, type AnswerReaction, type ReactionRefusal, type Resolution, type ResolutionReaction } from './acceptance.js';
+export { acceptAnswer, type AnswerReaction, type ReactionRefusal, type ResolutionReaction } from './acceptance.js';
 export { deliverableEvent, findSessionByLink, loadSession, readSession, type LapsedLink, type LinkedSession, type ResolvedDelivery } from './store.js';
 export { linkLive, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';

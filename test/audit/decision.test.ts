@@ -21,7 +21,7 @@ const { db, t } = useTestApp();
 let dir: string;
 let decided: string;
 const file = (name: string) => join(dir, name);
-const audit = (exported: string): Promise<CliResult> => runCli(['audit', exported, '--keys', file('keys.json')], {});
+const audit = (exported: string): Promise<CliResult> => runCli(['audit', exported, '--keys', file('keys.json'), '--issuer', t.ctx.config.publicOrigin], {});
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-audit-decision-'));

@@ -43,7 +43,7 @@ export async function readSession(t: TestApp, id: string): Promise<SessionBody &
 }
 
 /** Each emailed responder of the Session with their own link's token, made as the notifier makes it. */
-export async function respondersOf(t: TestApp, id: string): Promise<DecidedSession['responders']> {
+async function respondersOf(t: TestApp, id: string): Promise<DecidedSession['responders']> {
   const body = await readSession(t, id);
   return body
     .responders!.filter((r) => r.address !== null)

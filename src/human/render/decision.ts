@@ -20,7 +20,7 @@ function statusLine(standing: DecisionStanding, own: AcceptedView | undefined): 
   return html`<p class="status">Several people decide this request, each through the link mailed to them: it is decided once ${standing.required} approve, or anyone vetoes. This page shows where it stands and takes no answer.</p>`;
 }
 
-export function decisionStandingSection(standing: DecisionStanding): SafeHtml {
+function decisionStandingSection(standing: DecisionStanding): SafeHtml {
   return html`<section class="decision">
 <h2>Decided so far</h2>
 ${
