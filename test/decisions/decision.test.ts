@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/envelope.js';
+import { untilHorizonPasses } from '../support/horizon.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { display, interactive, owner } from '../support/sessions.js';
 import { claimsOf, eventsOf } from '../notifications/support.js';
@@ -7,7 +8,7 @@ import { answerThrough, createDecided, pageCode, PEOPLE, readSession, TWO_OF_THR
 
 /** M-of-N approval with veto, end to end through the owner API and the responders' own links (docs/decisions.md). */
 
-const { t } = useTestApp();
+const { db, t } = useTestApp();
 
 describe('decision on create and publish', () => {
   it('refuses a decision that breaks a rule with INVALID_SCHEMA and the path', async () => {
@@ -97,6 +98,8 @@ describe('answers to a decision', () => {
     const resolved = events.filter((e) => e.type === 'decision.resolved');
     expect(resolved).toHaveLength(1);
     expect(resolved[0]).toMatchObject({ outcome: 'approved', responses: body.responses.map((r) => r.event_id), actor: { assurance: 'service' } });
+    // The feed lists what lies below the log's commit-safe horizon.
+    await untilHorizonPasses(db.pool);
     const feed = await t.app.inject({ method: 'GET', url: '/v1/events', headers: owner(t) });
     expect(feed.json<{ data: Array<{ type: string; session_id: string }> }>().data.filter((e) => e.session_id === s.id).map((e) => e.type)).toContain('decision.resolved');
   });
