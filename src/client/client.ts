@@ -2,11 +2,12 @@ import { LRUCache } from 'lru-cache';
 import { backoffDelayMs, sleep, type Backoff } from './backoff.js';
 import { ClientError, isServiceError } from './errors.js';
 import { send, type Call, type Transport } from './http.js';
-import { verifyReceipt, type ReceiptKeySource } from './receipts.js';
+import { verifyReceipt, verifyResolution, type ReceiptKeySource } from './receipts.js';
 import { WAIT_SECONDS_MAX } from './waits.js';
 import type {
   AcceptedResponse,
   CreatedSession,
+  DecisionRule,
   NotifyPlan,
   Deliveries,
   FeedEvent,
@@ -16,7 +17,9 @@ import type {
   Me,
   ReceiptClaims,
   ReissuedLink,
+  ResolutionClaims,
   Session,
+  SessionDecision,
   SessionEvents,
   SlackSetting,
   SessionList,
@@ -50,10 +53,17 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** A create, and a publish: whom to notify of the revision (owner and developer workspaces). */
+/** A create, and a publish: whom to notify of the revision (owner and developer workspaces), and the decision they make if several decide. */
 export interface NotifyOptions {
   notify?: NotifyPlan;
+  decision?: DecisionRule;
 }
+
+/** The plan and the decision as a create's or a publish's body carries them. */
+const planOf = (options: NotifyOptions): object => ({
+  ...(options.notify ? { notify: options.notify } : {}),
+  ...(options.decision ? { decision: options.decision } : {}),
+});
 
 export interface CreateOptions extends CallOptions, NotifyOptions {
   /**
@@ -120,6 +130,15 @@ export interface Answered {
   session: InteractiveSession;
   response: AcceptedResponse;
   /** The response's decision receipt (compact JWS); verify it with verifyReceipt. */
+  receipt: string | null;
+  etag: string;
+}
+
+/** The resolution of the current revision's decision by several people. */
+export interface Decided {
+  session: InteractiveSession;
+  decision: SessionDecision & { outcome: 'approved' | 'vetoed' };
+  /** The resolution receipt (compact JWS); verify it, and the receipts it binds, with verifyDecision. */
   receipt: string | null;
   etag: string;
 }
@@ -220,7 +239,7 @@ export class HandoffClient {
     const reference = options.clientReferenceId;
     const body = {
       interaction,
-      ...(options.notify ? { notify: options.notify } : {}),
+      ...planOf(options),
       ...(reference === undefined ? {} : { client_reference_id: reference }),
     };
     if (reference === undefined) return this.postSession(interaction, body, options.signal);
@@ -332,7 +351,7 @@ export class HandoffClient {
 
   /** Publishes the next revision of an interactive Session (allowed while active or responded). */
   publish(sessionId: string, interaction: Interaction, options: ChangeOptions & NotifyOptions = {}): Promise<InteractiveSession> {
-    return this.change(sessionId, route('v1', 'sessions', sessionId), 'PATCH', { interaction, ...(options.notify ? { notify: options.notify } : {}) }, options);
+    return this.change(sessionId, route('v1', 'sessions', sessionId), 'PATCH', { interaction, ...planOf(options) }, options);
   }
 
   /** Completes an interactive Session: it takes no further answer or revision. */
@@ -411,7 +430,25 @@ export class HandoffClient {
    * the link's expiry (by this machine's clock) finds the current revision unanswered: no answer
    * can come.
    */
-  async waitForResponse(sessionId: string, options: WaitOptions = {}): Promise<Answered> {
+  waitForResponse(sessionId: string, options: WaitOptions = {}): Promise<Answered> {
+    return this.waitFor(sessionId, options, answerOf, true);
+  }
+
+  /**
+   * Resolves once the current revision's decision by several people resolves (docs/decisions.md):
+   * approved by the required number, or vetoed. Reads and waits as waitForResponse does; rejects
+   * as it does, and with `NO_RESPONSE_POSSIBLE` for a revision that carries no decision.
+   */
+  waitForDecision(sessionId: string, options: WaitOptions = {}): Promise<Decided> {
+    // Whether the revision has a decision at all is in the body: the first read is not conditional on the create's tag.
+    return this.waitFor(sessionId, options, decidedOf, false);
+  }
+
+  /**
+   * Reads the Session, held while nothing changes, until `settled` says what was awaited came (or
+   * throws that it cannot); `createdCounts` as read() takes it.
+   */
+  private async waitFor<T>(sessionId: string, options: WaitOptions, settled: (sessionId: string, known: Known, now: Date) => T | undefined, createdCounts: boolean): Promise<T> {
     const poll = { ...this.poll, ...options.poll };
     const controller = new AbortController();
     const stop = () => controller.abort(options.signal?.reason);
@@ -429,9 +466,9 @@ export class HandoffClient {
         // so at once). A held read ends by the deadline and the link's expiry at the latest.
         const until = Math.min(deadline ?? Infinity, expiryMs(expiresAt));
         const hold = first || until <= Date.now() ? undefined : heldFor(options.waitSeconds, until);
-        const read = await this.read(sessionId, controller.signal, true, hold);
+        const read = await this.read(sessionId, controller.signal, createdCounts, hold);
         expiresAt = read.linkExpiresAt;
-        const answered = answerOf(sessionId, read, new Date());
+        const answered = settled(sessionId, read, new Date());
         if (answered) return answered;
         if (read.held) continue;
         quiet = read.changed ? 0 : quiet + 1;
@@ -509,6 +546,31 @@ export class HandoffClient {
       currentDate: options.currentDate,
     });
   }
+
+  /**
+   * Verifies the resolution receipt of the Session's current decision against the service's key
+   * set: that it resolves this revision as the Session says, that each answer it binds is one of
+   * the Session's with the receipt whose hash it names, and each of those receipts on its own
+   * (verifyReceipt). Resolves with the resolution's claims and the deciding answers' claims, in its
+   * order; rejects with ClientError `RECEIPT_INVALID` (a reason naming what failed), or `NO_RESPONSE_POSSIBLE` when undecided.
+   */
+  async verifyDecision(
+    sessionId: string,
+    options: CallOptions & { currentDate?: Date; audience?: string } = {},
+  ): Promise<{ resolution: ResolutionClaims; deciding: ReceiptClaims[] }> {
+    const session = (await this.getSession(sessionId, options)) as InteractiveSession;
+    const decision = session.decision;
+    if (!decision || decision.outcome === null) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId}'s current revision has no resolved decision.`);
+    if (decision.receipt === null) throw new ClientError('RECEIPT_INVALID', 'The decision carries no receipt.', 'missing');
+    const [surface, audience] = await Promise.all([this.getSurface(sessionId, session.revision, options), options.audience ?? this.audience()]);
+    const { claims, deciding } = await verifyResolution(decision.receipt, {
+      ...this.receiptKeys,
+      expected: { issuer: this.issuer, audience, sessionId, revision: session.revision, outcome: decision.outcome, responses: session.responses, interaction: surface.interaction },
+      currentDate: options.currentDate,
+    });
+    const receipts = await Promise.all(deciding.map((response) => this.verifyReceipt(sessionId, response, { ...options, audience })));
+    return { resolution: claims, deciding: receipts };
+  }
 }
 
 /** When a link expires, in ms since the epoch; never when the service does not say (a service from before the field). */
@@ -534,6 +596,22 @@ function answerOf(sessionId: string, known: Known, now: Date): Answered | undefi
   }
   if (linkExpired({ link_expires_at: known.linkExpiresAt }, now)) {
     throw new ClientError('LINK_EXPIRED', `${sessionId}'s link expired at ${known.linkExpiresAt} before its current revision was answered.`);
+  }
+  return undefined;
+}
+
+/** The current revision's decision once resolved, undefined while it may still resolve; throws when it cannot. */
+function decidedOf(sessionId: string, known: Known, now: Date): Decided | undefined {
+  const { session } = known;
+  if (session !== null) {
+    const decision = session.decision;
+    if (session.status === undefined || !decision) throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId}'s current revision is not decided by several people.`);
+    const interactive = session as InteractiveSession;
+    if (decision.outcome !== null) return { session: interactive, decision: decision as Decided['decision'], receipt: decision.receipt, etag: known.etag };
+    if (interactive.status === 'completed') throw new ClientError('NO_RESPONSE_POSSIBLE', `${sessionId} was completed before its decision resolved.`);
+  }
+  if (linkExpired({ link_expires_at: known.linkExpiresAt }, now)) {
+    throw new ClientError('LINK_EXPIRED', `${sessionId}'s link expired at ${known.linkExpiresAt} before its decision resolved.`);
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ export {
   HandoffClient,
   linkExpired,
   type Answered,
+  type Decided,
   type CallOptions,
   type ChangeOptions,
   type ClientOptions,
@@ -24,7 +25,7 @@ export { LIMITS, PATTERNS } from './limits.js';
 /** Ajv's errors in words, the service's own: the MCP tools word their refusals with them. */
 export { argumentProblem, NOT_BLANK, type SchemaError } from './words.js';
 export { ClientError, HandoffError, isServiceError, ServiceError, type ClientErrorCode } from './errors.js';
-export { verifyReceipt, type ExpectedReceipt, type ReceiptKeySource, type VerifyReceiptOptions } from './receipts.js';
+export { verifyReceipt, verifyResolution, type ExpectedReceipt, type ExpectedResolution, type ReceiptKeySource, type VerifyReceiptOptions } from './receipts.js';
 export { verifyInclusion, type LogInclusion, type VerifyInclusionOptions } from './inclusion.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
 export type * from './types.js';

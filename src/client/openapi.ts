@@ -566,6 +566,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "decision.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A decision by several people resolved, delivered to a verified endpoint that asked for decision.resolved
+         * @description Sent once per resolution (PUT /v1/webhook with `events` listing decision.resolved), in the transaction that accepts the deciding answer; retried as response.accepted is. Verify the signature against the raw body before parsing it.
+         */
+        post: operations["receiveDecisionResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "svc.webhook.verification": {
         parameters: {
             query?: never;
@@ -611,6 +631,14 @@ export interface components {
                 after_seconds: number;
                 email: string[];
             }[];
+        };
+        /** @description Several people decide this revision (interactive Sessions with notify.email): each emailed responder answers once, through their own link; it is approved when `required` of them chose an action of `count`, vetoed as soon as anyone chose an action of `veto`, whichever commits first (docs/decisions.md). `count` and `veto` name the revision's actions and share none; `required` is at most the number of people notify.email reaches. */
+        Decision: {
+            required: number;
+            /** @description The actions that count toward `required`. */
+            count: string[];
+            /** @description The actions that decide alone, as a veto. */
+            veto: string[];
         };
         FieldSchema: {
             /** @enum {unknown} */
@@ -858,6 +886,23 @@ export interface components {
                 /** Format: date-time */
                 reminded_at: string | null;
             }[];
+            /** @description Where the current revision's decision by several people stands (present only when the revision has a `decision`): docs/decisions.md. */
+            decision?: {
+                required: number;
+                /** @description The responders who chose a counted action, in the order accepted. */
+                approvals: string[];
+                /** @description The responder whose veto resolved it. */
+                vetoed_by: string | null;
+                /**
+                 * @description null until resolved.
+                 * @enum {string|null}
+                 */
+                outcome: "approved" | "vetoed" | null;
+                /** Format: date-time */
+                resolved_at: string | null;
+                /** @description The resolution receipt (typ svc-decision+jwt): it binds each deciding answer's receipt by its SHA-256. */
+                receipt: string | null;
+            };
             /**
              * Format: date-time
              * @description When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.
@@ -873,7 +918,7 @@ export interface components {
                  * @description session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link.
                  * @enum {string}
                  */
-                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed" | "session.link_reissued";
+                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed" | "session.link_reissued" | "decision.resolved";
                 revision: number;
                 actor: {
                     /**
@@ -892,6 +937,13 @@ export interface components {
                 kind?: "notify" | "reminder" | "escalation";
                 /** @description notification.failed: why it was given up. */
                 reason?: string;
+                /**
+                 * @description decision.resolved: how the decision by several people resolved.
+                 * @enum {string}
+                 */
+                outcome?: "approved" | "vetoed";
+                /** @description decision.resolved: the Event ids of the deciding answers, in the order committed. */
+                responses?: string[];
                 action_id?: string;
                 data?: Record<string, unknown>;
                 /** Format: date-time */
@@ -973,6 +1025,23 @@ export interface components {
                 /** Format: date-time */
                 reminded_at: string | null;
             }[];
+            /** @description Where the current revision's decision by several people stands (present only when the revision has a `decision`): docs/decisions.md. */
+            decision?: {
+                required: number;
+                /** @description The responders who chose a counted action, in the order accepted. */
+                approvals: string[];
+                /** @description The responder whose veto resolved it. */
+                vetoed_by: string | null;
+                /**
+                 * @description null until resolved.
+                 * @enum {string|null}
+                 */
+                outcome: "approved" | "vetoed" | null;
+                /** Format: date-time */
+                resolved_at: string | null;
+                /** @description The resolution receipt (typ svc-decision+jwt): it binds each deciding answer's receipt by its SHA-256. */
+                receipt: string | null;
+            };
             /**
              * Format: date-time
              * @description When the person's link stops taking answers (it opens nothing after it); set when the Session is created, moved later only by POST /v1/sessions/{id}/extend.
@@ -1002,7 +1071,7 @@ export interface components {
                  * @description session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link.
                  * @enum {string}
                  */
-                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed" | "session.link_reissued";
+                type: "response.accepted" | "revision.published" | "session.completed" | "session.extended" | "session.expired" | "notification.sent" | "notification.failed" | "session.link_reissued" | "decision.resolved";
                 revision: number;
                 actor: {
                     /**
@@ -1021,6 +1090,13 @@ export interface components {
                 kind?: "notify" | "reminder" | "escalation";
                 /** @description notification.failed: why it was given up. */
                 reason?: string;
+                /**
+                 * @description decision.resolved: how the decision by several people resolved.
+                 * @enum {string}
+                 */
+                outcome?: "approved" | "vetoed";
+                /** @description decision.resolved: the Event ids of the deciding answers, in the order committed. */
+                responses?: string[];
                 action_id?: string;
                 data?: Record<string, unknown>;
                 /** Format: date-time */
@@ -1056,7 +1132,7 @@ export interface components {
             /** Format: date-time */
             verification_expires_at: string | null;
             /** @description The Session events the endpoint receives. */
-            events: ("response.accepted" | "session.expired")[];
+            events: ("response.accepted" | "session.expired" | "decision.resolved")[];
         };
         WebhookRegisterResponse: {
             endpoint: components["schemas"]["WebhookEndpoint"];
@@ -1102,7 +1178,7 @@ export interface components {
                 delivery_id: string;
                 event_id: string;
                 /** @enum {string} */
-                kind: "accepted" | "expired" | "redelivery";
+                kind: "accepted" | "expired" | "resolved" | "redelivery";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed";
                 endpoint_id: string;
@@ -1213,6 +1289,25 @@ export interface components {
              * @description When the service recorded the lapse (at or soon after the deadline).
              */
             expired_at: string;
+        };
+        /** @description A decision by several people resolved (docs/decisions.md). Sent only to an endpoint whose `events` lists decision.resolved. */
+        DecisionResolvedDelivery: {
+            /** @constant */
+            type: "decision.resolved";
+            /** @description The decision.resolved Event; also the webhook-id header: deduplicate on it. */
+            event_id: string;
+            session_id: string;
+            sequence: number;
+            /** @description The revision decided. */
+            revision: number;
+            /** @enum {string} */
+            outcome: "approved" | "vetoed";
+            /** @description The Event ids of the deciding answers, in the order committed. */
+            responses: string[];
+            /** Format: date-time */
+            resolved_at: string;
+            /** @description The resolution receipt (typ svc-decision+jwt), binding each deciding answer's receipt by its SHA-256. */
+            receipt: string | null;
         };
         /** @description Sent by POST /v1/webhook/verify: the endpoint proves it is the workspace's by echoing `challenge`. */
         WebhookChallenge: {
@@ -1525,6 +1620,7 @@ export interface operations {
                 "application/json": {
                     interaction: components["schemas"]["Interaction"];
                     notify?: components["schemas"]["NotifyPlan"];
+                    decision?: components["schemas"]["Decision"];
                     /** @description Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=. */
                     client_reference_id?: string;
                 };
@@ -1551,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. The body carries `notify` for a display Session, which takes no answer; nothing was created. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. An Idempotency-Key is refused: the human link cannot be replayed. The body carries `notify` for a display Session, which takes no answer; nothing was created. The decision names an action the revision does not have, counts and vetoes one action, asks more people than notify.email reaches, or comes without notify.email; nothing was changed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1884,6 +1980,7 @@ export interface operations {
                 "application/json": {
                     interaction: components["schemas"]["PublishedInteraction"];
                     notify?: components["schemas"]["NotifyPlan"];
+                    decision?: components["schemas"]["Decision"];
                 };
             };
         };
@@ -1980,7 +2077,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. The body carries `notify` for a display Session, which takes no answer; nothing was created. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
+            /** @description INVALID_SCHEMA: The request is malformed or breaks a rule of its schema; the message names the value. Nothing was changed. The interaction breaks a rule its schema cannot state (the message names the value); nothing was changed. The body carries `notify` for a display Session, which takes no answer; nothing was created. The decision names an action the revision does not have, counts and vetoes one action, asks more people than notify.email reaches, or comes without notify.email; nothing was changed. UNKNOWN_COMPONENT: The interaction names a component type the service does not have; nothing was changed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3542,12 +3639,12 @@ export interface operations {
                     /** @description Absolute https URL on port 443, at most 2048 characters, no user info, no fragment */
                     url: string;
                     /**
-                     * @description The Session events the endpoint receives: response.accepted always (it must be listed), session.expired when listed. Omitted: ["response.accepted"]. The same URL with another list keeps the endpoint and its verification, and changes what it receives.
+                     * @description The Session events the endpoint receives: response.accepted always (it must be listed), session.expired and decision.resolved when listed. Omitted: ["response.accepted"]. The same URL with another list keeps the endpoint and its verification, and changes what it receives.
                      * @default [
                      *       "response.accepted"
                      *     ]
                      */
-                    events?: ("response.accepted" | "session.expired")[];
+                    events?: ("response.accepted" | "session.expired" | "decision.resolved")[];
                 };
             };
         };
@@ -4183,6 +4280,7 @@ export interface operations {
                 "application/json": {
                     interaction: components["schemas"]["PublishedInteraction"];
                     notify?: components["schemas"]["NotifyPlan"];
+                    decision?: components["schemas"]["Decision"];
                 };
             };
         };
@@ -5226,6 +5324,60 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SessionExpiredDelivery"];
+            };
+        };
+        responses: {
+            /** @description Delivered; the answer's body is ignored (at most 64 KiB of it is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description As for response.accepted: 5xx, 408, 425 and 429 are tried again later; redirects and other 4xx end the delivery as failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveDecisionResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message's id: the Event ID on a delivery (stable across retries and redeliveries), whv_… on a challenge. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When it was signed, in seconds since the Unix epoch; refuse one more than five minutes from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, one per signing secret in force (two during the 24 hours after a rotation): accept the request when one of them verifies with a secret of yours. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description The key ids (wk_…) of the signing secrets, in the order of the signatures. */
+                "svc-webhook-key-ids": components["parameters"]["SvcWebhookKeyIds"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "decision.resolved",
+                 *       "event_id": "evt_01JQ9B4C5D6E7F8G9H0J1K2M3N",
+                 *       "session_id": "ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ",
+                 *       "sequence": 5,
+                 *       "revision": 1,
+                 *       "outcome": "approved",
+                 *       "responses": [
+                 *         "evt_01JQ9B1A2B3C4D5E6F7G8H9J0K",
+                 *         "evt_01JQ9B3B4C5D6E7F8G9H0J1K2M"
+                 *       ],
+                 *       "resolved_at": "2026-03-14T10:02:11.000Z",
+                 *       "receipt": "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJzZXMifQ.c2lnbmF0dXJl"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DecisionResolvedDelivery"];
             };
         };
         responses: {

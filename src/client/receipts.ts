@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { ClientError } from './errors.js';
-import type { AcceptedResponse, ReceiptClaims, ReceiptKeySet, Session } from './types.js';
+import type { AcceptedResponse, ReceiptClaims, ReceiptKeySet, ResolutionClaims, Session } from './types.js';
 
 /**
  * Decision receipts (docs/receipts.md): a compact JWS, EdDSA over Ed25519, signed with the key its
@@ -11,6 +11,8 @@ import type { AcceptedResponse, ReceiptClaims, ReceiptKeySet, Session } from './
  */
 
 const RECEIPT_TYP = 'svc-receipt+jwt';
+/** A resolution receipt's type (docs/decisions.md). */
+const RESOLUTION_TYP = 'svc-decision+jwt';
 
 export type ReceiptKeySource =
   /** A key set already at hand (what GET /.well-known/svc-receipt-keys.json serves). */
@@ -100,25 +102,82 @@ export async function verifyReceipt(jws: string, options: ReceiptKeySource & Ver
   if (expected.response.receipt !== null && expected.response.receipt !== jws) {
     throw invalid('not_this_response', 'The receipt is not the one the response carries.');
   }
-  const keys = keyLookup(options);
-  let claims: ReceiptClaims;
+  const claims = await verifySigned<ReceiptClaims>(jws, RECEIPT_TYP, options, expected, options.currentDate);
+  checkClaims(claims, await expectedClaims(expected), 'the response it came with');
+  return claims;
+}
+
+/** A compact JWS of the given type verified (signature, issuer, audience, expiry) with the key its header names: its claims. */
+async function verifySigned<C>(jws: string, typ: string, keySource: ReceiptKeySource, options: { issuer: string; audience: string }, currentDate?: Date): Promise<C> {
+  const keys = keyLookup(keySource);
   try {
-    const verified = await jwtVerify<ReceiptClaims>(
+    const verified = await jwtVerify(
       jws,
       (header, token) => {
         if (header.kid === undefined) throw invalid('no_kid', 'The receipt header names no key.');
         return keys(header, token);
       },
-      { issuer: expected.issuer, audience: expected.audience, typ: RECEIPT_TYP, algorithms: ['EdDSA'], currentDate: options.currentDate },
+      { issuer: options.issuer, audience: options.audience, typ, algorithms: ['EdDSA'], currentDate },
     );
-    claims = verified.payload as ReceiptClaims;
+    return verified.payload as C;
   } catch (error) {
     throw fromJose(error);
   }
-  for (const [claim, value] of Object.entries(await expectedClaims(expected))) {
-    if (claims[claim as keyof ReceiptClaims] !== value) {
-      throw invalid(`${claim}_mismatch`, `The receipt's ${claim} does not match the response it came with.`);
-    }
+}
+
+/** Each claim that must equal what it is checked against, or RECEIPT_INVALID `<claim>_mismatch`. */
+function checkClaims(claims: object, expected: object, against: string): void {
+  for (const [claim, value] of Object.entries(expected)) {
+    if ((claims as Record<string, unknown>)[claim] !== value) throw invalid(`${claim}_mismatch`, `The receipt's ${claim} does not match ${against}.`);
   }
-  return claims;
+}
+
+export interface ExpectedResolution {
+  issuer: string;
+  audience: string;
+  sessionId: string;
+  /** The revision decided, and how (the Session's `decision.outcome`). */
+  revision: number;
+  outcome: 'approved' | 'vetoed';
+  /** The Session's accepted responses: each answer the resolution binds must be among them, with its receipt. */
+  responses: readonly AcceptedResponse[];
+  /** The decided revision's interaction exactly as stored; checks `revision_sha256` when given. */
+  interaction?: Session['interaction'];
+}
+
+/**
+ * Verifies a resolution receipt (docs/decisions.md): its signature, issuer, audience and expiry,
+ * that it resolves this Session's revision as `outcome` says, and that each answer it binds is one
+ * of `responses` whose receipt has the SHA-256 it names. Resolves with its claims and the
+ * deciding responses, in its order; each deciding receipt is verified on its own with verifyReceipt.
+ */
+export async function verifyResolution(
+  jws: string,
+  options: ReceiptKeySource & { expected: ExpectedResolution; currentDate?: Date },
+): Promise<{ claims: ResolutionClaims; deciding: AcceptedResponse[] }> {
+  const { expected } = options;
+  const claims = await verifySigned<ResolutionClaims>(jws, RESOLUTION_TYP, options, expected, options.currentDate);
+  const step = `${expected.sessionId}/r${expected.revision}`;
+  checkClaims(
+    claims,
+    {
+      workspace_id: expected.audience,
+      session_id: expected.sessionId,
+      revision: expected.revision,
+      step_id: step,
+      sub: step,
+      outcome: expected.outcome,
+      ...(expected.interaction === undefined ? {} : { revision_sha256: await canonicalSha256(expected.interaction) }),
+    },
+    'the decision',
+  );
+  if (!Array.isArray(claims.responses) || claims.responses.length === 0) throw invalid('responses_mismatch', 'The resolution receipt binds no answer.');
+  const deciding: AcceptedResponse[] = [];
+  for (const bound of claims.responses) {
+    const response = expected.responses.find((r) => r.event_id === bound.event_id);
+    if (!response || response.receipt === null) throw invalid('responses_mismatch', `The resolution receipt binds ${bound.event_id}, which is not an answer of the Session.`);
+    checkClaims(bound, { sub: response.actor.responder_id, action_id: response.action_id, receipt_sha256: await sha256Hex(response.receipt) }, `the answer ${bound.event_id}`);
+    deciding.push(response);
+  }
+  return { claims, deciding };
 }

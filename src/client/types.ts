@@ -26,6 +26,10 @@ export type Responder = NonNullable<Schemas['SessionResponse']['responders']>[nu
 /** A display Session, or an interactive one (then `status`, `response_schema` and `responses` are present). */
 export type Session = Omit<Schemas['SessionResponse'], 'interaction'> & { interaction: Interaction };
 export type InteractiveSession = Session & Required<Pick<Session, 'status' | 'response_schema' | 'responses'>>;
+/** Where a revision several people decide stands (docs/decisions.md); its outcome and receipt are null until resolved. */
+export type SessionDecision = NonNullable<Schemas['SessionResponse']['decision']>;
+/** What create and publish take as `decision`. */
+export type DecisionRule = Schemas['Decision'];
 /** One response the service accepted from the person, with its receipt. */
 export type AcceptedResponse = InteractiveSession['responses'][number];
 
@@ -104,3 +108,41 @@ export type WebhookDelivery = WebhookBody<'response.accepted'>;
 export type WebhookChallenge = WebhookBody<'svc.webhook.verification'>;
 
 export type WebhookPayload = WebhookDelivery | WebhookChallenge;
+
+/**
+ * The claims a resolution receipt signs (docs/decisions.md): a decision by several people, approved
+ * or vetoed, and the receipts of the answers that decided it, each bound by its hash.
+ */
+export interface ResolutionClaims {
+  iss: string;
+  aud: string;
+  /** The step decided: `<session id>/r<revision>`. */
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  resolved_at: string;
+  workspace_id: string;
+  session_id: string;
+  /** The decision.resolved Event. */
+  event_id: string;
+  step_id: string;
+  revision: number;
+  revision_sha256: string;
+  outcome: 'approved' | 'vetoed';
+  /** How many counted answers approve. */
+  required: number;
+  summary: string;
+  /** The deciding answers in the order committed: the `required` approvals, or the veto. */
+  responses: DecidingResponse[];
+}
+
+/** One deciding answer as a resolution receipt binds it. */
+export interface DecidingResponse {
+  event_id: string;
+  /** The responder's id: the `sub` of the answer's own receipt. */
+  sub: string;
+  action_id: string;
+  /** SHA-256 (hex) of the answer's receipt, the compact JWS as ASCII. */
+  receipt_sha256: string;
+}

@@ -6,7 +6,19 @@ import { acceptFormBodies } from '../http/bodies.js';
 import { refusalError, type RefusalTable } from '../http/refusal.js';
 import { sameOrigin } from '../http/sameOrigin.js';
 import { RECEIPT_REFUSALS, type ReceiptRefusal } from '../receipts/index.js';
-import { currentInteraction, currentRevision, findSessionByLink, linkLive, loadSession, SESSION_REFUSALS, type SessionRefusal, type SessionState } from '../sessions/index.js';
+import {
+  currentInteraction,
+  currentRevision,
+  findSessionByLink,
+  linkLive,
+  loadSession,
+  SESSION_REFUSALS,
+  type LinkedSession,
+  type SessionRefusal,
+  type SessionState,
+} from '../sessions/index.js';
+import { standingOf } from './decision.js';
+import { decisionPage } from './render/decision.js';
 import { acceptedView, submitAnswer, type SubmitOutcome } from './accept.js';
 import { formValuesOf, newClientEventId, parseSubmission, type FormValues, type Submission } from './form.js';
 import { HUMAN_PAGE_HEADERS } from '../html/index.js';
@@ -35,11 +47,11 @@ const SUBMISSION_REFUSALS: RefusalTable<SessionRefusal | ReceiptRefusal> = { ...
 /** A link that opens nothing, whatever came with it: the one not-found page (errorPages.ts). */
 const linkNotFound = () => refusalError(SESSION_REFUSALS, { refused: 'link_not_found' });
 
-/** The Session a live link opens, or undefined: unknown, malformed, expired and purged look alike. */
-async function linkedSessionId(ctx: Pick<ServiceContext, 'clock' | 'store'>, token: string): Promise<string | undefined> {
+/** The Session a live link opens (and whose own link it is), or undefined: unknown, malformed, expired and purged look alike. */
+async function liveLink(ctx: Pick<ServiceContext, 'clock' | 'store'>, token: string): Promise<LinkedSession | undefined> {
   if (!TOKEN.test(token)) return undefined;
   const linked = await findSessionByLink(ctx.store.pool, token);
-  return linked && linkLive(linked.linkExpiresAt, ctx.clock.now()) ? linked.sessionId : undefined;
+  return linked && linkLive(linked.linkExpiresAt, ctx.clock.now()) ? linked : undefined;
 }
 
 /**
@@ -51,8 +63,12 @@ async function askingOf(ctx: Pick<ServiceContext, 'config' | 'store'>, state: Se
   return { asker: name ?? new URL(ctx.config.publicOrigin).host, deadline: state.linkExpiresAt };
 }
 
-/** What the link shows now: the data, the form, what was accepted, or that it is closed. */
-function currentPage(state: SessionState, asking: Asking): string {
+/**
+ * What the link shows now: the data, the form, what was accepted, or that it is closed. A revision
+ * several people decide shows where it stands instead of a form on the shared link, to a responder
+ * who answered, and to everyone once decided.
+ */
+function currentPage(state: SessionState, asking: Asking, responderId: string | undefined): string {
   const interaction = currentInteraction(state);
   if (interaction.mode === 'display') return displayPage(interaction, asking);
   if (state.status === 'completed') {
@@ -60,7 +76,12 @@ function currentPage(state: SessionState, asking: Asking): string {
     return completedPage(interaction, last && acceptedView(state, last));
   }
   const revision = currentRevision(state);
-  const answer = state.responses.find((response) => response.revision === revision);
+  const standing = standingOf(state, revision);
+  if (standing) {
+    const own = state.responses.find((response) => response.revision === revision && response.responderId !== undefined && response.responderId === responderId);
+    if (responderId === undefined || own || standing.outcome !== null) return decisionPage(interaction, standing, asking, own && acceptedView(state, own));
+  }
+  const answer = standing ? undefined : state.responses.find((response) => response.revision === revision);
   if (answer) return respondedPage(acceptedView(state, answer), asking);
   return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction), asking });
 }
@@ -120,10 +141,10 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
   });
 
   app.get('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
-    const sessionId = await linkedSessionId(ctx, request.params.token);
-    const state = sessionId && (await loadSession(ctx.store.pool, ctx.streamKeys, sessionId));
+    const linked = await liveLink(ctx, request.params.token);
+    const state = linked && (await loadSession(ctx.store.pool, ctx.streamKeys, linked.sessionId));
     if (!state) throw linkNotFound();
-    return sendPage(reply, 200, currentPage(state, await askingOf(ctx, state)));
+    return sendPage(reply, 200, currentPage(state, await askingOf(ctx, state), linked.responderId));
   });
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {
@@ -139,7 +160,7 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
     } catch (error) {
       // A link that opens nothing is the not-found page, whatever came with it. A live one is
       // looked up by the submission itself, in its unit of work.
-      if (!(await linkedSessionId(ctx, token))) throw linkNotFound();
+      if (!(await liveLink(ctx, token))) throw linkNotFound();
       throw error;
     }
     const [status, page] = await outcomePage(ctx, await submitAnswer(ctx, token, submission), submission.values);

@@ -32,7 +32,8 @@ export const sessionEventsSchema = {
           "session.expired",
           "notification.sent",
           "notification.failed",
-          "session.link_reissued"
+          "session.link_reissued",
+          "decision.resolved"
         ],
         "description": "session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link."
       },
@@ -79,6 +80,21 @@ export const sessionEventsSchema = {
       "reason": {
         "type": "string",
         "description": "notification.failed: why it was given up."
+      },
+      "outcome": {
+        "type": "string",
+        "enum": [
+          "approved",
+          "vetoed"
+        ],
+        "description": "decision.resolved: how the decision by several people resolved."
+      },
+      "responses": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        },
+        "description": "decision.resolved: the Event ids of the deciding answers, in the order committed."
       },
       "action_id": {
         "type": "string"

@@ -1,5 +1,6 @@
 import { foldRecorded, type Decider, type DomainEvent, type Position, type RecordedEvent } from '../../eventstore/index.js';
 import {
+  DECISION_RESOLVED,
   RESPONSE_ACCEPTED,
   REVISION_PUBLISHED,
   SESSION_COMPLETED,
@@ -31,6 +32,8 @@ export interface SessionLifetime {
   /** The current revision, and whether it has its answer (revision numbers are in the clear). */
   revision: number;
   answered: boolean;
+  /** Several people decide the current revision: it is answered once its decision resolves (decision.resolved). */
+  quorum: boolean;
   /** Its link lapsed with the current revision unanswered (session.expired). */
   expired: boolean;
   retentionHours: number;
@@ -59,6 +62,7 @@ function evolveLifetime(before: SessionLifetime | undefined, event: InTheClear, 
       linkExpiresAt: created.link_expires_at,
       revision: 1,
       answered: false,
+      quorum: created.quorum === true,
       expired: false,
       retentionHours: created.retention_hours,
       trial: created.trial === true,
@@ -72,8 +76,10 @@ function evolveLifetime(before: SessionLifetime | undefined, event: InTheClear, 
   const revision = (event as { revision?: number }).revision;
   switch (event.type) {
     case REVISION_PUBLISHED:
-      return { ...life, revision: revision!, answered: false };
+      return { ...life, revision: revision!, answered: false, quorum: (event as { quorum?: true }).quorum === true };
     case RESPONSE_ACCEPTED:
+      return { ...life, answered: life.answered || (revision === life.revision && !life.quorum) };
+    case DECISION_RESOLVED:
       return { ...life, answered: life.answered || revision === life.revision };
     case SESSION_EXTENDED:
       return { ...life, linkExpiresAt: (event as unknown as SessionExtended).link_expires_at };

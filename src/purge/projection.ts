@@ -1,12 +1,12 @@
 import { columnsOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
-import { RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_COMPLETED, SESSION_CREATED, SESSION_EXPIRED, SESSION_EXTENDED, SESSION_PURGED } from '../sessions/index.js';
+import { DECISION_RESOLVED, RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_COMPLETED, SESSION_CREATED, SESSION_EXPIRED, SESSION_EXTENDED, SESSION_PURGED } from '../sessions/index.js';
 import { expiryDue, purgeDeadline } from './decide.js';
 import { foldLifetime } from './lifetime.js';
 import * as sql from './sql.js';
 
 const COLUMNS = ['session_id', 'workspace_id', 'created_at', 'due_at', 'reason', 'expires_at'] as const;
-/** Every event that moves a deadline: the purge's (creation, completion, extension, purge) or the link's lapse (a revision, its answer, the lapse itself). */
-const EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, SESSION_COMPLETED, SESSION_EXTENDED, SESSION_EXPIRED, SESSION_PURGED];
+/** Every event that moves a deadline: the purge's (creation, completion, extension, purge) or the link's lapse (a revision, its answer or its decision, the lapse itself). */
+const EVENT_TYPES = [SESSION_CREATED, REVISION_PUBLISHED, RESPONSE_ACCEPTED, DECISION_RESOLVED, SESSION_COMPLETED, SESSION_EXTENDED, SESSION_EXPIRED, SESSION_PURGED];
 const TYPES = new Set<string>(EVENT_TYPES);
 
 /** The Session's row of the schedule after `stream`, in COLUMNS order; undefined once it is purged. */

@@ -47,7 +47,7 @@ export interface AcceptedDecision {
 }
 
 /** A step is one revision of a Session, the unit a person answers once. */
-function stepId(sessionId: string, revision: number): string {
+export function stepId(sessionId: string, revision: number): string {
   return `${sessionId}/r${revision}`;
 }
 
@@ -62,18 +62,23 @@ export function responderSubject(linkHash: string, workspaceId: string): string 
 }
 
 /** One line a person can read: `<action label>: <Surface title> (revision <n>)`, whitespace collapsed. */
-function decisionSummary(actionLabel: string, title: string, revision: number): string {
+export function decisionSummary(actionLabel: string, title: string, revision: number): string {
   const line = (text: string): string => text.replace(/\s+/g, ' ').trim();
   return `${line(actionLabel)}: ${line(title)} (revision ${revision})`;
 }
 
 const seconds = (at: Date | number): number => Math.ceil(new Date(at).getTime() / 1000);
 
+/** A receipt's `exp`: its minimum lifetime after `at`, or the latest purge of the Session when that is later. */
+export function receiptExpiry(at: Date, latestPurgeAt: Date | null): number {
+  const earliestExp = seconds(at.getTime() + RECEIPT_MIN_LIFETIME_MS);
+  return latestPurgeAt ? Math.max(earliestExp, seconds(latestPurgeAt)) : earliestExp;
+}
+
 export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
   const action = decision.interaction.actions.find((candidate) => candidate.id === decision.actionId);
   if (!action) throw new Error(`action ${decision.actionId} is not in revision ${decision.revision}`);
   const acceptedMs = decision.acceptedAt.getTime();
-  const earliestExp = seconds(acceptedMs + RECEIPT_MIN_LIFETIME_MS);
   const claims: ReceiptClaims = {
     iss: decision.origin,
     aud: decision.workspaceId,
@@ -81,7 +86,7 @@ export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
     // One receipt per accepted Event, issued once: the Event ID is already unique.
     jti: decision.eventId,
     iat: Math.floor(acceptedMs / 1000),
-    exp: decision.latestPurgeAt ? Math.max(earliestExp, seconds(decision.latestPurgeAt)) : earliestExp,
+    exp: receiptExpiry(decision.acceptedAt, decision.latestPurgeAt),
     accepted_at: decision.acceptedAt.toISOString(),
     workspace_id: decision.workspaceId,
     session_id: decision.sessionId,

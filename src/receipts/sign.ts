@@ -1,12 +1,14 @@
 import { sign } from 'node:crypto';
 import { canonicalJson } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
-import { revisionInteraction, type AnswerReaction } from '../sessions/index.js';
-import { buildReceiptClaims, type ReceiptClaims } from './claims.js';
+import { revisionInteraction, type AnswerReaction, type SessionState } from '../sessions/index.js';
+import { buildReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from '../receiptKeys.js';
 import type { ReceiptRefusal } from './refusals.js';
 
 const RECEIPT_TYP = 'svc-receipt+jwt';
+/** A resolution receipt's type: it says who decided, not what one person answered. */
+export const RESOLUTION_TYP = 'svc-decision+jwt';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -15,13 +17,16 @@ const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('
  * anyone can recompute and compare them. Signed with the active key; without keys, refused (the
  * unit of work that wanted it appends nothing).
  */
-export function signReceipt(keys: ReceiptKeyRing | undefined, claims: ReceiptClaims): string | ReceiptRefusal {
+export function signReceipt(keys: ReceiptKeyRing | undefined, claims: object, typ: string = RECEIPT_TYP): string | ReceiptRefusal {
   if (!keys) return { refused: 'receipt_keys_unavailable' };
-  const header = canonicalJson({ alg: 'EdDSA', typ: RECEIPT_TYP, kid: keys.active.kid });
+  const header = canonicalJson({ alg: 'EdDSA', typ, kid: keys.active.kid });
   const signingInput = `${base64url(header)}.${base64url(canonicalJson(claims))}`;
   const signature = sign(null, Buffer.from(signingInput, 'ascii'), keys.active.privateKey);
   return `${signingInput}.${signature.toString('base64url')}`;
 }
+
+/** The latest purge any extension can bring: the link's latest possible deadline plus the retention. */
+export const latestPurgeOf = (session: SessionState): Date => new Date(new Date(session.linkLatestAt).getTime() + session.retentionHours * HOUR);
 
 /**
  * The receipt of an accepted answer, signed in the accepting unit of work before the answer is
@@ -45,8 +50,7 @@ export const signAcceptedAnswer: AnswerReaction = {
         ? {}
         : { responderId: event.responder_id, responderChannel: session.responders.find((r) => r.id === event.responder_id)?.channel ?? 'email' }),
       acceptedAt: now,
-      // The latest purge any extension can bring: the link's latest possible deadline plus the retention.
-      latestPurgeAt: new Date(new Date(session.linkLatestAt).getTime() + session.retentionHours * HOUR),
+      latestPurgeAt: latestPurgeOf(session),
       returnChannel: acceptance.returnChannel,
     });
     const receipt = signReceipt(ctx.receiptKeys, claims);

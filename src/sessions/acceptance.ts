@@ -1,9 +1,9 @@
 import type { JsonObject, Step, UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { decideAcceptance, type AnswerRefusal, type Submission } from './decide.js';
-import type { ResponseAccepted, SessionEvent } from './events.js';
+import type { DecisionResolved, ResponseAccepted, SessionEvent } from './events.js';
 import * as sql from './sql.js';
-import type { AcceptedResponse, SessionFold, SessionState } from './state.js';
+import { acceptedResponseOf, type AcceptedResponse, type SessionFold, type SessionState } from './state.js';
 import { appendToSession, loadSession } from './store.js';
 
 /**
@@ -52,9 +52,28 @@ export interface AnswerReaction {
 export interface ReactionRefusals {}
 export type ReactionRefusal = ReactionRefusals[keyof ReactionRefusals];
 
+/** A decision by several people resolved by the answer being accepted, as the reactions to it see it. */
+export interface Resolution {
+  readonly uow: UnitOfWork;
+  /** The Session decided on. */
+  readonly session: SessionState;
+  readonly eventId: string;
+  /** The event to append; a reaction that signs it puts the signed event here. */
+  event: DecisionResolved;
+  /** The deciding answers, in the order committed (the one being accepted last), each with its receipt. */
+  readonly deciding: readonly AcceptedResponse[];
+  readonly now: Date;
+}
+
+/** A capability's part in a decision's resolution (its record's `reactions.decisionResolved`), run after the answer's reactions. */
+export interface ResolutionReaction {
+  react(resolution: Resolution, ctx: ServiceContext): Promise<ReactionRefusal | void> | ReactionRefusal | void;
+}
+
 declare module '../serviceContext.js' {
   interface Reactions {
     answerAccepted: AnswerReaction;
+    decisionResolved: ResolutionReaction;
   }
 }
 
@@ -111,7 +130,25 @@ export function acceptAnswer(ctx: ServiceContext, linkHash: string, submissionOf
         const refusal = await reaction.react?.(acceptance, read[i]!, ctx);
         if (refusal) return refusal;
       }
+      const [, resolved] = proposal.events;
       proposal.events = [{ ...pending!, event: acceptance.event }];
+      if (!resolved) return;
+      // The answer, signed now, is the last of those that decided.
+      const answered = acceptedResponseOf(acceptance.event, { streamId: before.id, eventId: pending!.eventId, streamVersion: before.version + 1, metadata: {} });
+      const event = resolved.event as DecisionResolved;
+      const resolution: Resolution = {
+        uow,
+        session: before,
+        eventId: resolved.eventId,
+        event,
+        deciding: event.responses.map((sequence) => [...before.responses, answered].find((r) => r.sequence === sequence)!),
+        now,
+      };
+      for (const reaction of ctx.reactions.decisionResolved ?? []) {
+        const refusal = await reaction.react(resolution, ctx);
+        if (refusal) return refusal;
+      }
+      proposal.events.push({ ...resolved, event: resolution.event });
     };
     const outcome = await appendToSession(uow, ctx.streamKeys, before.id, before, decision, { steps: [react] });
     if ('refused' in outcome) return { refusal: outcome, session: before };

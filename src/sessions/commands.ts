@@ -15,7 +15,7 @@ import {
   type OwnerRefusal,
   type NoticeOutcome,
 } from './decide.js';
-import type { IdempotencyMark, NoticeKind, NotifyPlan, SessionEvent } from './events.js';
+import type { DecisionRule, IdempotencyMark, NoticeKind, NotifyPlan, SessionEvent } from './events.js';
 import { humanLinkHash, humanUrlOf, isSessionId, newHumanLinkToken, newSessionId, responderIdOf, responderLinkToken } from './ids.js';
 import { planEntries } from './notices.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
@@ -103,13 +103,13 @@ export async function openSession(uow: UnitOfWork, ctx: Pick<ServiceContext, 'co
  * the hash of its own link into this Session; the workspace's Slack channel has one too, so an
  * answer through it is the channel's.
  */
-function notificationOf(ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string, sessionId: string, plan: NotifyPlan): Notification {
+function notificationOf(ctx: Pick<ServiceContext, 'streamKeys'>, workspaceId: string, sessionId: string, plan: NotifyPlan, decision: DecisionRule | undefined): Notification {
   const key = ctx.streamKeys.deploymentKey;
   const responders = planEntries(plan).map(({ channel, address, step }) => {
     const id = responderIdOf(key, workspaceId, channel, address);
     return { id, channel, address, step, link_hash: humanLinkHash(responderLinkToken(key, sessionId, id)) };
   });
-  return { plan, responders };
+  return { plan, responders, ...(decision ? { decision } : {}) };
 }
 
 /** A quota refused part-way through a command: thrown, so that the uses spent before it roll back with the rest. */
@@ -156,6 +156,7 @@ export function createSession(
   principal: OwnerPrincipal,
   interaction: Interaction,
   notify?: NotifyPlan,
+  decision?: DecisionRule,
   clientReferenceId?: string,
 ): Promise<CreatedSession | QuotaRefusal | ReferenceRefusal> {
   return undoneOnQuota(ctx.store.command(async (uow) => {
@@ -171,7 +172,7 @@ export function createSession(
       linkLifetimeHours: principal.linkLifetimeHours,
       retentionHours: principal.retentionHours,
       now: ctx.clock.now(),
-      ...(notify ? { notify: notificationOf(ctx, principal.workspaceId, id, notify) } : {}),
+      ...(notify ? { notify: notificationOf(ctx, principal.workspaceId, id, notify, decision) } : {}),
       ...(clientReferenceId === undefined ? {} : { clientReferenceId }),
     });
   }));
@@ -219,13 +220,14 @@ export function publishRevision(
   change: OwnerChange,
   interaction: InteractiveInteraction,
   notify?: NotifyPlan,
+  decision?: DecisionRule,
 ): Promise<OwnerOutcome> {
   return runOwnerCommand(
     ctx,
     principal,
     sessionId,
     change,
-    (state, owner) => decidePublish(state, { ...owner, interaction, ...(notify ? { notify: notificationOf(ctx, state.workspaceId, sessionId, notify) } : {}) }),
+    (state, owner) => decidePublish(state, { ...owner, interaction, ...(notify ? { notify: notificationOf(ctx, state.workspaceId, sessionId, notify, decision) } : {}) }),
     notify && ((uow) => spendNotificationQuotas(uow, ctx, principal, notify)),
   );
 }

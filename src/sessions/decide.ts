@@ -1,4 +1,5 @@
 import type { Decision, JsonObject } from '../../eventstore/index.js';
+import { refuseDecisionAnswer, resolutionOf, type DecisionRefusal } from './decision.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
   RESPONSE_ACCEPTED,
@@ -10,6 +11,9 @@ import {
   SESSION_EXPIRED,
   SESSION_EXTENDED,
   SESSION_LINK_REISSUED,
+  DECISION_RESOLVED,
+  type DecisionResolved,
+  type DecisionRule,
   type IdempotencyMark,
   type NoticeKind,
   type NotifyPlan,
@@ -21,6 +25,7 @@ import {
 import { checkResponse, responseSchemaOf } from './responseSchema.js';
 import {
   currentRevision,
+  decisionOf,
   etagOf,
   revisionAnswered,
   revisionInteraction,
@@ -68,7 +73,9 @@ export type AnswerRefusal =
   | { refused: 'action_not_found' }
   /** The revision has its one accepted response already. */
   | { refused: 'revision_answered' }
-  | { refused: 'answer_invalid'; fieldErrors: Record<string, string>; formErrors: string[] };
+  | { refused: 'answer_invalid'; fieldErrors: Record<string, string>; formErrors: string[] }
+  /** A revision decided by several people takes each one's answer once, through their own link, until it resolves. */
+  | DecisionRefusal;
 
 const HOUR_MS = 3_600_000;
 
@@ -90,14 +97,17 @@ export interface CreateSession {
   clientReferenceId?: string;
 }
 
-/** A plan with its responders, as a create or a publish carries it. */
+/** A plan with its responders, as a create or a publish carries it, and the decision they make, if several decide. */
 export interface Notification {
   plan: NotifyPlan;
   responders: ResponderRecord[];
+  decision?: DecisionRule;
 }
 
 const notificationFields = (notification: Notification | undefined) =>
-  notification ? { notify: notification.plan, responders: notification.responders } : {};
+  notification
+    ? { notify: notification.plan, responders: notification.responders, ...(notification.decision ? { decision: notification.decision, quorum: true as const } : {}) }
+    : {};
 
 export function decideCreate(command: CreateSession): SessionEvent[] {
   return [
@@ -246,7 +256,8 @@ export interface Submission {
 }
 
 export type AnswerDecision =
-  | Decision<ResponseAccepted, AnswerRefusal>
+  /** The answer, and the resolution of the revision's decision when this answer resolves it. */
+  | Decision<ResponseAccepted | DecisionResolved, AnswerRefusal>
   /** The same client_event_id with the same request: the original result, accepted once. */
   | { replay: AcceptedResponse };
 
@@ -266,25 +277,32 @@ export function decideAcceptance(state: SessionState, submission: Submission): A
   const interaction = revisionInteraction(state, submission.revision)!;
   const action = interaction.actions.find((a) => a.id === submission.actionId);
   if (!action) return { refused: 'action_not_found' };
-  if (revisionAnswered(state, submission.revision)) return { refused: 'revision_answered' };
+  const rule = decisionOf(state, submission.revision);
+  const answers = state.responses.filter((r) => r.revision === submission.revision);
+  const resolved = state.resolutions.find((r) => r.revision === submission.revision);
+  if (rule) {
+    const refused = refuseDecisionAnswer(answers, resolved, submission.responderId);
+    if (refused) return refused;
+  } else if (revisionAnswered(state, submission.revision)) return { refused: 'revision_answered' };
   const check = checkResponse(responseSchemaOf(interaction), submission.data);
   const refusal = answerInvalid(check.ok ? undefined : check, submission.untyped);
   if (refusal) return refusal;
-  return {
-    events: [
-      {
-        type: RESPONSE_ACCEPTED,
-        at: submission.now.toISOString(),
-        revision: submission.revision,
-        action_id: action.id,
-        data: submission.data,
-        receipt: null,
-        client_event_id: submission.clientEventId,
-        request_digest: submission.requestDigest,
-        ...(submission.responderId === undefined ? {} : { responder_id: submission.responderId }),
-      },
-    ],
+  const at = submission.now.toISOString();
+  const accepted: ResponseAccepted = {
+    type: RESPONSE_ACCEPTED,
+    at,
+    revision: submission.revision,
+    action_id: action.id,
+    data: submission.data,
+    receipt: null,
+    client_event_id: submission.clientEventId,
+    request_digest: submission.requestDigest,
+    ...(submission.responderId === undefined ? {} : { responder_id: submission.responderId }),
   };
+  // The answer's sequence is the version it is appended after: the resolution names it by that.
+  const resolution = rule && resolutionOf(rule, submission.revision, [...answers, { sequence: state.version, responderId: submission.responderId, actionId: action.id }]);
+  if (!resolution) return { events: [accepted] };
+  return { events: [accepted, { type: DECISION_RESOLVED, at, revision: resolution.revision, outcome: resolution.outcome, responses: resolution.responses, receipt: null }] };
 }
 
 /**

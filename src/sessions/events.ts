@@ -20,6 +20,8 @@ export const SESSION_EXPIRED = 'session.expired';
 /** A responder's message of one kind for one revision: sent, or given up on (docs/responders.md). */
 export const NOTIFICATION_SENT = 'notification.sent';
 export const NOTIFICATION_FAILED = 'notification.failed';
+/** A revision decided by several people resolved: approved or vetoed (docs/decisions.md). */
+export const DECISION_RESOLVED = 'decision.resolved';
 /** The Session's last event: its content is erased (docs/architecture.md, "Purge"). */
 export const SESSION_PURGED = 'session.purged';
 
@@ -33,6 +35,7 @@ export const SESSION_EVENT_TYPES = [
   NOTIFICATION_SENT,
   NOTIFICATION_FAILED,
   SESSION_LINK_REISSUED,
+  DECISION_RESOLVED,
   SESSION_PURGED,
 ] as const;
 
@@ -56,6 +59,15 @@ export interface ResponderRecord {
   step: number;
   link_hash: string | null;
 }
+
+/** What create and publish carry as `decision`: several people decide the revision they bring (decision.ts). */
+export interface DecisionRule {
+  required: number;
+  count: string[];
+  veto: string[];
+}
+
+export type DecisionOutcome = 'approved' | 'vetoed';
 
 /** A message to a responder: the first one of a revision, the reminder, or an escalation's. */
 export type NoticeKind = 'notify' | 'reminder' | 'escalation';
@@ -86,6 +98,13 @@ export interface SessionCreated {
   responders?: ResponderRecord[];
   /** The caller's own reference, unique in its workspace while the Session lives (sealed: the caller's words). */
   client_reference_id?: string;
+  /** The revision is decided by several people (sealed: it names actions). */
+  decision?: DecisionRule;
+  /**
+   * Present with `decision`, in the clear: an answer alone does not settle this revision, which
+   * the purge schedule's fold (it opens nothing) needs to know to keep its link's lapse due.
+   */
+  quorum?: true;
 }
 
 export interface RevisionPublished {
@@ -96,6 +115,13 @@ export interface RevisionPublished {
   /** A plan for this revision on: its responders are notified of it (the Session's earlier ones keep their links). */
   notify?: NotifyPlan;
   responders?: ResponderRecord[];
+  /** The revision is decided by several people (sealed: it names actions). */
+  decision?: DecisionRule;
+  /**
+   * Present with `decision`, in the clear: an answer alone does not settle this revision, which
+   * the purge schedule's fold (it opens nothing) needs to know to keep its link's lapse due.
+   */
+  quorum?: true;
 }
 
 export interface ResponseAccepted {
@@ -164,6 +190,17 @@ export interface NotificationFailed {
   reason: string;
 }
 
+export interface DecisionResolved {
+  type: typeof DECISION_RESOLVED;
+  at: string;
+  revision: number;
+  outcome: DecisionOutcome;
+  /** The deciding answers, by their sequences: the `required` approvals in the order committed, or the veto. */
+  responses: number[];
+  /** The resolution receipt: it binds each deciding answer's receipt by its hash (receipts capability). */
+  receipt: string | null;
+}
+
 /** Why a Session was purged: its retention ended, its trial's result window ended, or on request. */
 export type PurgeReason = 'retention' | 'trial_ended' | 'erasure';
 
@@ -184,7 +221,8 @@ export type SessionEvent =
   | SessionExpired
   | NotificationSent
   | NotificationFailed
-  | SessionLinkReissued;
+  | SessionLinkReissued
+  | DecisionResolved;
 
 /**
  * Which fields of each event are sealed; everything else is stored in the clear. A digest of
@@ -193,8 +231,8 @@ export type SessionEvent =
  */
 export const sessionSealing = new SealedFields(
   {
-    [SESSION_CREATED]: ['interaction', 'notify', 'responders', 'client_reference_id'],
-    [REVISION_PUBLISHED]: ['interaction', 'notify', 'responders'],
+    [SESSION_CREATED]: ['interaction', 'notify', 'responders', 'decision', 'client_reference_id'],
+    [REVISION_PUBLISHED]: ['interaction', 'notify', 'responders', 'decision'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
     [SESSION_EXTENDED]: [],
@@ -203,6 +241,7 @@ export const sessionSealing = new SealedFields(
     [SESSION_LINK_REISSUED]: [],
     // A mail server's refusal may quote the address.
     [NOTIFICATION_FAILED]: ['reason'],
+    [DECISION_RESOLVED]: ['outcome', 'receipt'],
     [SESSION_PURGED]: [],
   } satisfies Record<SessionEvent['type'] | typeof SESSION_PURGED, readonly string[]>,
   // The idempotency mark's request digest is of the body: content, sealed with the rest.

@@ -10,14 +10,15 @@ import { sessionRoutes } from './routes.js';
  * store's pipeline; receipts and webhooks take part in it through the reactions their records
  * declare (AnswerReaction).
  */
-export { acceptAnswer, type AnswerReaction, type ReactionRefusal } from './acceptance.js';
-export { deliverableEvent, findSessionByLink, loadSession, readSession, type LapsedLink } from './store.js';
+export { acceptAnswer, type AnswerReaction, type ReactionRefusal, type ResolutionReaction } from './acceptance.js';
+export { deliverableEvent, findSessionByLink, loadSession, readSession, type LapsedLink, type LinkedSession, type ResolvedDelivery } from './store.js';
 export { linkLive, type AnswerRefusal, type OwnerRefusal } from './decide.js';
 export { loadChangeableSession, openSession, ownedViewRow, type CreatedSession } from './commands.js';
 export { expireSession, type ExpiryReaction } from './expiry.js';
 export {
   currentInteraction,
   currentRevision,
+  decisionOf,
   etagOf,
   isErased,
   sessionDecider,
@@ -27,6 +28,7 @@ export {
   type SessionStatus,
 } from './state.js';
 export {
+  DECISION_RESOLVED,
   RESPONSE_ACCEPTED,
   REVISION_PUBLISHED,
   SESSION_COMPLETED,

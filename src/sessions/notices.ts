@@ -64,7 +64,8 @@ export function owedNotices(state: SessionState): NoticeJob[] {
   const owed: NoticeJob[] = [];
   for (const entry of planEntries(plan)) {
     const responder = state.responders.find((r) => sameTarget(r, entry));
-    if (!responder) continue;
+    // Someone who answered (a revision several people decide stays open) is owed nothing more.
+    if (!responder || state.responses.some((r) => r.revision === revision && r.responderId === responder.id)) continue;
     const start = from + delays[entry.step]! * SECOND_MS;
     const first: NoticeKind = entry.step === 0 ? 'notify' : 'escalation';
     if (!recorded(state, responder.id, first, revision)) owed.push({ responderId: responder.id, kind: first, revision, dueAt: new Date(start) });

@@ -22,7 +22,9 @@ export type SessionRequestRefusal =
   /** Only someone who can answer is notified: a display Session takes no answer. */
   | { refused: 'notify_not_interactive' }
   /** A human link is shown once: a request that would answer a new one cannot be replayed. */
-  | { refused: 'link_not_replayable'; route: string };
+  | { refused: 'link_not_replayable'; route: string }
+  /** A `decision` breaks a rule its schema cannot state (decision.ts); `problem` opens with the path. */
+  | { refused: 'decision_invalid'; problem: string };
 
 export type SessionRefusal = OwnerRefusal | AnswerRefusal | SessionRequestRefusal | ReferenceRefusal | ListCursorRefusal;
 
@@ -103,6 +105,31 @@ export const SESSION_REFUSALS: RefusalTable<SessionRefusal> = {
     message: 'notify: only an interactive Session notifies responders (a display Session takes no answer).',
     reason: 'notify_not_interactive',
     meaning: 'The body carries `notify` for a display Session, which takes no answer; nothing was created.',
+  },
+  decision_invalid: {
+    status: 400,
+    code: 'INVALID_SCHEMA',
+    message: ({ problem }) => problem,
+    meaning: 'The decision names an action the revision does not have, counts and vetoes one action, asks more people than notify.email reaches, or comes without notify.email; nothing was changed.',
+  },
+  responder_link_required: {
+    status: 403,
+    code: 'ACTION_NOT_ALLOWED',
+    reason: 'responder_link_required',
+    message: 'Several people decide this request, each through the link mailed to them; this shared link only shows where it stands.',
+  },
+  responder_answered: {
+    status: 409,
+    code: 'RESPONSE_LIMIT_REACHED',
+    reason: 'responder_answered',
+    message: 'You have answered this request already; each person answers once.',
+  },
+  decision_resolved: {
+    status: 409,
+    code: 'RESPONSE_LIMIT_REACHED',
+    reason: ({ outcome }) => `decision_${outcome}`,
+    message: ({ outcome }) => `This request is decided already: ${outcome}. Your answer was not recorded.`,
+    meaning: 'The decision is made (reason decision_approved or decision_vetoed); the answer was not recorded.',
   },
   surface_too_large: {
     status: 413,

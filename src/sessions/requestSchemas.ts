@@ -258,12 +258,34 @@ const notifyPlanSchema = {
   },
 } as const;
 
+const actionIds = {
+  type: 'array',
+  minItems: 1,
+  maxItems: LIMITS.actions,
+  uniqueItems: true,
+  items: { type: 'string', pattern: PATTERNS.actionId, description: PATTERN_WORDS.actionId },
+} as const;
+
+const decisionSchema = {
+  $id: 'Decision',
+  type: 'object',
+  description:
+    "Several people decide this revision (interactive Sessions with notify.email): each emailed responder answers once, through their own link; it is approved when `required` of them chose an action of `count`, vetoed as soon as anyone chose an action of `veto`, whichever commits first (docs/decisions.md). `count` and `veto` name the revision's actions and share none; `required` is at most the number of people notify.email reaches.",
+  required: ['required', 'count', 'veto'],
+  additionalProperties: false,
+  properties: {
+    required: { type: 'integer', minimum: 1, maximum: 20 },
+    count: { ...actionIds, description: 'The actions that count toward `required`.' },
+    veto: { ...actionIds, description: 'The actions that decide alone, as a veto.' },
+  },
+} as const;
+
 const requestOf = (ref: string) =>
   ({
     type: 'object',
     required: ['interaction'],
     additionalProperties: false,
-    properties: { interaction: { $ref: `${ref}#` }, notify: { $ref: 'NotifyPlan#' } },
+    properties: { interaction: { $ref: `${ref}#` }, notify: { $ref: 'NotifyPlan#' }, decision: { $ref: 'Decision#' } },
   }) as const;
 
 /** The caller's own reference for a Session: on create, as a filter of the list, and on every Session answer. */
@@ -301,7 +323,7 @@ export const extendRequestSchema = {
 } as const;
 
 /** Every shared request schema, in the order they refer to each other. */
-export const REQUEST_SCHEMAS = [notifyPlanSchema, fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
+export const REQUEST_SCHEMAS = [notifyPlanSchema, decisionSchema, fieldSchemaSchema, componentSchema, displayInteractionSchema, interactiveInteractionSchema, interactionSchema, publishedInteractionSchema];
 
 /** A Session's id, as a path holds it and every answer names it. */
 export const SESSION_ID = { type: 'string', pattern: PATTERNS.sessionId } as const;

@@ -13,7 +13,8 @@ import {
   type OwnerChange,
   type OwnerOutcome,
 } from './commands.js';
-import type { NotifyPlan } from './events.js';
+import { decisionProblem } from './decision.js';
+import type { DecisionRule, NotifyPlan } from './events.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import { checkInteraction, deadlineOf } from './rules.js';
 import {
@@ -43,12 +44,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 type WithId = FastifyRequest<{ Params: { id: string } }>;
 /** A body that passed its route's schema; rules.ts checks the rest. */
-type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T; notify?: NotifyPlan; client_reference_id?: string } }>;
+type WithInteraction<T extends Interaction> = FastifyRequest<{ Params: { id: string }; Body: { interaction: T; notify?: NotifyPlan; decision?: DecisionRule; client_reference_id?: string } }>;
 
 /** Sessions' refusals, with the quotas' (a full quota of a developer workspace). */
 const REFUSALS: RefusalTable<SessionRefusal | QuotaRefusal> = { ...SESSION_REFUSALS, ...QUOTA_REFUSALS };
 const refused = (refusal: SessionRefusal | QuotaRefusal) => refusalError(REFUSALS, refusal);
 const sessionNotFound = () => refused({ refused: 'session_not_found' });
+
+/** A body's `decision` against the rules its schema cannot state (decision.ts): refused with the path of what breaks one. */
+function checkDecision({ decision, notify }: { decision?: DecisionRule; notify?: NotifyPlan }, interaction: Interaction): void {
+  const problem = decision && decisionProblem(decision, interaction, notify);
+  if (problem !== undefined) throw refused({ refused: 'decision_invalid', problem });
+}
 
 /** If-Match is required on every change, and `*` names no particular ETag. */
 function requireIfMatch(ifMatch: string | undefined): string {
@@ -106,9 +113,10 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       }
       const interaction = checkInteraction(request.body.interaction);
       if ('refused' in interaction) throw refused(interaction);
-      const { notify, client_reference_id: reference } = request.body;
+      const { notify, decision, client_reference_id: reference } = request.body;
       if (notify && interaction.mode !== 'interactive') throw refused({ refused: 'notify_not_interactive' });
-      const created = await createSession(ctx, ownerOf(request), interaction, notify, reference);
+      checkDecision(request.body, interaction);
+      const created = await createSession(ctx, ownerOf(request), interaction, notify, decision, reference);
       if ('refused' in created) throw refused(created);
       const { state, humanUrl } = created;
       const referenced = state.clientReferenceId === null ? {} : { client_reference_id: state.clientReferenceId };
@@ -183,7 +191,8 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       change(request, reply, 'publish', (principal, owner) => {
         const interaction = checkInteraction(request.body.interaction);
         if ('refused' in interaction) throw refused(interaction);
-        return publishRevision(ctx, principal, request.params.id, owner, interaction as InteractiveInteraction, request.body.notify);
+        checkDecision(request.body, interaction);
+        return publishRevision(ctx, principal, request.params.id, owner, interaction as InteractiveInteraction, request.body.notify, request.body.decision);
       }),
   );
 

@@ -87,6 +87,20 @@ export const sessionResponseSchema = {
         },
       },
     },
+    decision: {
+      type: 'object',
+      description: "Where the current revision's decision by several people stands (present only when the revision has a `decision`): docs/decisions.md.",
+      required: ['required', 'approvals', 'vetoed_by', 'outcome', 'resolved_at', 'receipt'],
+      additionalProperties: false,
+      properties: {
+        required: { type: 'integer', minimum: 1 },
+        approvals: { type: 'array', items: { type: 'string' }, description: 'The responders who chose a counted action, in the order accepted.' },
+        vetoed_by: { type: ['string', 'null'], description: 'The responder whose veto resolved it.' },
+        outcome: { type: ['string', 'null'], enum: ['approved', 'vetoed', null], description: 'null until resolved.' },
+        resolved_at: { type: ['string', 'null'], format: 'date-time' },
+        receipt: { ...receipt, description: "The resolution receipt (typ svc-decision+jwt): it binds each deciding answer's receipt by its SHA-256." },
+      },
+    },
     link_expires_at: linkExpiresAt,
   },
 } as const;
@@ -101,7 +115,17 @@ export const sessionEventSchema = {
     sequence: { type: 'integer', minimum: 1 },
     type: {
       type: 'string',
-      enum: ['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued'],
+      enum: [
+        'response.accepted',
+        'revision.published',
+        'session.completed',
+        'session.extended',
+        'session.expired',
+        'notification.sent',
+        'notification.failed',
+        'session.link_reissued',
+        'decision.resolved',
+      ],
       description: 'session.link_reissued: the owner replaced human_url (POST /v1/sessions/{id}/link); the event never carries the link.',
     },
     revision: { type: 'integer', minimum: 1 },
@@ -109,6 +133,8 @@ export const sessionEventSchema = {
     responder_id: { type: 'string', description: 'notification.sent and notification.failed: whom the message was for.' },
     kind: { type: 'string', enum: ['notify', 'reminder', 'escalation'], description: 'notification.sent and notification.failed: which message.' },
     reason: { type: 'string', description: 'notification.failed: why it was given up.' },
+    outcome: { type: 'string', enum: ['approved', 'vetoed'], description: 'decision.resolved: how the decision by several people resolved.' },
+    responses: { type: 'array', items: { type: 'string' }, description: 'decision.resolved: the Event ids of the deciding answers, in the order committed.' },
     action_id: { type: 'string' },
     data: { type: 'object' },
     created_at: { type: 'string', format: 'date-time' },
@@ -223,6 +249,7 @@ const changeRefusals = [
 /** What a plan to notify responders (`notify`) can be refused: a display Session's, or past a developer workspace's mail quotas. */
 const NOTIFY_REFUSALS = [
   SESSION_REFUSALS.notify_not_interactive,
+  SESSION_REFUSALS.decision_invalid,
   QUOTA_REFUSALS.notification_emails_per_day_used,
   QUOTA_REFUSALS.notification_emails_per_address_per_day_used,
 ];

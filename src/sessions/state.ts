@@ -1,6 +1,7 @@
 import type { Decider, JsonObject, Position } from '../../eventstore/index.js';
 import type { Interaction, InteractiveInteraction } from './interaction.js';
 import {
+  DECISION_RESOLVED,
   NOTIFICATION_FAILED,
   NOTIFICATION_SENT,
   REVISION_PUBLISHED,
@@ -11,6 +12,8 @@ import {
   SESSION_EXTENDED,
   SESSION_LINK_REISSUED,
   SESSION_PURGED,
+  type DecisionOutcome,
+  type DecisionRule,
   type IdempotencyMark,
   type NoticeKind,
   type NotifyPlan,
@@ -58,6 +61,18 @@ export interface NotifyInForce {
   from: string;
 }
 
+/** A revision's decision as resolved (decision.resolved), with its event and its resolution receipt. */
+export interface ResolvedDecision {
+  revision: number;
+  outcome: DecisionOutcome;
+  /** The deciding answers' sequences, and their Event ids in the same order. */
+  responses: number[];
+  deciding: string[];
+  eventId: string;
+  at: string;
+  receipt: string | null;
+}
+
 /** One public Event of the Session, in sequence order. */
 export interface PublicEvent {
   eventId: string;
@@ -70,13 +85,15 @@ export interface PublicEvent {
     | typeof SESSION_EXPIRED
     | typeof NOTIFICATION_SENT
     | typeof NOTIFICATION_FAILED
-    | typeof SESSION_LINK_REISSUED;
+    | typeof SESSION_LINK_REISSUED
+    | typeof DECISION_RESOLVED;
   revision: number;
   createdAt: string;
   response?: AcceptedResponse;
   /** session.extended: the new deadline; session.expired: the one that lapsed. */
   linkExpiresAt?: string;
   notice?: Notice;
+  resolution?: ResolvedDecision;
   idempotency?: IdempotencyMark;
 }
 
@@ -102,6 +119,10 @@ export interface SessionState {
   trial: boolean;
   /** Every revision as stored, index = revision - 1. */
   revisions: Interaction[];
+  /** Each revision's decision by several people, or null for one its first answer settles; index = revision - 1. */
+  decisions: Array<DecisionRule | null>;
+  /** The decisions resolved, in order (at most one a revision). */
+  resolutions: ResolvedDecision[];
   status: SessionStatus;
   completedAt: string | null;
   events: PublicEvent[];
@@ -138,9 +159,17 @@ export function revisionInteraction(state: SessionState, revision: number): Inte
   return interaction?.mode === 'interactive' ? interaction : undefined;
 }
 
-/** Whether the revision already has its one accepted response (response_policy `first`). */
+/** The revision's decision by several people; undefined for one its first answer settles. */
+export const decisionOf = (state: SessionState, revision: number): DecisionRule | undefined => state.decisions[revision - 1] ?? undefined;
+
+/**
+ * Whether the revision is settled: it has its one accepted response (response_policy `first`), or,
+ * decided by several people, its decision is resolved.
+ */
 export const revisionAnswered = (state: SessionState, revision: number): boolean =>
-  state.responses.some((r) => r.revision === revision);
+  decisionOf(state, revision)
+    ? state.resolutions.some((r) => r.revision === revision)
+    : state.responses.some((r) => r.revision === revision);
 
 /**
  * How far an extension may move a link: to the creation plus LINK_EXTENSION_FACTOR times
@@ -210,6 +239,8 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
       retentionHours: event.retention_hours,
       trial: event.trial === true,
       revisions: [event.interaction],
+      decisions: [event.decision ?? null],
+      resolutions: [],
       status: 'active',
       completedAt: null,
       events: [],
@@ -229,6 +260,7 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         ...state,
         version: streamVersion,
         revisions: [...state.revisions, event.interaction],
+        decisions: [...state.decisions, event.decision ?? null],
         responders: withResponders(state.responders, event.responders),
         // A revision published without a plan ends the one before: its messages were about an older revision.
         notify: event.notify ? { plan: event.notify, revision: event.revision, from: event.at } : null,
@@ -240,7 +272,8 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
       return {
         ...state,
         version: streamVersion,
-        status: 'responded',
+        // An answer to a revision decided by several people leaves it active until the decision resolves.
+        status: decisionOf(state, event.revision) ? state.status : 'responded',
         responses: [...state.responses, response],
         events: [...state.events, { ...base, type: RESPONSE_ACCEPTED, revision: event.revision, response }],
       };
@@ -274,6 +307,24 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         expiredAt: event.at,
         events: [...state.events, { ...base, type: SESSION_EXPIRED, revision: event.revision, linkExpiresAt: event.link_expires_at }],
       };
+    case DECISION_RESOLVED: {
+      const resolution: ResolvedDecision = {
+        revision: event.revision,
+        outcome: event.outcome,
+        responses: event.responses,
+        deciding: event.responses.map((n) => state.responses.find((r) => r.sequence === n)!.eventId),
+        eventId,
+        at: event.at,
+        receipt: event.receipt,
+      };
+      return {
+        ...state,
+        version: streamVersion,
+        status: 'responded',
+        resolutions: [...state.resolutions, resolution],
+        events: [...state.events, { ...base, type: DECISION_RESOLVED, revision: event.revision, resolution }],
+      };
+    }
     case NOTIFICATION_SENT:
     case NOTIFICATION_FAILED: {
       const notice: Notice = {

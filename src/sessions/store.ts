@@ -9,7 +9,7 @@ import {
   type StreamKeys,
   type UnitOfWork,
 } from '../../eventstore/index.js';
-import { RESPONSE_ACCEPTED, SESSION_EXPIRED, type SessionEvent } from './events.js';
+import { DECISION_RESOLVED, RESPONSE_ACCEPTED, SESSION_EXPIRED, type DecisionOutcome, type SessionEvent } from './events.js';
 import { humanLinkHash } from './ids.js';
 import { SESSION_BY_LINK } from './sql.js';
 import { acceptedResponseOf, isErased, sessionDecider, type AcceptedResponse, type ErasedSession, type SessionFold, type SessionState } from './state.js';
@@ -43,8 +43,20 @@ export interface LapsedLink {
   expiredAt: string;
 }
 
-/** A Session event a webhook delivers: an accepted response, or a link's lapse. */
-export type Deliverable = { accepted: AcceptedResponse } | { expired: LapsedLink };
+/** A decision's resolution (decision.resolved), as a webhook delivers it. */
+export interface ResolvedDelivery {
+  eventId: string;
+  sequence: number;
+  revision: number;
+  outcome: DecisionOutcome;
+  /** The deciding answers' Event ids. */
+  responses: string[];
+  resolvedAt: string;
+  receipt: string | null;
+}
+
+/** A Session event a webhook delivers: an accepted response, a link's lapse, or a decision's resolution. */
+export type Deliverable = { accepted: AcceptedResponse } | { expired: LapsedLink } | { resolved: ResolvedDelivery };
 
 /**
  * One deliverable Session event by its id, from that event alone (it holds all a delivery sends):
@@ -56,6 +68,13 @@ export async function deliverableEvent(db: Reader, keys: StreamKeys, eventId: st
   if ('erased' in read) return 'erased';
   const { event, position } = read;
   if (event.type === RESPONSE_ACCEPTED) return { accepted: acceptedResponseOf(event, position) };
+  if (event.type === DECISION_RESOLVED) {
+    // The deciding answers are named by sequence: their ids are read from the Session as it stood then.
+    const state = await loadSession(db, keys, position.streamId, position.streamVersion);
+    if (!state) return 'erased';
+    const { revision, outcome, deciding, at, receipt } = state.resolutions.at(-1)!;
+    return { resolved: { eventId, sequence: position.streamVersion - 1, revision, outcome, responses: deciding, resolvedAt: at, receipt } };
+  }
   if (event.type !== SESSION_EXPIRED) return undefined;
   return { expired: { eventId, sequence: position.streamVersion - 1, revision: event.revision, linkExpiresAt: event.link_expires_at, expiredAt: event.at } };
 }

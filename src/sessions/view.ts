@@ -1,8 +1,9 @@
 import type { Interaction } from './interaction.js';
 import { responseSchemaText } from './responseSchema.js';
-import { RESPONSE_ACCEPTED, SESSION_EXPIRED } from './events.js';
+import { approvalsOf } from './decision.js';
+import { DECISION_RESOLVED, RESPONSE_ACCEPTED, SESSION_EXPIRED } from './events.js';
 import { responderViews } from './notices.js';
-import type { AcceptedResponse, PublicEvent, SessionState } from './state.js';
+import { currentRevision, decisionOf, type AcceptedResponse, type PublicEvent, type SessionState } from './state.js';
 
 /**
  * The JSON bodies owners read, rendered from state. Key order is fixed here, so a body is a pure
@@ -51,6 +52,10 @@ export function eventItem(event: PublicEvent): object {
     const { responderId, kind, failure } = event.notice;
     return { ...common, actor: SERVICE, responder_id: responderId, kind, ...(failure === undefined ? {} : { reason: failure }), created_at: event.createdAt };
   }
+  if (event.type === DECISION_RESOLVED && event.resolution) {
+    const { outcome, deciding, receipt } = event.resolution;
+    return { ...common, actor: SERVICE, outcome, responses: deciding, created_at: event.createdAt, receipt };
+  }
   const deadline = event.linkExpiresAt === undefined ? {} : { link_expires_at: event.linkExpiresAt };
   if (event.type === SESSION_EXPIRED) return { ...common, actor: SERVICE, created_at: event.createdAt, ...deadline };
   if (event.type !== RESPONSE_ACCEPTED || !event.response) return { ...common, actor: OWNER, created_at: event.createdAt, ...deadline };
@@ -79,6 +84,27 @@ function revisionMembers(interaction: Interaction): string {
 const revisionText = (state: SessionState, revision: number, members: string): string =>
   `{"id":${JSON.stringify(state.id)},"revision":${revision},${members}}`;
 
+/**
+ * Where the current revision's decision by several people stands: who approved so far, who vetoed,
+ * and once resolved, how, when and its resolution receipt. Undefined for a revision its first
+ * answer settles, so every other body keeps its bytes.
+ */
+function decisionView(state: SessionState): object | undefined {
+  const revision = currentRevision(state);
+  const rule = decisionOf(state, revision);
+  if (!rule) return undefined;
+  const answers = state.responses.filter((r) => r.revision === revision);
+  const resolved = state.resolutions.find((r) => r.revision === revision);
+  return {
+    required: rule.required,
+    approvals: approvalsOf(rule, answers).map((a) => a.responderId),
+    vetoed_by: answers.find((a) => rule.veto.includes(a.actionId))?.responderId ?? null,
+    outcome: resolved?.outcome ?? null,
+    resolved_at: resolved?.at ?? null,
+    receipt: resolved?.receipt ?? null,
+  };
+}
+
 function sessionText(state: SessionState, members: string): string {
   const revision = state.revisions.length;
   // Only a Session created with a reference shows it: every other body keeps its bytes.
@@ -87,7 +113,9 @@ function sessionText(state: SessionState, members: string): string {
   const responses = JSON.stringify(state.responses.map(responseItem));
   // Only a Session some plan reached shows its responders: every other body keeps its bytes.
   const responders = state.responders.length === 0 ? '' : `,"responders":${JSON.stringify(responderViews(state))}`;
-  return `{${id},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}}`;
+  const decision = decisionView(state);
+  const decided = decision === undefined ? '' : `,"decision":${JSON.stringify(decision)}`;
+  return `{${id},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}${decided}}`;
 }
 
 /**

@@ -71,7 +71,7 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         throw toApiError(error).refused === 'content_type_refused' ? refused({ refused: 'trial_body_not_json' }) : error;
       });
 
-      trial.post<{ Body: { interaction: InteractiveInteraction; notify?: unknown } }>(
+      trial.post<{ Body: { interaction: InteractiveInteraction; notify?: unknown; decision?: unknown } }>(
         '/sessions',
         {
           schema: {
@@ -94,8 +94,8 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
           if (request.headers['idempotency-key'] !== undefined) {
             throw refusalError(SESSION_REFUSALS, { refused: 'create_not_replayable', route: 'POST /v1/trial/sessions' });
           }
-          // The body is a published revision's, which may carry a plan: a trial's never does.
-          if (request.body.notify !== undefined) throw refused({ refused: 'trial_cannot_notify' });
+          // The body is a published revision's, which may carry a plan (and the decision its people make): a trial's never does.
+          if (request.body.notify !== undefined || request.body.decision !== undefined) throw refused({ refused: 'trial_cannot_notify' });
           const interaction = checkInteraction(request.body.interaction);
           if ('refused' in interaction) throw refusalError(SESSION_REFUSALS, interaction);
           const trialRequest = { interaction: interaction as InteractiveInteraction, client: clientDigest(ctx.streamKeys.deploymentKey, 'trial-client', request.ip) };

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../capability.js';
-import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliverExpiredLink, deliveriesProjection } from './deliveries/index.js';
+import { DELIVERY_GAUGES, DeliveryDispatcher, deliverAcceptedAnswer, deliverExpiredLink, deliverResolvedDecision, deliveriesProjection } from './deliveries/index.js';
 import { egressResource } from './egress.js';
 import { webhookEndpointsProjection } from './endpoints/index.js';
 import { WEBHOOK_REFUSALS } from './refusals.js';
@@ -36,8 +36,8 @@ export const webhooks: Capability = {
   gauges: DELIVERY_GAUGES,
   workers: [{ role: 'dispatcher', summary: 'delivers accepted answers (and lapses asked for) to webhook endpoints', start: (ctx) => new DeliveryDispatcher(ctx) }],
   // An accepted answer's delivery is queued as it is accepted, to the endpoint read with it; a
-  // link's lapse as it is recorded, to an endpoint that asked for it.
-  reactions: { answerAccepted: deliverAcceptedAnswer, sessionExpired: deliverExpiredLink },
+  // link's lapse as it is recorded, and a decision's resolution as it resolves, to an endpoint that asked for them.
+  reactions: { answerAccepted: deliverAcceptedAnswer, sessionExpired: deliverExpiredLink, decisionResolved: deliverResolvedDecision },
   // Its egress, shared by the verification challenge and the dispatcher.
   resources: egressResource,
 };

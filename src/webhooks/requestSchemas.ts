@@ -4,7 +4,7 @@ import { MAX_URL_LENGTH } from './url.js';
 
 /** What a request to the webhook routes must be: fastify's Ajv checks each against these schemas. */
 
-/** What an endpoint may ask for: every endpoint receives response.accepted; session.expired when listed. */
+/** What an endpoint may ask for: every endpoint receives response.accepted; session.expired and decision.resolved when listed. */
 const subscribedEvents = {
   type: 'array',
   minItems: 1,
@@ -13,7 +13,7 @@ const subscribedEvents = {
   contains: { const: 'response.accepted' },
   default: DEFAULT_EVENTS,
   description:
-    'The Session events the endpoint receives: response.accepted always (it must be listed), session.expired when listed. ' +
+    'The Session events the endpoint receives: response.accepted always (it must be listed), session.expired and decision.resolved when listed. ' +
     'Omitted: ["response.accepted"]. The same URL with another list keeps the endpoint and its verification, and changes what it receives.',
 } as const;
 

@@ -122,7 +122,7 @@ export const deliveriesResponseSchema = {
         properties: {
           delivery_id: idPattern('obx_'),
           event_id: { type: 'string' },
-          kind: { type: 'string', enum: ['accepted', 'expired', 'redelivery'] },
+          kind: { type: 'string', enum: ['accepted', 'expired', 'resolved', 'redelivery'] },
           status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
           endpoint_id: idPattern('whe_'),
           next_attempt_at: nullableTimestamp,
@@ -197,6 +197,24 @@ const sessionExpiredDeliverySchema = {
   },
 } as const;
 
+const decisionResolvedDeliverySchema = {
+  type: 'object',
+  description: 'A decision by several people resolved (docs/decisions.md). Sent only to an endpoint whose `events` lists decision.resolved.',
+  required: ['type', 'event_id', 'session_id', 'sequence', 'revision', 'outcome', 'responses', 'resolved_at', 'receipt'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'decision.resolved' },
+    event_id: { type: 'string', description: 'The decision.resolved Event; also the webhook-id header: deduplicate on it.' },
+    session_id: sessionId,
+    sequence: { type: 'integer', minimum: 1 },
+    revision: { type: 'integer', minimum: 1, description: 'The revision decided.' },
+    outcome: { type: 'string', enum: ['approved', 'vetoed'] },
+    responses: { type: 'array', items: { type: 'string' }, description: 'The Event ids of the deciding answers, in the order committed.' },
+    resolved_at: timestamp,
+    receipt: { type: ['string', 'null'], description: "The resolution receipt (typ svc-decision+jwt), binding each deciding answer's receipt by its SHA-256." },
+  },
+} as const;
+
 const webhookChallengeSchema = {
   type: 'object',
   description: 'Sent by POST /v1/webhook/verify: the endpoint proves it is the workspace\'s by echoing `challenge`.',
@@ -268,6 +286,7 @@ export const webhookContract: ContractPart = {
   schemas: {
     WebhookDelivery: webhookDeliverySchema,
     SessionExpiredDelivery: sessionExpiredDeliverySchema,
+    DecisionResolvedDelivery: decisionResolvedDeliverySchema,
     WebhookChallenge: webhookChallengeSchema,
     WebhookChallengeAnswer: webhookChallengeAnswerSchema,
   },
@@ -316,6 +335,29 @@ export const webhookContract: ContractPart = {
         revision: 1,
         link_expires_at: '2026-03-21T09:20:00.000Z',
         expired_at: '2026-03-21T09:20:00.412Z',
+      },
+      responses: {
+        '2XX': { description: `Delivered; the answer's body is ignored (at most ${MAX_RESPONSE_BYTES / 1024} KiB of it is read).` },
+        default: { description: 'As for response.accepted: 5xx, 408, 425 and 429 are tried again later; redirects and other 4xx end the delivery as failed.' },
+      },
+    }),
+    'decision.resolved': signedPost({
+      operationId: 'receiveDecisionResolved',
+      summary: 'A decision by several people resolved, delivered to a verified endpoint that asked for decision.resolved',
+      description:
+        'Sent once per resolution (PUT /v1/webhook with `events` listing decision.resolved), in the transaction that accepts the deciding answer; retried as response.accepted is. ' +
+        'Verify the signature against the raw body before parsing it.',
+      schema: 'DecisionResolvedDelivery',
+      example: {
+        type: 'decision.resolved',
+        event_id: 'evt_01JQ9B4C5D6E7F8G9H0J1K2M3N',
+        session_id: 'ses_01JQ8Z5XK3B7W2C9D4E6F8G0HJ',
+        sequence: 5,
+        revision: 1,
+        outcome: 'approved',
+        responses: ['evt_01JQ9B1A2B3C4D5E6F7G8H9J0K', 'evt_01JQ9B3B4C5D6E7F8G9H0J1K2M'],
+        resolved_at: '2026-03-14T10:02:11.000Z',
+        receipt: 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJzZXMifQ.c2lnbmF0dXJl',
       },
       responses: {
         '2XX': { description: `Delivered; the answer's body is ignored (at most ${MAX_RESPONSE_BYTES / 1024} KiB of it is read).` },

@@ -32,6 +32,8 @@ function session(plan: NotifyPlan, more: Partial<SessionState> = {}): SessionSta
     retentionHours: 720,
     trial: false,
     revisions: [{} as SessionState['revisions'][number]],
+    decisions: [null],
+    resolutions: [],
     status: 'active',
     completedAt: null,
     events: [],

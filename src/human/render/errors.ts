@@ -30,9 +30,20 @@ const TEXTS: Partial<Record<ErrorCode, ErrorText>> = {
 const REFUSAL_TEXTS: Record<string, ErrorText> = {
   not_same_origin: { title: 'This form can only be sent from its own page', message: 'Open the page again and send it from there. Nothing was recorded.' },
   display_session_answer: { title: 'This page takes no answers', message: 'It only shows information.' },
+  responder_link_required: {
+    title: 'This link only shows the request',
+    message: 'Several people decide it, each through the link mailed to them. Nothing was recorded.',
+  },
+  responder_answered: { title: 'You have answered already', message: 'Each person answers this request once, and yours is recorded. Nothing more was recorded.' },
+  decision_approved: { title: 'This request is decided: approved', message: 'Enough people approved it before your answer arrived. Your answer was not recorded.' },
+  decision_vetoed: { title: 'This request is decided: vetoed', message: 'Someone vetoed it before your answer arrived. Your answer was not recorded.' },
 };
 
-/** The words for a refusal: its own, else its code's; a refusal with neither reads as a failure. */
-export function errorText(code: ErrorCode, refused?: string): ErrorText {
-  return (refused === undefined ? undefined : REFUSAL_TEXTS[refused]) ?? TEXTS[code] ?? TEXTS.INTERNAL!;
+/**
+ * The words for a refusal: its reason's, its own, else its code's; a refusal with none reads as a
+ * failure. A reason speaks first where one refusal reads differently by it (a decision's outcome).
+ */
+export function errorText(code: ErrorCode, refused?: string, reason?: string): ErrorText {
+  const own = (key: string | undefined) => (key === undefined ? undefined : REFUSAL_TEXTS[key]);
+  return own(reason) ?? own(refused) ?? TEXTS[code] ?? TEXTS.INTERNAL!;
 }

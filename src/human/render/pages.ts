@@ -84,8 +84,8 @@ export const NOT_FOUND_PAGE = pageDocument({
 });
 
 /** A refusal on the human page; the link back reloads the page the person came from. */
-export function errorPage({ code, refused }: Pick<ApiError, 'code' | 'refused'>, requestId?: string): string {
-  const text = errorText(code, refused);
+export function errorPage({ code, refused, reason }: Pick<ApiError, 'code' | 'refused' | 'reason'>, requestId?: string): string {
+  const text = errorText(code, refused, reason);
   return pageDocument({
     title: text.title,
     errorCode: code,

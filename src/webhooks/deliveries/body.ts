@@ -1,5 +1,5 @@
 import type { Reader, StreamKeys } from '../../../eventstore/index.js';
-import { deliverableEvent, type AcceptedResponse, type LapsedLink } from '../../sessions/index.js';
+import { deliverableEvent, type AcceptedResponse, type LapsedLink, type ResolvedDelivery } from '../../sessions/index.js';
 
 /**
  * The body of a delivery, rendered when it is sent from the one stored copy of what it delivers
@@ -35,6 +35,21 @@ function expiredDeliveryBody(sessionId: string, lapse: LapsedLink): string {
   });
 }
 
+/** DecisionResolvedDelivery, to an endpoint that asked for it; key order fixed as above. */
+function resolvedDeliveryBody(sessionId: string, resolved: ResolvedDelivery): string {
+  return JSON.stringify({
+    type: 'decision.resolved',
+    event_id: resolved.eventId,
+    session_id: sessionId,
+    sequence: resolved.sequence,
+    revision: resolved.revision,
+    outcome: resolved.outcome,
+    responses: resolved.responses,
+    resolved_at: resolved.resolvedAt,
+    receipt: resolved.receipt,
+  });
+}
+
 /**
  * The body of a job's delivery, from the event it names alone (one read by the event's id, with
  * its Session's key); `gone` when there is nothing left to send: the Session's content was erased
@@ -45,5 +60,6 @@ export async function renderDelivery(db: Reader, keys: StreamKeys, job: { sessio
   const deliverable = await deliverableEvent(db, keys, job.eventId);
   if (deliverable === 'erased') return 'gone';
   if (!deliverable) throw new Error(`${job.sessionId} has no deliverable event ${job.eventId}`);
-  return 'accepted' in deliverable ? webhookDeliveryBody(job.sessionId, deliverable.accepted) : expiredDeliveryBody(job.sessionId, deliverable.expired);
+  if ('accepted' in deliverable) return webhookDeliveryBody(job.sessionId, deliverable.accepted);
+  return 'expired' in deliverable ? expiredDeliveryBody(job.sessionId, deliverable.expired) : resolvedDeliveryBody(job.sessionId, deliverable.resolved);
 }

@@ -18,9 +18,10 @@ export const DELIVERY_EVENT_TYPES = [DELIVERY_QUEUED, DELIVERY_ATTEMPTED, DELIVE
 
 /**
  * `accepted`: queued with the accepted response; `expired`: queued with a link's lapse, to an
- * endpoint that asked for session.expired; `redelivery`: queued again by its owner.
+ * endpoint that asked for session.expired; `resolved`: queued with a decision's resolution, to an
+ * endpoint that asked for decision.resolved; `redelivery`: queued again by its owner.
  */
-export type DeliveryKind = 'accepted' | 'expired' | 'redelivery';
+export type DeliveryKind = 'accepted' | 'expired' | 'resolved' | 'redelivery';
 
 export interface DeliveryQueued {
   type: typeof DELIVERY_QUEUED;

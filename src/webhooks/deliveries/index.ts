@@ -7,5 +7,5 @@ export { DELIVERY_GAUGES, deliveryQueue, type DeliveryQueue } from './backlog.js
 export { DELIVERY_QUEUED } from './events.js';
 export { DeliveryDispatcher } from './dispatcher.js';
 export { deliveriesProjection } from './projection.js';
-export { deliverAcceptedAnswer, deliverExpiredLink, endPendingDeliveries, endSessionDeliveries, redeliver, type AcceptedDelivery } from './queue.js';
+export { deliverAcceptedAnswer, deliverExpiredLink, deliverResolvedDecision, endPendingDeliveries, endSessionDeliveries, redeliver, type AcceptedDelivery } from './queue.js';
 export { deliveryItem, type DeliveryRow } from './views.js';

@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import { handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
-import type { AnswerReaction, ExpiryReaction } from '../../sessions/index.js';
+import type { AnswerReaction, ExpiryReaction, ResolutionReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
 import { deliveryStreamId, type DeliveryKind } from './events.js';
@@ -84,6 +84,21 @@ export const deliverExpiredLink: ExpiryReaction = {
     const endpoint = await receivingEndpoint(uow, session.workspaceId, now);
     if (endpoint?.events.includes('session.expired')) {
       await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'expired');
+    }
+  },
+};
+
+/**
+ * A decision's resolution delivered, queued in the unit of work that accepts the deciding answer,
+ * to the workspace's current endpoint (share-locked until commit) when it may receive and asked
+ * for decision.resolved. The answer itself is delivered as any answer is.
+ */
+export const deliverResolvedDecision: ResolutionReaction = {
+  async react({ uow, session, eventId, now }, ctx) {
+    if (session.trial) return;
+    const endpoint = await receivingEndpoint(uow, session.workspaceId, now);
+    if (endpoint?.events.includes('decision.resolved')) {
+      await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'resolved');
     }
   },
 };

@@ -17,7 +17,7 @@ export const ENDPOINT_SUBSCRIBED = 'webhook.endpoint_subscribed';
 export const WEBHOOK_EVENT_TYPES = [ENDPOINT_REGISTERED, ENDPOINT_VERIFIED, SECRET_CREATED, SECRET_RESEALED, ENDPOINT_SUBSCRIBED] as const;
 
 /** The Session events an endpoint may ask for; every endpoint receives the first. */
-export const SUBSCRIBABLE = ['response.accepted', 'session.expired'] as const;
+export const SUBSCRIBABLE = ['response.accepted', 'session.expired', 'decision.resolved'] as const;
 export type Subscribable = (typeof SUBSCRIBABLE)[number];
 /** What an endpoint that asked for nothing receives (and every one registered before it could ask). */
 export const DEFAULT_EVENTS: readonly Subscribable[] = ['response.accepted'];

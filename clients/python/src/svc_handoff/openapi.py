@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Literal, Optional, TypedDict, Union
 
 
 class ErrorEnvelope(TypedDict):
@@ -34,6 +34,14 @@ class NotifyPlan(TypedDict, total=False):
 class NotifyPlanEscalateItem(TypedDict):
     after_seconds: int
     email: list[str]
+
+
+class Decision(TypedDict):
+    """Several people decide this revision (interactive Sessions with notify.email): each emailed responder answers once, through their own link; it is approved when `required` of them chose an action of `count`, vetoed as soon as anyone chose an action of `veto`, whichever commits first (docs/decisions.md). `count` and `veto` name the revision's actions and share none; `required` is at most the number of people notify.email reaches."""
+
+    required: int
+    count: list[str]
+    veto: list[str]
 
 
 class _FieldSchemaStringRequired(TypedDict):
@@ -262,6 +270,7 @@ class SessionResponse(_SessionResponseRequired, total=False):
     response_schema: dict[str, Any]
     responses: list[SessionResponseResponsesItem]
     responders: list[SessionResponseRespondersItem]
+    decision: SessionResponseDecision
 
 
 class SessionResponseResponsesItem(TypedDict):
@@ -292,6 +301,17 @@ class SessionResponseRespondersItem(TypedDict):
     reminded_at: Union[str, None]
 
 
+class SessionResponseDecision(TypedDict):
+    """Where the current revision's decision by several people stands (present only when the revision has a `decision`): docs/decisions.md."""
+
+    required: int
+    approvals: list[str]
+    vetoed_by: Union[str, None]
+    outcome: Optional[Literal['approved', 'vetoed', None]]
+    resolved_at: Union[str, None]
+    receipt: Union[str, None]
+
+
 class SessionEventsResponse(TypedDict):
     id: str
     events: list[SessionEventsResponseEventsItem]
@@ -300,7 +320,7 @@ class SessionEventsResponse(TypedDict):
 class _SessionEventsResponseEventsItemRequired(TypedDict):
     event_id: str
     sequence: int
-    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued']
+    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued', 'decision.resolved']
     revision: int
     actor: SessionEventsResponseEventsItemActor
     created_at: str
@@ -310,6 +330,8 @@ class SessionEventsResponseEventsItem(_SessionEventsResponseEventsItemRequired, 
     responder_id: str
     kind: Literal['notify', 'reminder', 'escalation']
     reason: str
+    outcome: Literal['approved', 'vetoed']
+    responses: list[str]
     action_id: str
     data: dict[str, Any]
     receipt: Union[str, None]
@@ -361,6 +383,7 @@ class ReissuedLinkResponse(_ReissuedLinkResponseRequired, total=False):
     response_schema: dict[str, Any]
     responses: list[ReissuedLinkResponseResponsesItem]
     responders: list[ReissuedLinkResponseRespondersItem]
+    decision: ReissuedLinkResponseDecision
 
 
 class ReissuedLinkResponseResponsesItem(TypedDict):
@@ -391,6 +414,17 @@ class ReissuedLinkResponseRespondersItem(TypedDict):
     reminded_at: Union[str, None]
 
 
+class ReissuedLinkResponseDecision(TypedDict):
+    """Where the current revision's decision by several people stands (present only when the revision has a `decision`): docs/decisions.md."""
+
+    required: int
+    approvals: list[str]
+    vetoed_by: Union[str, None]
+    outcome: Optional[Literal['approved', 'vetoed', None]]
+    resolved_at: Union[str, None]
+    receipt: Union[str, None]
+
+
 class SlackSettingResponse(TypedDict):
     configured: bool
     webhook_url_hint: Union[str, None]
@@ -408,7 +442,7 @@ class _EventFeedResponseDataItemRequired(TypedDict):
     session_id: str
     event_id: str
     sequence: int
-    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued']
+    type: Literal['response.accepted', 'revision.published', 'session.completed', 'session.extended', 'session.expired', 'notification.sent', 'notification.failed', 'session.link_reissued', 'decision.resolved']
     revision: int
     actor: EventFeedResponseDataItemActor
     created_at: str
@@ -418,6 +452,8 @@ class EventFeedResponseDataItem(_EventFeedResponseDataItemRequired, total=False)
     responder_id: str
     kind: Literal['notify', 'reminder', 'escalation']
     reason: str
+    outcome: Literal['approved', 'vetoed']
+    responses: list[str]
     action_id: str
     data: dict[str, Any]
     receipt: Union[str, None]
@@ -444,7 +480,7 @@ class WebhookEndpoint(TypedDict):
     created_at: str
     verified_at: Union[str, None]
     verification_expires_at: Union[str, None]
-    events: list[Literal['response.accepted', 'session.expired']]
+    events: list[Literal['response.accepted', 'session.expired', 'decision.resolved']]
 
 
 class WebhookRegisterResponse(TypedDict):
@@ -507,7 +543,7 @@ class DeliveriesResponse(TypedDict):
 class DeliveriesResponseDeliveriesItem(TypedDict):
     delivery_id: str
     event_id: str
-    kind: Literal['accepted', 'expired', 'redelivery']
+    kind: Literal['accepted', 'expired', 'resolved', 'redelivery']
     status: Literal['pending', 'delivered', 'failed']
     endpoint_id: str
     next_attempt_at: Union[str, None]
@@ -554,6 +590,7 @@ class TrialSessionResponse(_TrialSessionResponseRequired, total=False):
     response_schema: dict[str, Any]
     responses: list[TrialSessionResponseResponsesItem]
     responders: list[TrialSessionResponseRespondersItem]
+    decision: TrialSessionResponseDecision
 
 
 class TrialSessionResponseResponsesItem(TypedDict):
@@ -582,6 +619,17 @@ class TrialSessionResponseRespondersItem(TypedDict):
     state: Literal['pending', 'notified', 'failed', 'answered']
     notified_at: Union[str, None]
     reminded_at: Union[str, None]
+
+
+class TrialSessionResponseDecision(TypedDict):
+    """Where the current revision's decision by several people stands (present only when the revision has a `decision`): docs/decisions.md."""
+
+    required: int
+    approvals: list[str]
+    vetoed_by: Union[str, None]
+    outcome: Optional[Literal['approved', 'vetoed', None]]
+    resolved_at: Union[str, None]
+    receipt: Union[str, None]
 
 
 class TrialSessionResponseTrial(TypedDict):
@@ -626,6 +674,20 @@ class SessionExpiredDelivery(TypedDict):
     expired_at: str
 
 
+class DecisionResolvedDelivery(TypedDict):
+    """A decision by several people resolved (docs/decisions.md). Sent only to an endpoint whose `events` lists decision.resolved."""
+
+    type: Literal['decision.resolved']
+    event_id: str
+    session_id: str
+    sequence: int
+    revision: int
+    outcome: Literal['approved', 'vetoed']
+    responses: list[str]
+    resolved_at: str
+    receipt: Union[str, None]
+
+
 class WebhookChallenge(TypedDict):
     """Sent by POST /v1/webhook/verify: the endpoint proves it is the workspace's by echoing `challenge`."""
 
@@ -645,6 +707,7 @@ class _CreateSessionRequestRequired(TypedDict):
 
 class CreateSessionRequest(_CreateSessionRequestRequired, total=False):
     notify: NotifyPlan
+    decision: Decision
     client_reference_id: str
 
 
@@ -654,6 +717,7 @@ class _PublishRevisionRequestRequired(TypedDict):
 
 class PublishRevisionRequest(_PublishRevisionRequestRequired, total=False):
     notify: NotifyPlan
+    decision: Decision
 
 
 class ExtendSessionRequest(TypedDict):
@@ -669,7 +733,7 @@ class _RegisterWebhookRequestRequired(TypedDict):
 
 
 class RegisterWebhookRequest(_RegisterWebhookRequestRequired, total=False):
-    events: list[Literal['response.accepted', 'session.expired']]
+    events: list[Literal['response.accepted', 'session.expired', 'decision.resolved']]
 
 
 class _CreateTrialSessionRequestRequired(TypedDict):
@@ -678,6 +742,7 @@ class _CreateTrialSessionRequestRequired(TypedDict):
 
 class CreateTrialSessionRequest(_CreateTrialSessionRequestRequired, total=False):
     notify: NotifyPlan
+    decision: Decision
 
 
 class ReceiptKeysResponse(TypedDict):
