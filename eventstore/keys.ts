@@ -321,6 +321,12 @@ export class StreamKeys {
     return openerOf(streamId, stored === undefined ? undefined : this.openStored(stored, streamId));
   }
 
+  /** openerOfStored and rowCipherOfStored of one stream, its key unwrapped once for both: a rebuild's fold of a whole stream. */
+  bothOfStored(streamId: string, stored: StoredKey): { open: Opener; cipher: RowCipher | undefined } {
+    const key = stored === undefined ? undefined : this.openStored(stored, streamId);
+    return { open: openerOf(streamId, key), cipher: rowCipherOf(streamId, key) };
+  }
+
   /** Destroys the stream's key for good; its sealed content can never be read again. */
   async destroy(uow: UnitOfWork, streamId: string): Promise<void> {
     await uow.query(sql.KEY_DESTROY, [streamId]);

@@ -17,12 +17,24 @@ function field(value: unknown): string {
   return text;
 }
 
+/**
+ * The text handed to the COPY stream at a time. A page's rows in one string (megabytes) cost a
+ * tenth of a rebuild's CPU in its encoding alone, each a fresh mapping of memory; chunks this size
+ * reuse the allocator's memory.
+ */
+const CHUNK_CHARS = 64 * 1024;
+
 /** Writes rows (values in `columns` order) into a table with one COPY, in the client's transaction if it has one. */
 export async function copyRows(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
   if (rows.length === 0) return;
-  let text = '';
-  for (const row of rows) text += `${row.map(field).join('\t')}\n`;
   const stream = client.query(copyFrom(`COPY ${table} (${columns.map(quoteIdent).join(', ')}) FROM STDIN`));
+  let text = '';
+  for (const row of rows) {
+    text += `${row.map(field).join('\t')}\n`;
+    if (text.length < CHUNK_CHARS) continue;
+    stream.write(text);
+    text = '';
+  }
   stream.end(text);
   await once(stream, 'finish');
 }

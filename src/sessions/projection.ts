@@ -127,8 +127,8 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
           const own = stream.filter((e) => SESSION_TYPES.has(e.type));
           if (own.length === 0) continue;
           const upTo = own.at(-1)!.streamVersion;
-          const stored = storedKeys.get(id);
-          const rows = rowsOf(keys, upTo === stream.length ? stream : stream.slice(0, upTo), keys.openerOfStored(id, stored), keys.rowCipherOfStored(id, stored), own);
+          const { open, cipher } = keys.bothOfStored(id, storedKeys.get(id));
+          const rows = rowsOf(keys, upTo === stream.length ? stream : stream.slice(0, upTo), open, cipher, own);
           if (!rows) continue;
           views.push(VIEW_COLUMNS.map((column) => rows.view[column]));
           for (const revision of rows.revisions) revisions.push(REVISION_COLUMNS.map((column) => revision[column]));
