@@ -14,6 +14,8 @@ import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
+import { tracingOn } from '../tracing/index.js';
+import { traceRequests } from '../tracing/http.js';
 import { heldReads } from '../waits/index.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
@@ -119,6 +121,8 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
       done(error as Error, undefined);
     }
   });
+
+  if (tracingOn()) traceRequests(app);
 
   // Callback-style hooks: these run on every request, and a promise each is measurable.
   app.addHook('onRequest', (request, reply, done) => {
