@@ -61,6 +61,8 @@ async function handoff(api: ServiceProcess, traceId: string): Promise<void> {
   const held = fetch(`${api.baseUrl}/v1/sessions/${session.id}`, {
     headers: { ...owner(t), ...caller(traceId), 'if-none-match': created.headers.get('etag')!, prefer: 'wait=30' },
   });
+  // Awaited below; a failure before then fails the test, not the run.
+  held.catch(() => undefined);
   // The person answers once the read is held: the wait's span ends with the answer.
   const heldNow = async () => {
     const metrics = await fetch(`${api.baseUrl}/metrics`, { headers: { authorization: `Bearer ${config.metricsToken}` } });
@@ -71,9 +73,9 @@ async function handoff(api: ServiceProcess, traceId: string): Promise<void> {
   const answered = await fetch(`${api.baseUrl}/s/${token}`, {
     method: 'POST',
     headers: { ...caller(traceId), 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-    body: new URLSearchParams({ client_event_id: 'trace-1', surface_revision: '1', action_id: 'approve', 'data.amount': '12' }).toString(),
+    body: new URLSearchParams({ client_event_id: `trace-${hex(8)}`, surface_revision: '1', action_id: 'approve', 'data.amount': '12' }).toString(),
   });
-  expect(answered.status).toBe(200);
+  expect(answered.status, await answered.clone().text()).toBe(200);
   const read = await held;
   expect(read.status).toBe(200);
   expect(read.headers.get('preference-applied')).toBe('wait=30');
