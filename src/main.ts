@@ -13,7 +13,7 @@ import { isDatabaseUnreachable } from './http/database.js';
 import { createLogger } from './http/logging.js';
 import { contractDocument } from './openapi.js';
 import { ALL_ROLES, BACKGROUND_ROLES, ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
-import { startTracing, type Tracing } from './tracing/sdk.js';
+import { startTracing, type Tracing } from './tracing/index.js';
 
 /**
  * The command line. Exit codes: 0 only on success (and after a graceful stop on SIGTERM or

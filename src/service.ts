@@ -13,8 +13,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { closeWithin } from './http/shutdown.js';
 import { dataKeyProblems } from './ops/index.js';
-import { tracingOn } from './tracing/index.js';
-import { TracedPool, tracedClient } from './tracing/statements.js';
+import { TracedPool, tracedClient, tracingOn } from './tracing/index.js';
 
 /** A role a process runs: the API, the projector, or a background role some capability declares (its record's `workers`). */
 export type Role = string;

@@ -14,8 +14,7 @@ import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
 import { nextRequestId } from './requestIds.js';
-import { tracingOn } from '../tracing/index.js';
-import { traceRequests } from '../tracing/http.js';
+import { traceRequests, tracingOn } from '../tracing/index.js';
 import { heldReads } from '../waits/index.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { tracer } from './index.js';
+import { tracer } from './spans.js';
 
 /**
  * A span for every request, the child of the caller's `traceparent` when it sends one. It is made

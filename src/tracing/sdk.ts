@@ -1,7 +1,7 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config.js';
-import { markTracingOn } from './index.js';
+import { markTracingOn } from './spans.js';
 
 /**
  * The OpenTelemetry SDK, configured by the standard OTEL_* variables, started by a serving process

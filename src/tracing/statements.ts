@@ -1,6 +1,6 @@
 import { SpanKind, context } from '@opentelemetry/api';
 import pg from 'pg';
-import { endSpan, tracer } from './index.js';
+import { endSpan, tracer } from './spans.js';
 
 /**
  * A span for every statement, made where pg sends it: the connection's own query (a pool's query

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { startTracing } from '../../src/tracing/sdk.js';
+import { startTracing } from '../../src/tracing/index.js';
 import { testConfig } from '../support/config.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
