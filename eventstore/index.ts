@@ -17,4 +17,4 @@ export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bun
 export * from './sealing.js';
 export * from './decider.js';
 export * from './upcasting.js';
-export { endSpan, inSpan, tracer, type SpanOptions } from './tracing.js';
+export { endSpan, inSpan, tracer } from './tracing.js';

@@ -7,7 +7,7 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context
 
 export const tracer = trace.getTracer('svc-handoff');
 
-export interface SpanOptions {
+interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
   /** The context to start in: the trace a job remembers; the active one when absent. */
