@@ -16,3 +16,4 @@ export { KEY_COLUMNS, LINK_COLUMNS, STREAM_READ_COLUMNS, keyJoin, streamReadJoin
 export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations } from './migrate.js';
 export * from './sealing.js';
 export * from './decider.js';
+export { endSpan, inSpan, tracer } from './tracing.js';

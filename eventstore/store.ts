@@ -5,6 +5,7 @@ import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type Re
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
+import { inSpan } from './tracing.js';
 import { UnitOfWork, isUnitOfWork, storedKeyOf, type KeyRow, type StoredKey } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
@@ -95,13 +96,22 @@ export class EventStore {
    * writer of its stream, so its decision is always made on the state it appends to.
    */
   command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-    return pRetry(() => this.withUnitOfWork(work), {
-      retries: COMMAND_RETRIES,
-      minTimeout: 2,
-      maxTimeout: 50,
-      randomize: true,
-      shouldRetry: ({ error }) => error instanceof StreamVersionConflict,
-    });
+    return inSpan('command', (span) =>
+      pRetry(
+        (attempt) => {
+          // The span says when the command ran more than once: each run's statements are in it.
+          if (attempt > 1) span.setAttribute('svc.command.runs', attempt);
+          return this.withUnitOfWork(work);
+        },
+        {
+          retries: COMMAND_RETRIES,
+          minTimeout: 2,
+          maxTimeout: 50,
+          randomize: true,
+          shouldRetry: ({ error }) => error instanceof StreamVersionConflict,
+        },
+      ),
+    );
   }
 }
 

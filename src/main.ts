@@ -13,6 +13,7 @@ import { isDatabaseUnreachable } from './http/database.js';
 import { createLogger } from './http/logging.js';
 import { contractDocument } from './openapi.js';
 import { ALL_ROLES, BACKGROUND_ROLES, ROLES, createPool, openDatabase, startService, type Database, type Role } from './service.js';
+import { startTracing, type Tracing } from './tracing/index.js';
 
 /**
  * The command line. Exit codes: 0 only on success (and after a graceful stop on SIGTERM or
@@ -37,13 +38,16 @@ const serving = (name: string, roles: readonly Role[], summary: string): Command
   async run(args) {
     noArguments(name, args);
     const config = await configFor(name);
+    // Before anything that makes spans or statements: what starts later is traced.
+    const tracing = await startTracing(process.env);
     const database = await openDatabase(config);
     if (database.development) {
       console.log(`development database: ${database.url} (in ${database.development.urlFile} while it runs: npm start -- <command> beside this process uses it)`);
     }
     try {
-      await serve(roles, config, database);
+      await serve(roles, config, database, tracing);
     } catch (error) {
+      await tracing?.shutdown().catch(() => undefined);
       await database.stop().catch(() => undefined);
       throw error;
     }
@@ -158,9 +162,10 @@ function contextOnDemand(command: string): { open: () => Promise<ServiceContext>
 
 /**
  * Runs the roles until SIGTERM or SIGINT, then stops them gracefully (requests in flight are
- * answered, background roles stop, the pools close) and the database last, and exits 0.
+ * answered, background roles stop, the pools close, the spans still batched are exported) and the
+ * database last, and exits 0.
  */
-async function serve(roles: readonly Role[], config: Config, database: Database): Promise<void> {
+async function serve(roles: readonly Role[], config: Config, database: Database, tracing: Tracing | undefined): Promise<void> {
   const started = startService(config, roles, { databaseUrl: database.url, migrateFirst: database.development !== undefined });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -172,6 +177,7 @@ async function serve(roles: readonly Role[], config: Config, database: Database)
       if (!service) return;
       service.ctx.log.info({ signal }, 'stopping');
       await service.close();
+      await tracing?.shutdown();
       await database.stop();
       service.ctx.log.info({}, 'stopped');
       process.exit(0);

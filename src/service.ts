@@ -13,6 +13,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 import { closeWithin } from './http/shutdown.js';
 import { dataKeyProblems } from './ops/index.js';
+import { TracedPool, tracedClient, tracingOn } from './tracing/index.js';
 
 /** A role a process runs: the API, the projector, or a background role some capability declares (its record's `workers`). */
 export type Role = string;
@@ -50,9 +51,14 @@ export async function openDatabase(config: Config): Promise<Database> {
   return { url, development: { urlFile, started }, stop };
 }
 
-/** A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts). */
+/**
+ * A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts).
+ * While tracing is on, each statement is a span (src/tracing/statements.ts).
+ */
 export function createPool(url: string, max = 10, pooling: DatabasePooling = 'none'): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, Client: clientFor(pooling) });
+  const pool = tracingOn()
+    ? new TracedPool({ connectionString: url, max, Client: tracedClient(clientFor(pooling)) })
+    : new pg.Pool({ connectionString: url, max, Client: clientFor(pooling) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // Nor may a checked-out one: pg rejects its queries and also emits 'error' on the client, which

@@ -1,5 +1,6 @@
 import { backoffDelayMs, sleep, type Backoff } from './backoff.js';
 import { ClientError, ServiceError } from './errors.js';
+import { traceHeaders } from './tracing.js';
 import type { ErrorEnvelope } from './types.js';
 
 /**
@@ -87,7 +88,7 @@ function signalForOneTry(outer: AbortSignal | undefined): { signal: AbortSignal 
   return { signal: controller.signal, release: () => outer.removeEventListener('abort', forward) };
 }
 
-async function tryOnce<T>(transport: Transport, call: Call, body: string | undefined): Promise<Outcome<T>> {
+async function tryOnce<T>(transport: Transport, call: Call, body: string | undefined, trace: Record<string, string>): Promise<Outcome<T>> {
   let response: Response;
   let text: string;
   const oneTry = signalForOneTry(call.signal);
@@ -98,6 +99,7 @@ async function tryOnce<T>(transport: Transport, call: Call, body: string | undef
         authorization: `Bearer ${transport.apiKey}`,
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...trace,
         ...call.headers,
       },
       body,
@@ -132,8 +134,10 @@ async function tryOnce<T>(transport: Transport, call: Call, body: string | undef
 export async function send<T>(transport: Transport, call: Call): Promise<Reply<T>> {
   const body = call.body === undefined ? undefined : JSON.stringify(call.body);
   const attempts = call.repeatable ? Math.max(1, transport.retry.attempts) : 1;
+  // The caller's span as the call began: every try of the call is its child.
+  const trace = await traceHeaders();
   for (let attempt = 1; ; attempt++) {
-    const outcome = await tryOnce<T>(transport, call, body);
+    const outcome = await tryOnce<T>(transport, call, body, trace);
     if ('reply' in outcome) return outcome.reply;
     if ('failed' in outcome) throw outcome.failed;
     if (attempt >= attempts) {

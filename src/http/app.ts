@@ -13,6 +13,7 @@ import { edgeHeaders, nextRequestId } from './headers.js';
 import { HTTP_LIMITS, type HttpTimeouts } from './limits.js';
 import { assertOneMeaning, declares, type RefusalAnswer } from './refusal.js';
 import { JSON_CACHE_CONTROL, notFound, refusalWriter, sendRefusal, type ErrorPages } from './refusals.js';
+import { traceRequests, tracingOn } from '../tracing/index.js';
 import { heldReads } from '../waits/index.js';
 
 /** A capability adds its routes to the app; it gets the shared context and nothing global. */
@@ -118,6 +119,8 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
       done(error as Error, undefined);
     }
   });
+
+  if (tracingOn()) traceRequests(app);
 
   // Callback-style hooks: these run on every request, and a promise each is measurable.
   app.addHook('onRequest', (request, reply, done) => {

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { WokenLoop } from '../../eventstore/index.js';
 import type { Worker } from '../capability.js';
 import { mailTransportFor, type MailDelivery, type MailTransport } from '../mail.js';
@@ -18,6 +19,7 @@ import { noticeMessage } from './message.js';
 import { checkSlackUrl, postToSlack, slackMessage, slackWebhookOf, type SlackMessage } from './slack/index.js';
 import { nextAttemptAt, NOTICE_LEASE_MS, REMINDER_WAIT_MS } from './retry.js';
 import * as sql from './sql.js';
+import { contextOf, inSpan } from '../tracing/index.js';
 
 /**
  * Sends what Sessions owe their responders (mail, or a post to the workspace's Slack channel), never in a request: a due job is claimed by moving its
@@ -34,6 +36,8 @@ interface ClaimedJob {
   kind: NoticeKind;
   revision: number;
   attempts: number;
+  /** The trace of the request that made the job owed (a W3C traceparent), when it was traced. */
+  traceParent: string | null;
 }
 
 export interface NotifierOptions {
@@ -88,18 +92,35 @@ export class Notifier implements Worker {
   /** Claims up to a batch of due jobs and runs them together; how many it claimed. */
   async pass(): Promise<number> {
     const now = this.ctx.clock.now();
-    const { rows } = await this.ctx.store.pool.query<{ session_id: string; responder_id: string; kind: NoticeKind; revision: number; attempts: number }>(
-      sql.CLAIM_DUE,
-      [now, this.batch, NOTICE_LEASE_MS],
-    );
-    const jobs = rows.map((r) => ({ sessionId: r.session_id, responderId: r.responder_id, kind: r.kind, revision: r.revision, attempts: r.attempts }));
-    await Promise.all(jobs.map((job) => this.run(job, now)));
+    const { rows } = await this.ctx.store.pool.query<{
+      session_id: string;
+      responder_id: string;
+      kind: NoticeKind;
+      revision: number;
+      attempts: number;
+      trace_parent: string | null;
+    }>(sql.CLAIM_DUE, [now, this.batch, NOTICE_LEASE_MS]);
+    const jobs = rows.map((r) => ({
+      sessionId: r.session_id,
+      responderId: r.responder_id,
+      kind: r.kind,
+      revision: r.revision,
+      attempts: r.attempts,
+      traceParent: r.trace_parent,
+    }));
+    await Promise.all(jobs.map((job) => this.traced(job, now)));
     return jobs.length;
   }
 
   private async untilNext(): Promise<number> {
     const { rows } = await this.ctx.store.pool.query<{ next_attempt_at: Date }>(sql.NEXT_DUE);
     return rows[0] ? rows[0].next_attempt_at.getTime() - this.ctx.clock.now().getTime() : Number.POSITIVE_INFINITY;
+  }
+
+  /** A job's run as a span in the trace of the request that made it owed. */
+  private traced(job: ClaimedJob, now: Date): Promise<void> {
+    const attributes = { 'svc.session.id': job.sessionId, 'svc.notification.kind': job.kind, 'svc.notification.attempt': job.attempts };
+    return inSpan('notification send', () => this.run(job, now), { kind: SpanKind.CLIENT, parent: contextOf(job.traceParent), attributes });
   }
 
   private async run(job: ClaimedJob, now: Date): Promise<void> {

@@ -1,6 +1,7 @@
 import { foldRecorded, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { isErased, owedNotices, sessionDecider, SESSION_EVENT_TYPES } from '../sessions/index.js';
 import * as sql from './sql.js';
+import { traceParent } from '../tracing/index.js';
 
 interface JobRow {
   session_id: string;
@@ -8,6 +9,7 @@ interface JobRow {
   kind: string;
   revision: number;
   due_at: string;
+  trace_parent: string | null;
 }
 
 /**
@@ -28,6 +30,8 @@ export function notificationJobsProjection(keys: StreamKeys): Projection {
       for (const event of events) upTo.set(event.streamId, event.streamVersion);
       const ids = [...upTo.keys()];
       const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+      // Written in the unit of work of the request whose event made the job owed: its trace.
+      const parent = traceParent() ?? null;
       const settled: string[] = [];
       const owed: JobRow[] = [];
       for (const [id, version] of upTo) {
@@ -37,7 +41,7 @@ export function notificationJobsProjection(keys: StreamKeys): Projection {
         settled.push(id);
         if (isErased(state)) continue;
         for (const job of owedNotices(state)) {
-          owed.push({ session_id: id, responder_id: job.responderId, kind: job.kind, revision: job.revision, due_at: job.dueAt.toISOString() });
+          owed.push({ session_id: id, responder_id: job.responderId, kind: job.kind, revision: job.revision, due_at: job.dueAt.toISOString(), trace_parent: parent });
         }
       }
       if (settled.length === 0) return;

@@ -5,18 +5,19 @@ export const NOTIFICATIONS_CHANNEL = 'svc_notifications';
 
 /**
  * The Sessions of a batch ($1) owe exactly the jobs of $2 (one JSON array): jobs no longer owed
- * go, new ones come due at their time, and a job still owed keeps its attempts and its lease.
+ * go, new ones come due at their time (with the trace of the request that made them owed), and a
+ * job still owed keeps its attempts, its lease and its trace.
  */
 export const SET_JOBS = `
 WITH owed AS (
-  SELECT * FROM json_to_recordset($2::json) AS o(session_id text, responder_id text, kind text, revision integer, due_at timestamptz)),
+  SELECT * FROM json_to_recordset($2::json) AS o(session_id text, responder_id text, kind text, revision integer, due_at timestamptz, trace_parent text)),
 gone AS (
   DELETE FROM notification_jobs j
    WHERE j.session_id = ANY($1::text[])
      AND NOT EXISTS (SELECT 1 FROM owed o
                       WHERE o.session_id = j.session_id AND o.responder_id = j.responder_id AND o.kind = j.kind AND o.revision = j.revision))
-INSERT INTO notification_jobs (session_id, responder_id, kind, revision, due_at, next_attempt_at)
-SELECT session_id, responder_id, kind, revision, due_at, due_at FROM owed
+INSERT INTO notification_jobs (session_id, responder_id, kind, revision, due_at, next_attempt_at, trace_parent)
+SELECT session_id, responder_id, kind, revision, due_at, due_at, trace_parent FROM owed
 ON CONFLICT (session_id, responder_id, kind, revision) DO NOTHING`;
 
 /**
@@ -36,7 +37,7 @@ UPDATE notification_jobs j
    SET next_attempt_at = $1 + $3::integer * interval '1 millisecond', attempts = j.attempts + 1
   FROM due
  WHERE (j.session_id, j.responder_id, j.kind, j.revision) = (due.session_id, due.responder_id, due.kind, due.revision)
-RETURNING j.session_id, j.responder_id, j.kind, j.revision, j.attempts`;
+RETURNING j.session_id, j.responder_id, j.kind, j.revision, j.attempts, j.trace_parent`;
 
 /** A job tried again at $5 (its backoff), if it is still owed. */
 export const RETRY_AT = `

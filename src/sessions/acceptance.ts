@@ -1,5 +1,6 @@
 import type { JsonObject, Step, UnitOfWork } from '../../eventstore/index.js';
 import type { ServiceContext } from '../serviceContext.js';
+import { inSpan } from '../tracing/index.js';
 import { decideAcceptance, type AnswerRefusal, type Submission } from './decide.js';
 import type { DecisionResolved, ResponseAccepted, SessionEvent } from './events.js';
 import * as sql from './sql.js';
@@ -104,6 +105,15 @@ function rowsOf(reactions: readonly AnswerReaction[], row: Record<string, unknow
  */
 export function acceptAnswer(ctx: ServiceContext, linkHash: string, submissionOf: (session: SessionState, now: Date) => Submission): Promise<AcceptOutcome> {
   const reactions = ctx.reactions.answerAccepted ?? [];
+  return inSpan('answer accepted', async (span) => {
+    const outcome = await accept(ctx, reactions, linkHash, submissionOf);
+    if (outcome.session) span.setAttribute('svc.session.id', outcome.session.id);
+    span.setAttribute('svc.answer.outcome', 'accepted' in outcome ? 'accepted' : outcome.refusal.refused);
+    return outcome;
+  });
+}
+
+function accept(ctx: ServiceContext, reactions: readonly AnswerReaction[], linkHash: string, submissionOf: (session: SessionState, now: Date) => Submission): Promise<AcceptOutcome> {
   return ctx.store.command(async (uow): Promise<AcceptOutcome> => {
     const [opened] = await uow.readStreamsWith<Record<string, unknown>>(loadOf(reactions), [linkHash]);
     // A purged Session's link, and one that opens nothing, look alike.

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { WorkspaceKind } from './limits.js';
 import type { Woken } from './waiters.js';
 import { preferenceApplied } from './prefer.js';
+import { endSpan, tracer } from '../tracing/index.js';
 
 /** While what a read found is committed but not readable yet, it is read again this often (ms), doubling. */
 const SETTLE_FROM_MS = 5;
@@ -61,9 +62,15 @@ export async function answerHeld<T>(reply: FastifyReply, held: HeldRead<T>): Pro
       ? undefined
       : reply.server.waits.hold({ channel: held.channel, target: held.target, workspaceId: held.workspaceId, workspaceKind: held.workspaceKind, ms: seconds * 1000, closed: reply.raw });
   const holding = typeof hold === 'object' ? hold : undefined;
+  // From the hold to the answer; a request answered at once waited for nothing.
+  const span = holding && tracer.startSpan('wait held', { attributes: { 'svc.wait.channel': held.channel, 'svc.wait.seconds': seconds } });
+  let failed: unknown;
   try {
     const first = await held.read();
-    if (!holding || !held.waitsOn(first)) return held.answer(first, false);
+    if (!holding || !held.waitsOn(first)) {
+      span?.setAttribute('svc.wait.waited', false);
+      return held.answer(first, false);
+    }
     const readableMs = held.readableForMs?.(first) ?? Infinity;
     const ceasesReadable = readableMs < seconds! * 1000;
     if (ceasesReadable) holding.endIn(Math.max(0, readableMs));
@@ -82,12 +89,17 @@ export async function answerHeld<T>(reply: FastifyReply, held: HeldRead<T>): Pro
       }
     }
     // Set first, so a refusal after the wait says it was held too (and is left out of the latency histogram).
+    span?.setAttributes({ 'svc.wait.waited': true, 'svc.wait.woken': woken });
     reply.header('preference-applied', preferenceApplied(seconds!));
     // Not for a client that went away (it is told nothing), nor as the process stops: each request
     // then answers nothing new since its first read, made with a credential then valid, and no query.
     if (woken !== 'closing' && !reply.raw.destroyed) await held.recheck();
     return held.answer(value, true);
+  } catch (error) {
+    failed = error;
+    throw error;
   } finally {
     holding?.release();
+    if (span) endSpan(span, failed);
   }
 }

@@ -88,7 +88,10 @@ UPDATE webhook_deliveries d
    SET leased_by = $3, leased_at = $1, lease_until = $1 + $4::integer * interval '1 millisecond'
   FROM due
  WHERE d.delivery_id = due.delivery_id
-RETURNING d.delivery_id, due.lost_attempt_started_at`;
+RETURNING d.delivery_id, due.lost_attempt_started_at, d.trace_parent`;
+
+/** The trace of the request that queued a job, remembered for its attempts (written only while tracing). */
+export const DELIVERY_TRACE_PARENT = `UPDATE webhook_deliveries SET trace_parent = $2 WHERE delivery_id = $1`;
 
 /** The caller's own lease, held until its unit of work ends; no row once another claimer took the job. */
 export const LOCK_LEASE = `SELECT delivery_id FROM webhook_deliveries WHERE delivery_id = $1 AND leased_by = $2 FOR UPDATE`;

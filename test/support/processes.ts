@@ -43,7 +43,8 @@ export function serviceEnv(config: Config, databaseUrl: string, port: number): R
 }
 
 async function waitUntilLive(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  // A minute: on a loaded machine loading the TypeScript alone takes tens of seconds.
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: ${output()}`);
     try {
       if ((await fetch(`${baseUrl}/health/live`)).ok) return;

@@ -14,10 +14,10 @@ const DISPATCHER_APP = 'svc-test-dispatcher';
 
 export interface ServiceProcesses {
   dispatcher(): Promise<ServiceProcess>;
-  /** Every background role in one process (`worker`). */
-  worker(): Promise<ServiceProcess>;
-  /** An API process on a port of its own. */
-  api(): Promise<ServiceProcess>;
+  /** Every background role in one process (`worker`); `extra` adds to its environment. */
+  worker(extra?: Record<string, string>): Promise<ServiceProcess>;
+  /** An API process on a port of its own; `extra` adds to its environment. */
+  api(extra?: Record<string, string>): Promise<ServiceProcess>;
   /** The backend pids of the dispatchers' listening connections (one per live dispatcher). */
   listeners(): Promise<number[]>;
   /**
@@ -45,8 +45,8 @@ export function useServiceProcesses(db: TestDatabase, config: Config): ServicePr
   const output = () => children.map((c) => c.output()).join('\n');
   return {
     dispatcher: async () => started(await startServiceProcess('dispatcher', env(0, { PGAPPNAME: DISPATCHER_APP }), { waitForHttp: false })),
-    worker: async () => started(await startServiceProcess('worker', env(0), { waitForHttp: false })),
-    api: async () => started(await startServiceProcess('api', env(await freePort()))),
+    worker: async (extra) => started(await startServiceProcess('worker', env(0, extra), { waitForHttp: false })),
+    api: async (extra) => started(await startServiceProcess('api', env(await freePort(), extra))),
     async listeners() {
       const { rows } = await db.pool.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query ILIKE $2 ORDER BY pid`,

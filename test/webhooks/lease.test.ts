@@ -47,7 +47,7 @@ describe('a lease that runs out', () => {
   it('is a lost attempt: the next claim records it unknown, then delivers, each attempt one event', async () => {
     const { sessionId, deliveryId } = await answeredSession(t);
     const crashedAt = clock.now();
-    expect(await claim('dsp_crashed')).toEqual([{ deliveryId, lostAttemptStartedAt: null }]);
+    expect(await claim('dsp_crashed')).toEqual([{ deliveryId, lostAttemptStartedAt: null, traceParent: null }]);
     expect(await leaseOf(deliveryId!)).toEqual({ leased_by: 'dsp_crashed', leased_at: crashedAt, lease_until: new Date(crashedAt.getTime() + ATTEMPT_LEASE_MS) });
     expect((await streamOf(deliveryId!)).map((e) => e.type)).toEqual(['delivery.queued']); // the claim appends nothing
 

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { SpanKind } from '@opentelemetry/api';
 import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
 import { WokenLoop, handleCommand } from '../../../eventstore/index.js';
@@ -11,6 +12,7 @@ import { claimDue, holdLease, releaseLease, type Claim } from './lease.js';
 import { DELIVERY_ATTEMPTED, deliveryStreamId } from './events.js';
 import { ATTEMPT_LEASE_MS, MAX_RESPONSE_BYTES, outcomeOf, type TransportResult } from '../retryPolicy.js';
 import * as sql from '../sql.js';
+import { contextOf, inSpan, traceHeaders } from '../../tracing/index.js';
 
 /**
  * The at-least-once delivery loop. A due job is claimed by leasing its row (one statement, no
@@ -114,13 +116,22 @@ export class DeliveryDispatcher {
   }
 
   /** One claimed job: its attempt sent, and its outcome recorded under the lease. */
-  private async run(claim: Claim): Promise<void> {
-    const outgoing = await this.prepare(claim);
-    if (!outgoing) return;
-    const startedAt = this.ctx.clock.now();
-    const sentAt = performance.now();
-    const result = await this.send(outgoing);
-    await this.record(claim.deliveryId, { startedAt, result, durationMs: Math.round(performance.now() - sentAt) });
+  private run(claim: Claim): Promise<void> {
+    // In the trace of the request that queued the job; the receiver's request carries it on.
+    return inSpan(
+      'webhook delivery attempt',
+      async (span) => {
+        const outgoing = await this.prepare(claim);
+        span.setAttribute('svc.delivery.sent', outgoing !== undefined);
+        if (!outgoing) return;
+        const startedAt = this.ctx.clock.now();
+        const sentAt = performance.now();
+        const result = await this.send(outgoing);
+        span.setAttribute('svc.delivery.outcome', outcomeOf(result));
+        await this.record(claim.deliveryId, { startedAt, result, durationMs: Math.round(performance.now() - sentAt) });
+      },
+      { kind: SpanKind.CLIENT, parent: contextOf(claim.traceParent), attributes: { 'svc.delivery.id': claim.deliveryId } },
+    );
   }
 
   /**
@@ -193,7 +204,7 @@ export class DeliveryDispatcher {
     const { body, secrets } = outgoing;
     if (body === undefined || !secrets?.length) return { kind: 'failure', outcome: 'signing_unavailable' };
     // webhook-id is the Event's ID: the same on every attempt and redelivery, for deduplication.
-    const headers = signatureHeaders({ messageId: outgoing.job.eventId, timestamp: this.ctx.clock.now(), body, secrets });
+    const headers = { ...signatureHeaders({ messageId: outgoing.job.eventId, timestamp: this.ctx.clock.now(), body, secrets }), ...traceHeaders() };
     return postWebhook(this.egress ?? this.ctx.egress, { url: outgoing.url, headers, body, maxBytes: MAX_RESPONSE_BYTES });
   }
 

@@ -12,17 +12,19 @@ export interface Claim {
   deliveryId: string;
   /** When the job's previous lease ran out with its holder: the start of the lost attempt. */
   lostAttemptStartedAt: Date | null;
+  /** The trace of the request that queued the job (a W3C traceparent), when it was traced. */
+  traceParent: string | null;
 }
 
 /** Leases up to `limit` due jobs to `leasedBy` for `leaseMs` from `now`; appends nothing. */
 export async function claimDue(db: Reader, input: { now: Date; limit: number; leasedBy: string; leaseMs: number }): Promise<Claim[]> {
-  const { rows } = await db.query<{ delivery_id: string; lost_attempt_started_at: Date | null }>(sql.CLAIM_DUE, [
+  const { rows } = await db.query<{ delivery_id: string; lost_attempt_started_at: Date | null; trace_parent: string | null }>(sql.CLAIM_DUE, [
     input.now,
     input.limit,
     input.leasedBy,
     input.leaseMs,
   ]);
-  return rows.map((r) => ({ deliveryId: r.delivery_id, lostAttemptStartedAt: r.lost_attempt_started_at }));
+  return rows.map((r) => ({ deliveryId: r.delivery_id, lostAttemptStartedAt: r.lost_attempt_started_at, traceParent: r.trace_parent }));
 }
 
 /**

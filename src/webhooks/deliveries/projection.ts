@@ -8,7 +8,7 @@ import { attemptsBody, shownOutcome } from './views.js';
 /**
  * The delivery jobs: after a batch of events, each job's state folded from its stream up to its
  * last event in the batch, so the row is what evolve says and a rebuild writes exactly what the
- * live fold wrote. The lease columns are the dispatchers' own (lease.ts): never
+ * live fold wrote. The lease columns and the trace of the queuing request are the dispatchers' own (lease.ts): never
  * written here, and carried over from the live rows by a rebuild. A purged Session's jobs are
  * forgotten with it; the purge ends its pending ones first, and no job of it is written after
  * (every later writer needs the job's row, or the Session, and finds neither).
@@ -18,7 +18,7 @@ export const deliveriesProjection: Projection = {
   tables: ['webhook_deliveries'],
   eventTypes: [...DELIVERY_EVENT_TYPES, SESSION_PURGED],
   foldsAcrossStreams: true,
-  keep: [{ table: 'webhook_deliveries', key: 'delivery_id', columns: ['leased_by', 'leased_at', 'lease_until'] }],
+  keep: [{ table: 'webhook_deliveries', key: 'delivery_id', columns: ['leased_by', 'leased_at', 'lease_until', 'trace_parent'] }],
   async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
     const lastVersion = new Map<string, number>();
     const purged: string[] = [];
