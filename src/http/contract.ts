@@ -1,4 +1,5 @@
 import { preferenceAppliedHeader, waitHeaders } from '../waits/index.js';
+import { SHOWN_AS } from './ajv.js';
 import type { ErrorCode } from './errors.js';
 import { meaningOf, type RefusalAnswer } from './refusal.js';
 
@@ -119,8 +120,21 @@ export interface ContractDocument extends Json {
   components: Json & { schemas?: Json; headers?: Json; parameters?: Json };
 }
 
-/** What a capability adds to the document beside its routes: its own schemas, parameters and webhooks. */
+/** A capability's group of operations in the document: every operation of its routes and webhooks is in it. */
+export interface ContractTag {
+  /** Title case, as tools list it: `Sessions`. */
+  name: string;
+  /** What the capability lets an integrator do, in a sentence. */
+  description: string;
+}
+
+/**
+ * What a capability adds to the document beside its routes: the tag its operations are listed
+ * under (the document is refused without one for each operation), its own schemas, parameters
+ * and webhooks.
+ */
 export interface ContractPart {
+  tag?: ContractTag;
   schemas?: Json;
   parameters?: Json;
   webhooks?: Json;
@@ -177,10 +191,21 @@ function refusalResponses(refuses: readonly RefusalAnswer<never>[]): Record<stri
   );
 }
 
+/**
+ * A route schema in its capability's tag, when it is part of the contract (app.ts tags each
+ * capability's routes with it). A route names no tag of its own: its capability's is the one.
+ */
+export function taggedSchema<S>(where: string, schema: S, tag: ContractTag | undefined): S {
+  if (!declaredRefusals(schema)) return schema;
+  if ((schema as { tags?: unknown }).tags) incomplete(where, "its own tags: a route's tag is its capability's (contract.tag in its record)");
+  return tag ? { ...schema, tags: [tag.name] } : schema;
+}
+
 function completeOperation(where: string, op: DocumentOperation, used: Used): void {
   const contract = op[CONTRACT];
   delete op[CONTRACT];
   if (!contract || !op.operationId || !op.summary) incomplete(where, 'an operationId, a summary and their contract (operation())');
+  if (!Array.isArray(op.tags) || op.tags.length === 0) incomplete(where, "a tag: its capability's record declares none (contract.tag)");
   const { request, answers, refuses = [], reads = [] } = contract;
   for (const status of Object.keys(op.responses)) {
     if (Number(status) >= 400 && !answers[Number(status)]) incomplete(where, `status ${status} is declared in its schema, not by the refusals it answers (refuses)`);
@@ -230,12 +255,33 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   if (parameters.length > 0) op.parameters = parameters;
 }
 
+/** The document's value with each schema that says how it is shown (shownAs) replaced by that form. */
+function shown(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shown);
+  if (typeof value !== 'object' || value === null) return value;
+  const node = value as Json;
+  if (SHOWN_AS in node) return shown(node[SHOWN_AS]);
+  return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, shown(item)]));
+}
+
+/** A part's webhooks, each operation in the part's tag. */
+function webhooksIn(part: ContractPart): Json {
+  const tag = part.tag ?? incomplete('the webhooks', `a tag: the capability that sends ${Object.keys(part.webhooks ?? {}).join(', ')} declares none (contract.tag)`);
+  return Object.fromEntries(
+    Object.entries(part.webhooks ?? {}).map(([name, methods]) => [
+      name,
+      Object.fromEntries(Object.entries(methods as Record<string, Json>).map(([method, op]) => [method, { ...op, tags: [tag.name] }])),
+    ]),
+  );
+}
+
 /**
  * The document @fastify/swagger built, completed: each operation's contract applied, the shared
- * headers and parameters it used declared once under components, and each part's schemas,
- * parameters and webhooks added.
+ * headers and parameters it used declared once under components, each part's schemas,
+ * parameters and webhooks added, and the tags its capabilities list their operations under.
  */
-export function completeContract(document: ContractDocument, parts: readonly ContractPart[]): ContractDocument {
+export function completeContract(built: ContractDocument, parts: readonly ContractPart[]): ContractDocument {
+  const document = shown(built) as ContractDocument;
   const used: Used = { written: new Set(), read: new Set() };
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods)) completeOperation(`${method.toUpperCase()} ${path}`, op, used);
@@ -251,7 +297,8 @@ export function completeContract(document: ContractDocument, parts: readonly Con
   for (const part of parts) {
     Object.assign((components.schemas ??= {}), part.schemas);
     Object.assign(components.parameters, part.parameters);
-    if (part.webhooks) Object.assign(((document.webhooks as Json | undefined) ??= {}), part.webhooks);
+    if (part.webhooks) Object.assign(((document.webhooks as Json | undefined) ??= {}), webhooksIn(part));
   }
+  document.tags = parts.flatMap((part) => part.tag ?? []);
   return document;
 }

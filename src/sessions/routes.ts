@@ -92,7 +92,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.createSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
         response: { 201: { $ref: 'CreateSessionResponse#' } },
@@ -123,7 +122,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.getSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
         headers: waitHeaders,
@@ -168,7 +166,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       preValidation: ifMatchRequired,
       schema: {
         ...sessionOperations.publishRevision,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
@@ -190,7 +187,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       preValidation: ifMatchRequired,
       schema: {
         ...sessionOperations.completeSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
@@ -210,7 +206,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       preValidation: ifMatchRequired,
       schema: {
         ...sessionOperations.extendSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
@@ -231,7 +226,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.listSessionEvents,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         response: { 200: { $ref: 'SessionEventsResponse#' } },
@@ -251,7 +245,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.getSessionRevision,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,
         response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' } },
