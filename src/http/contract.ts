@@ -177,17 +177,43 @@ function statusMeaning(answers: readonly RefusalAnswer<never>[]): string {
   return [...byCode].map(([code, meanings]) => `${code}: ${[...meanings].join(' ')}`).join(' ');
 }
 
-/** The error responses of the refusals a route declares, each status once, the envelope as body. */
+/** The request id of the examples, as http/requestIds.ts makes them. */
+const EXAMPLE_REQUEST_ID = 'req_01JQ8Z5XK3B7W2C9D4E6F8G0HJ00002s';
+
+/**
+ * An example body of each refusal a status answers, in the envelope: its code, its message (or,
+ * where the message is made from the refusal's details, what it means) and its fixed reason.
+ * Keyed by code; a code with several messages numbers them.
+ */
+function refusalExamples(answers: readonly RefusalAnswer<never>[]): Json {
+  const examples = new Map<string, { summary: string; value: Json }>();
+  const perCode = new Map<ErrorCode, number>();
+  for (const answer of answers) {
+    const message = typeof answer.message === 'string' ? answer.message : meaningOf(answer);
+    const reason = typeof answer.reason === 'string' ? { reason: answer.reason } : {};
+    const value = { error: { code: answer.code, message, request_id: EXAMPLE_REQUEST_ID, ...reason } };
+    if ([...examples.values()].some((example) => JSON.stringify(example.value) === JSON.stringify(value))) continue;
+    const count = (perCode.get(answer.code) ?? 0) + 1;
+    perCode.set(answer.code, count);
+    examples.set(count === 1 ? answer.code : `${answer.code}_${count}`, { summary: meaningOf(answer), value });
+  }
+  return Object.fromEntries(examples);
+}
+
+/** The error responses of the refusals a route declares, each status once, the envelope as body with an example of each refusal. */
 function refusalResponses(refuses: readonly RefusalAnswer<never>[]): Record<string, DocumentResponse> {
   const statuses = [...new Set(refuses.map((answer) => answer.status))];
   return Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      {
-        description: statusMeaning(refuses.filter((answer) => answer.status === status)),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-      },
-    ]),
+    statuses.map((status) => {
+      const answers = refuses.filter((answer) => answer.status === status);
+      return [
+        String(status),
+        {
+          description: statusMeaning(answers),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples: refusalExamples(answers) } },
+        },
+      ];
+    }),
   );
 }
 
@@ -233,10 +259,15 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
     const own = answer ? (answer.headers ?? []) : (REFUSAL_HEADERS[Number(status)] ?? []);
     const written = new Set([...own, ...declared, ...EVERY_ANSWER]);
     response.headers = Object.fromEntries([...written].map((name) => [name, headerRef(name)]));
+    const media = mediaOf(response.content);
     if (answer?.example !== undefined) {
-      const media = mediaOf(response.content);
       if (!media) incomplete(where, `status ${status} has an example but no body`);
       media.example = answer.example;
+    } else if (Number(status) >= 400 && media && media.example === undefined && media.examples === undefined) {
+      // A refusal the route describes itself shows the refusals it declares with that status.
+      const examples = refusalExamples(refuses.filter((refusal) => refusal.status === Number(status)));
+      if (Object.keys(examples).length === 0) incomplete(where, `status ${status} has no example: give one, or declare the refusals it answers (refuses)`);
+      media.examples = examples;
     }
   }
   for (const status of Object.keys(answers)) if (!op.responses[status]) incomplete(where, `status ${status} is described but not declared`);
