@@ -5,24 +5,12 @@ import { fileURLToPath } from 'node:url';
 export const CLIENT_TYPES = fileURLToPath(new URL('../src/client/openapi.ts', import.meta.url));
 
 /**
- * The document without its discriminators. They let the service's validator name the failing
- * branch of a oneOf; openapi-typescript reads one that sits inside an allOf as a tag naming the
- * schema itself, which makes the type impossible. The oneOf alone types the same values.
- */
-const withoutDiscriminators = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(withoutDiscriminators)
-    : typeof value === 'object' && value !== null
-      ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'discriminator').map(([key, item]) => [key, withoutDiscriminators(item)]))
-      : value;
-
-/**
  * The TypeScript types of a contract document, as `openapi-typescript` writes them. An object
  * schema without properties (a Session's `data`, a `source`) is typed as holding unknown values,
  * not as an empty record, so readers can index it.
  */
 export async function clientTypesSource(document: string): Promise<string> {
-  const ast = await openapiTS(withoutDiscriminators(JSON.parse(document)) as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true });
+  const ast = await openapiTS(document, { emptyObjectsUnknown: true });
   return `${COMMENT_HEADER}// Regenerate with \`npx tsx scripts/write-openapi.ts\` after a route changes.\n\n${astToString(ast)}`;
 }
 

@@ -18,6 +18,7 @@ export { NEW_ADDRESS, evolveAddress, type AddressState } from './state.js';
 
 export const accounts: Capability = {
   name: 'accounts',
+  contract: { tag: { name: 'Accounts', description: 'Developer accounts: the emailed sign-in link to the account pages.' } },
   routes: accountRoutes,
   // Its tables: sign-in links, accounts, their sessions and keys, trial claims.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),

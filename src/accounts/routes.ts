@@ -30,7 +30,6 @@ export async function accountRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...requestSignInLinkOperation,
-        tags: ['accounts'],
         description:
           'Emails a sign-in link for the developer account pages (/app). The same 202 whether or not an account exists. ' +
           '503 SIGN_IN_UNAVAILABLE when email is not configured; 503 SERVICE_UNAVAILABLE when the mail provider did not confirm ' +

@@ -14,6 +14,7 @@ export { newestCheckpoint, payloadOf } from './checkpoint.js';
 
 export const audit: Capability = {
   name: 'audit',
+  contract: { tag: { name: 'Audit log', description: "The log's signed checkpoints, its verifier keys, and the proofs that an accepted response is in it." } },
   routes: auditRoutes,
   // Its own index on the log (exports of one Session), and the Merkle tree's tables.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),

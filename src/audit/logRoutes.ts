@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ownerOf, requireOwner } from '../auth/index.js';
 import { parseCheckpointText, parseNote, toBase64 } from '../client/note.js';
 import { formatTlogProof } from '../client/bundle.js';
+import { integerText } from '../http/ajv.js';
 import { operation } from '../http/contract.js';
 import { EDGE_REFUSALS, STORE_FAULTS } from '../http/edgeRefusals.js';
 import { meaning, refusalError } from '../http/refusal.js';
@@ -73,13 +74,16 @@ const getLogVerifierKeys = operation({
   refuses: [RECEIPT_REFUSALS.receipt_keys_unavailable],
 });
 
+/** A tree size in a query string: up to 15 digits (the route refuses what the log cannot prove). */
+const treeSizeText = (description: string) => integerText({ type: 'string', pattern: '^[0-9]{1,15}$', description } as const, { minimum: 0, maximum: 10 ** 15 - 1 });
+
 const consistencyQuery = {
   type: 'object',
   required: ['from', 'to'],
   additionalProperties: false,
   properties: {
-    from: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'The smaller tree size, at least 1 (a decimal integer).' },
-    to: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'The larger tree size, at least from (a decimal integer).' },
+    from: treeSizeText('The smaller tree size, at least 1 (a decimal integer).'),
+    to: treeSizeText('The larger tree size, at least from (a decimal integer).'),
   },
 } as const;
 
@@ -116,7 +120,7 @@ export async function logKeyRoutes(app: FastifyInstance, ctx: ServiceContext): P
   const body = ctx.receiptKeys && verifierKeys(logOrigin(ctx.config.publicOrigin), ctx.receiptKeys);
   app.get(
     '/.well-known/svc-log-verifier-keys.txt',
-    { schema: { ...getLogVerifierKeys, tags: ['audit'], security: [], response: { 200: textAnswer('The verifier keys.', 'svc.example/log+5b0b9f02+AQJmNWEf2WV8zK4OMpYgf1VuGpZMm5jxfwAgC4lKkF8w\n') } } },
+    { schema: { ...getLogVerifierKeys, security: [], response: { 200: textAnswer('The verifier keys.', 'svc.example/log+5b0b9f02+AQJmNWEf2WV8zK4OMpYgf1VuGpZMm5jxfwAgC4lKkF8w\n') } } },
     async (_request, reply) => {
       if (body === undefined) throw refusalError(RECEIPT_REFUSALS, { refused: 'receipt_keys_unavailable' });
       return reply.header('cache-control', 'no-store, no-transform').type(TEXT).send(body);
@@ -127,17 +131,16 @@ export async function logKeyRoutes(app: FastifyInstance, ctx: ServiceContext): P
 /** The owner routes: checkpoint, inclusion proof, consistency proof. */
 export async function logRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   requireOwner(app, ctx);
-  const tags = ['audit'];
   const security = [{ bearer: [] }];
 
-  app.get('/v1/log/checkpoint', { schema: { ...getLogCheckpoint, tags, security, response: { 200: textAnswer('The checkpoint note.', EXAMPLE_NOTE) } } }, async (_request, reply) => {
+  app.get('/v1/log/checkpoint', { schema: { ...getLogCheckpoint, security, response: { 200: textAnswer('The checkpoint note.', EXAMPLE_NOTE) } } }, async (_request, reply) => {
     const { note } = await newestNote(ctx);
     return reply.header('cache-control', 'no-store').type(TEXT).send(note);
   });
 
   app.get(
     '/v1/sessions/:id/responses/:event_id/proof',
-    { schema: { ...getResponseProof, tags, security, params: proofParams, response: { 200: textAnswer('The proof bundle.', `c2sp.org/tlog-proof@v1\nextra WyI…\nindex 1041\n…\n\n${EXAMPLE_NOTE}`) } } },
+    { schema: { ...getResponseProof, security, params: proofParams, response: { 200: textAnswer('The proof bundle.', `c2sp.org/tlog-proof@v1\nextra WyI…\nindex 1041\n…\n\n${EXAMPLE_NOTE}`) } } },
     async (request: FastifyRequest<{ Params: { id: string; event_id: string } }>, reply) => {
       const { id, event_id: eventId } = request.params;
       if (!(await ownedViewRow(ctx.store.pool, ownerOf(request), id))) throw refusalError(SESSION_REFUSALS, { refused: 'session_not_found' });
@@ -152,7 +155,7 @@ export async function logRoutes(app: FastifyInstance, ctx: ServiceContext): Prom
 
   app.get(
     '/v1/log/consistency',
-    { schema: { ...getLogConsistency, tags, security, querystring: consistencyQuery, response: { 200: consistencyResponse } } },
+    { schema: { ...getLogConsistency, security, querystring: consistencyQuery, response: { 200: consistencyResponse } } },
     async (request: FastifyRequest<{ Querystring: { from: string; to: string } }>, reply) => {
       const [from, to] = [Number(request.query.from), Number(request.query.to)];
       if (from < 1 || from > to) throw refused({ refused: 'consistency_sizes', from, to });

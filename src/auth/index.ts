@@ -22,4 +22,10 @@ export { ownerHold } from './hold.js';
 
 export { AUTH_REFUSALS };
 
-export const auth: Capability = { name: 'auth', routes: meRoutes, refusals: AUTH_REFUSALS, credentialResolver: ownerKeyResolver };
+export const auth: Capability = {
+  name: 'auth',
+  contract: { tag: { name: 'Credentials', description: 'Which workspace an owner credential acts in, and of what kind.' } },
+  routes: meRoutes,
+  refusals: AUTH_REFUSALS,
+  credentialResolver: ownerKeyResolver,
+};

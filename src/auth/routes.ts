@@ -41,7 +41,6 @@ export async function meRoutes(app: FastifyInstance, ctx: ServiceContext): Promi
     {
       schema: {
         ...getMe,
-        tags: ['credentials'],
         description: 'The workspace the owner credential acts in (the audience of its receipts) and its kind.',
         security: [{ bearer: [] }],
         response: { 200: { $ref: 'MeResponse#' } },

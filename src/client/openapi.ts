@@ -642,9 +642,6 @@ export interface components {
         };
         FieldSchema: {
             /** @enum {unknown} */
-            type: "string" | "number" | "integer" | "boolean" | "array";
-        } & ({
-            /** @enum {unknown} */
             type: "string";
             /** Format: text */
             title?: string;
@@ -707,7 +704,7 @@ export interface components {
              * @enum {unknown}
              */
             uniqueItems?: true;
-        });
+        };
         Component: {
             /** @enum {unknown} */
             type: "heading";
@@ -759,11 +756,13 @@ export interface components {
             source: {
                 /** @enum {unknown} */
                 kind: "data";
-            } & {
-                kind?: unknown;
                 /** @description Scalars, records (objects of scalars) and tables (1 to 100 records with one key set). */
                 data: {
-                    [key: string]: unknown;
+                    [key: string]: {
+                        [key: string]: string | number | boolean | null;
+                    }[] | {
+                        [key: string]: string | number | boolean | null;
+                    } | (string | number | boolean | null);
                 };
             };
         };
@@ -777,11 +776,7 @@ export interface components {
             source: {
                 /** @enum {unknown} */
                 kind: "svc_surface";
-            } & {
-                kind?: unknown;
-                components: {
-                    type: string;
-                }[];
+                components: components["schemas"]["Component"][];
             };
             /** @description Action IDs are unique. */
             actions: {
@@ -799,36 +794,8 @@ export interface components {
             response_policy?: "first";
         };
         /** @description display (source.kind data) or interactive (source.kind svc_surface, with actions). */
-        Interaction: {
-            /** @enum {unknown} */
-            mode: "display" | "interactive";
-        } & unknown & {
-            source?: {
-                components?: {
-                    /** @enum {unknown} */
-                    type?: "heading" | "text" | "record" | "field";
-                }[];
-            };
-        } & {
-            source?: {
-                components?: components["schemas"]["Component"][];
-            };
-        };
-        PublishedInteraction: {
-            /** @enum {unknown} */
-            mode: "interactive";
-        } & components["schemas"]["InteractiveInteraction"] & {
-            source?: {
-                components?: {
-                    /** @enum {unknown} */
-                    type?: "heading" | "text" | "record" | "field";
-                }[];
-            };
-        } & {
-            source?: {
-                components?: components["schemas"]["Component"][];
-            };
-        };
+        Interaction: components["schemas"]["DisplayInteraction"] | components["schemas"]["InteractiveInteraction"];
+        PublishedInteraction: components["schemas"]["InteractiveInteraction"];
         CreateSessionResponse: {
             id: string;
             /** @description Your own reference for the Session (an order id, a job id): 1 to 200 visible ASCII characters. Unique in the workspace while the Session lives (a purged Session frees it): a create with a reference a live Session holds is 409 CLIENT_REFERENCE_IN_USE naming that Session. Find a Session again by it with GET /v1/sessions?client_reference_id=. */
@@ -2789,7 +2756,7 @@ export interface operations {
                 /** @description The Session ID (ses_…). */
                 id: string;
                 /** @description a positive integer of up to 9 digits */
-                revision: string;
+                revision: number;
             };
             cookie?: never;
         };
@@ -3389,7 +3356,7 @@ export interface operations {
                 /** @description The next_cursor of the page before; omitted: from the first event the workspace still holds. */
                 after?: string;
                 /** @description Events in the page, at most: an integer from 1 to 500, 100 when omitted. */
-                limit?: string;
+                limit?: number;
             };
             header?: {
                 /** @description `wait=N` (RFC 7240): hold the request up to N seconds (at most 55) until there is something new. A malformed, negative or zero value is ignored. */
@@ -5034,9 +5001,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The smaller tree size, at least 1 (a decimal integer). */
-                from: string;
+                from: number;
                 /** @description The larger tree size, at least from (a decimal integer). */
-                to: string;
+                to: number;
             };
             header?: never;
             path?: never;

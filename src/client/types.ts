@@ -8,14 +8,8 @@ export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 /** Every error code the service answers with. */
 export type ErrorCode = ErrorEnvelope['error']['code'];
 
-/**
- * What a person is shown: a display interaction, or an interactive one whose components are the
- * contract's Components. (The contract checks an interaction in ordered steps, shape first and
- * component types after, which the generator cannot merge into one type; this is their meaning.)
- */
-export type Interaction =
-  | Schemas['DisplayInteraction']
-  | (Omit<Schemas['InteractiveInteraction'], 'source'> & { source: { kind: 'svc_surface'; components: Component[] } });
+/** What a person is shown: a display interaction, or an interactive one, told by `mode`. */
+export type Interaction = Schemas['Interaction'];
 
 export type Component = Schemas['Component'];
 export type FieldSchema = Schemas['FieldSchema'];

@@ -28,7 +28,6 @@ export async function feedRoutes(app: FastifyInstance, ctx: ServiceContext): Pro
     {
       schema: {
         ...listEventsOperation,
-        tags: ['events'],
         description: "The workspace's Session events in log order, each the Event of GET /v1/sessions/{id}/events with its session_id. A purged Session's events are not listed; a display Session has none.",
         security: [{ bearer: [] }],
         querystring: feedQuerySchema,

@@ -1,4 +1,5 @@
 import { AUTH_REFUSALS } from '../auth/index.js';
+import { integerText } from '../http/ajv.js';
 import { operation } from '../http/contract.js';
 import { EDGE_REFUSALS, STORE_FAULTS } from '../http/edgeRefusals.js';
 import { meaning } from '../http/refusal.js';
@@ -13,11 +14,14 @@ export const feedQuerySchema = {
   properties: {
     after: { type: 'string', maxLength: 200, description: 'The next_cursor of the page before; omitted: from the first event the workspace still holds.' },
     // A query string is text, and requests are never coerced (src/http/ajv.ts): the pattern is 1..FEED_LIMIT.max.
-    limit: {
-      type: 'string',
-      pattern: '^([1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
-      description: `Events in the page, at most: an integer from 1 to ${FEED_LIMIT.max}, ${FEED_LIMIT.default} when omitted.`,
-    },
+    limit: integerText(
+      {
+        type: 'string',
+        pattern: '^([1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
+        description: `Events in the page, at most: an integer from 1 to ${FEED_LIMIT.max}, ${FEED_LIMIT.default} when omitted.`,
+      },
+      { minimum: 1, maximum: FEED_LIMIT.max, default: FEED_LIMIT.default },
+    ),
   },
 } as const;
 

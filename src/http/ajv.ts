@@ -2,6 +2,23 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { hasNonBlank, unstorable } from './text.js';
 
 /**
+ * A schema's form in the contract document, where the validator needs another shape: checks in
+ * ordered steps (allOf, if/then) that decide which fault is reported, a query parameter's digits
+ * as a string. The validator ignores it; the document shows it instead of the schema it sits in
+ * (http/contract.ts). It must accept exactly what the schema accepts.
+ */
+export const SHOWN_AS = 'x-shown-as';
+
+export const shownAs = <S extends object>(schema: S, shown: object): S => ({ ...schema, [SHOWN_AS]: shown });
+
+/**
+ * An integer a path or query string carries: the validator checks its digits as text (nothing is
+ * coerced), the document types it an integer in the range those digits allow.
+ */
+export const integerText = <S extends { type: 'string'; pattern: string; description?: string }>(schema: S, range: { minimum: number; maximum: number; default?: number }): S =>
+  shownAs(schema, { type: 'integer', ...range, ...(schema.description === undefined ? {} : { description: schema.description }) });
+
+/**
  * How request schemas are compiled, by fastify for the routes and by `compileValidator` for
  * callers without a route: nothing coerced, removed or defaulted (a request is refused, never
  * changed), own properties only (a `constructor` or `__proto__` key is data, never a lookup of
@@ -17,6 +34,7 @@ export const AJV_OPTIONS: Options = {
   discriminator: true,
   // Scalars are string, number, boolean or null: one keyword says so.
   allowUnionTypes: true,
+  keywords: [SHOWN_AS],
   formats: {
     /** Text the store can hold: no U+0000, no unpaired surrogate. */
     text: { type: 'string', validate: (value: string) => unstorable(value) === undefined },

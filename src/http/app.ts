@@ -4,7 +4,7 @@ import type { ServiceContext } from '../serviceContext.js';
 import { AJV_OPTIONS } from './ajv.js';
 import { jsonBody } from './bodies.js';
 import { answerClientError, answerOutsideRoutes } from './clientErrors.js';
-import { completeContract, declaredRefusals, type ContractDocument, type ContractPart } from './contract.js';
+import { completeContract, declaredRefusals, taggedSchema, type ContractDocument, type ContractPart } from './contract.js';
 import { OutageLog, isDatabaseUnreachable } from './database.js';
 import { errorEnvelopeSchema, type ApiError } from './errors.js';
 import { toApiError } from './faults.js';
@@ -95,7 +95,19 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
         title: 'Owner API',
         version: '0.1.0',
         description: 'Hosted human handoff: an agent creates a Session, a person answers it through a private link.',
+        // As the repository's LICENSE and the client package's manifest.
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Each deployment serves the API at its own origin; the document is the same for all of them.
+      servers: [
+        {
+          url: '{origin}',
+          description: 'A deployment of the service.',
+          variables: {
+            origin: { default: 'http://127.0.0.1:8080', description: "The deployment's public origin (SVC_PUBLIC_ORIGIN); `npm start` serves at this default." },
+          },
+        },
+      ],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Owner key, developer API key or trial management credential' },
@@ -168,6 +180,15 @@ export async function buildApp(ctx: ServiceContext, parts: readonly EdgePart[], 
 
   // Before the capabilities' scopes, so that each sees the one registry of held requests.
   await app.register(heldReads, { ctx });
-  for (const { routes } of parts) if (routes) await app.register(async (scope) => routes(scope, ctx));
+  for (const { routes, contract } of parts) {
+    if (!routes) continue;
+    await app.register(async (scope) => {
+      // Each operation of the capability's routes is listed under its tag: a route says nothing of it.
+      scope.addHook('onRoute', (route) => {
+        route.schema = taggedSchema(`${String(route.method)} ${route.url}`, route.schema, contract?.tag);
+      });
+      await routes(scope, ctx);
+    });
+  }
   return app;
 }

@@ -1,4 +1,5 @@
 import { preferenceAppliedHeader, waitHeaders } from '../waits/index.js';
+import { SHOWN_AS } from './ajv.js';
 import type { ErrorCode } from './errors.js';
 import { meaningOf, type RefusalAnswer } from './refusal.js';
 
@@ -119,8 +120,21 @@ export interface ContractDocument extends Json {
   components: Json & { schemas?: Json; headers?: Json; parameters?: Json };
 }
 
-/** What a capability adds to the document beside its routes: its own schemas, parameters and webhooks. */
+/** A capability's group of operations in the document: every operation of its routes and webhooks is in it. */
+export interface ContractTag {
+  /** Title case, as tools list it: `Sessions`. */
+  name: string;
+  /** What the capability lets an integrator do, in a sentence. */
+  description: string;
+}
+
+/**
+ * What a capability adds to the document beside its routes: the tag its operations are listed
+ * under (the document is refused without one for each operation), its own schemas, parameters
+ * and webhooks.
+ */
 export interface ContractPart {
+  tag?: ContractTag;
   schemas?: Json;
   parameters?: Json;
   webhooks?: Json;
@@ -163,24 +177,61 @@ function statusMeaning(answers: readonly RefusalAnswer<never>[]): string {
   return [...byCode].map(([code, meanings]) => `${code}: ${[...meanings].join(' ')}`).join(' ');
 }
 
-/** The error responses of the refusals a route declares, each status once, the envelope as body. */
+/** The request id of the examples, as http/requestIds.ts makes them. */
+const EXAMPLE_REQUEST_ID = 'req_01JQ8Z5XK3B7W2C9D4E6F8G0HJ00002s';
+
+/**
+ * An example body of each refusal a status answers, in the envelope: its code, its message (or,
+ * where the message is made from the refusal's details, what it means) and its fixed reason.
+ * Keyed by code; a code with several messages numbers them.
+ */
+function refusalExamples(answers: readonly RefusalAnswer<never>[]): Json {
+  const examples = new Map<string, { summary: string; value: Json }>();
+  const perCode = new Map<ErrorCode, number>();
+  for (const answer of answers) {
+    const message = typeof answer.message === 'string' ? answer.message : meaningOf(answer);
+    const reason = typeof answer.reason === 'string' ? { reason: answer.reason } : {};
+    const value = { error: { code: answer.code, message, request_id: EXAMPLE_REQUEST_ID, ...reason } };
+    if ([...examples.values()].some((example) => JSON.stringify(example.value) === JSON.stringify(value))) continue;
+    const count = (perCode.get(answer.code) ?? 0) + 1;
+    perCode.set(answer.code, count);
+    examples.set(count === 1 ? answer.code : `${answer.code}_${count}`, { summary: meaningOf(answer), value });
+  }
+  return Object.fromEntries(examples);
+}
+
+/** The error responses of the refusals a route declares, each status once, the envelope as body with an example of each refusal. */
 function refusalResponses(refuses: readonly RefusalAnswer<never>[]): Record<string, DocumentResponse> {
   const statuses = [...new Set(refuses.map((answer) => answer.status))];
   return Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      {
-        description: statusMeaning(refuses.filter((answer) => answer.status === status)),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-      },
-    ]),
+    statuses.map((status) => {
+      const answers = refuses.filter((answer) => answer.status === status);
+      return [
+        String(status),
+        {
+          description: statusMeaning(answers),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples: refusalExamples(answers) } },
+        },
+      ];
+    }),
   );
+}
+
+/**
+ * A route schema in its capability's tag, when it is part of the contract (app.ts tags each
+ * capability's routes with it). A route names no tag of its own: its capability's is the one.
+ */
+export function taggedSchema<S>(where: string, schema: S, tag: ContractTag | undefined): S {
+  if (!declaredRefusals(schema)) return schema;
+  if ((schema as { tags?: unknown }).tags) incomplete(where, "its own tags: a route's tag is its capability's (contract.tag in its record)");
+  return tag ? { ...schema, tags: [tag.name] } : schema;
 }
 
 function completeOperation(where: string, op: DocumentOperation, used: Used): void {
   const contract = op[CONTRACT];
   delete op[CONTRACT];
   if (!contract || !op.operationId || !op.summary) incomplete(where, 'an operationId, a summary and their contract (operation())');
+  if (!Array.isArray(op.tags) || op.tags.length === 0) incomplete(where, "a tag: its capability's record declares none (contract.tag)");
   const { request, answers, refuses = [], reads = [] } = contract;
   for (const status of Object.keys(op.responses)) {
     if (Number(status) >= 400 && !answers[Number(status)]) incomplete(where, `status ${status} is declared in its schema, not by the refusals it answers (refuses)`);
@@ -208,10 +259,15 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
     const own = answer ? (answer.headers ?? []) : (REFUSAL_HEADERS[Number(status)] ?? []);
     const written = new Set([...own, ...declared, ...EVERY_ANSWER]);
     response.headers = Object.fromEntries([...written].map((name) => [name, headerRef(name)]));
+    const media = mediaOf(response.content);
     if (answer?.example !== undefined) {
-      const media = mediaOf(response.content);
       if (!media) incomplete(where, `status ${status} has an example but no body`);
       media.example = answer.example;
+    } else if (Number(status) >= 400 && media && media.example === undefined && media.examples === undefined) {
+      // A refusal the route describes itself shows the refusals it declares with that status.
+      const examples = refusalExamples(refuses.filter((refusal) => refusal.status === Number(status)));
+      if (Object.keys(examples).length === 0) incomplete(where, `status ${status} has no example: give one, or declare the refusals it answers (refuses)`);
+      media.examples = examples;
     }
   }
   for (const status of Object.keys(answers)) if (!op.responses[status]) incomplete(where, `status ${status} is described but not declared`);
@@ -230,12 +286,33 @@ function completeOperation(where: string, op: DocumentOperation, used: Used): vo
   if (parameters.length > 0) op.parameters = parameters;
 }
 
+/** The document's value with each schema that says how it is shown (shownAs) replaced by that form. */
+function shown(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shown);
+  if (typeof value !== 'object' || value === null) return value;
+  const node = value as Json;
+  if (SHOWN_AS in node) return shown(node[SHOWN_AS]);
+  return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, shown(item)]));
+}
+
+/** A part's webhooks, each operation in the part's tag. */
+function webhooksIn(part: ContractPart): Json {
+  const tag = part.tag ?? incomplete('the webhooks', `a tag: the capability that sends ${Object.keys(part.webhooks ?? {}).join(', ')} declares none (contract.tag)`);
+  return Object.fromEntries(
+    Object.entries(part.webhooks ?? {}).map(([name, methods]) => [
+      name,
+      Object.fromEntries(Object.entries(methods as Record<string, Json>).map(([method, op]) => [method, { ...op, tags: [tag.name] }])),
+    ]),
+  );
+}
+
 /**
  * The document @fastify/swagger built, completed: each operation's contract applied, the shared
- * headers and parameters it used declared once under components, and each part's schemas,
- * parameters and webhooks added.
+ * headers and parameters it used declared once under components, each part's schemas,
+ * parameters and webhooks added, and the tags its capabilities list their operations under.
  */
-export function completeContract(document: ContractDocument, parts: readonly ContractPart[]): ContractDocument {
+export function completeContract(built: ContractDocument, parts: readonly ContractPart[]): ContractDocument {
+  const document = shown(built) as ContractDocument;
   const used: Used = { written: new Set(), read: new Set() };
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods)) completeOperation(`${method.toUpperCase()} ${path}`, op, used);
@@ -251,7 +328,8 @@ export function completeContract(document: ContractDocument, parts: readonly Con
   for (const part of parts) {
     Object.assign((components.schemas ??= {}), part.schemas);
     Object.assign(components.parameters, part.parameters);
-    if (part.webhooks) Object.assign(((document.webhooks as Json | undefined) ??= {}), part.webhooks);
+    if (part.webhooks) Object.assign(((document.webhooks as Json | undefined) ??= {}), webhooksIn(part));
   }
+  document.tags = parts.flatMap((part) => part.tag ?? []);
   return document;
 }

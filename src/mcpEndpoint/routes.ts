@@ -76,7 +76,6 @@ export async function mcpEndpointRoutes(app: FastifyInstance, ctx: ServiceContex
     {
       schema: {
         ...mcpOperation,
-        tags: ['mcp'],
         description:
           'The tools ask_human, get_answer, list_events and complete_session over the Model Context Protocol, acting in the workspace of the Bearer key (owner key or developer API key). ' +
           'Accept must name application/json and text/event-stream; the answer to a request is an SSE stream (text/event-stream) carrying its progress notifications and its result, ' +

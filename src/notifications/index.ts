@@ -18,6 +18,7 @@ export { MAX_ATTEMPTS } from './retry.js';
 export const notifications: Capability = {
   name: 'notifications',
   routes: notificationRoutes,
+  contract: { tag: { name: 'Notifications', description: "Reach the people who decide: the workspace's Slack webhook (responders by email and Slack are a Session's `notify`)." } },
   // Its tables: the jobs, and the workspaces' Slack webhooks.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),
   inlineProjections: ({ streamKeys }) => [notificationJobsProjection(streamKeys), slackWebhooksProjection],

@@ -11,12 +11,11 @@ import { checkSlackUrl, removeSlackWebhook, setSlackWebhook, slackSettingBody, s
 export async function notificationRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   app.addSchema(slackSettingSchema);
   requireOwner(app, ctx);
-  const tags = ['notifications'];
   const security = [{ bearer: [] }];
   const response = { 200: { $ref: 'SlackSettingResponse#' } };
   const path = '/v1/notifications/slack';
 
-  app.put(path, { schema: { ...slackOperations.setSlackWebhook, tags, security, body: slackRequestSchema, response } }, async (request: FastifyRequest<{ Body: { webhook_url: string } }>) => {
+  app.put(path, { schema: { ...slackOperations.setSlackWebhook, security, body: slackRequestSchema, response } }, async (request: FastifyRequest<{ Body: { webhook_url: string } }>) => {
     const { workspaceId } = ownerOf(request);
     const checked = checkSlackUrl(request.body.webhook_url, ctx.config);
     if ('refusal' in checked) throw refusalError(NOTIFICATION_REFUSALS, { refused: 'slack_url_invalid', rule: checked.refusal });
@@ -25,13 +24,13 @@ export async function notificationRoutes(app: FastifyInstance, ctx: ServiceConte
     return slackSettingBody(await setSlackWebhook(ctx, workspaceId, checked.url));
   });
 
-  app.get(path, { schema: { ...slackOperations.getSlackWebhook, tags, security, response } }, async (request) => {
+  app.get(path, { schema: { ...slackOperations.getSlackWebhook, security, response } }, async (request) => {
     const { workspaceId } = ownerOf(request);
     ctx.streamKeys.deploymentKey.require();
     return slackSettingBody(await slackWebhookOf(ctx, ctx.store.pool, workspaceId));
   });
 
-  app.delete(path, { schema: { ...slackOperations.removeSlackWebhook, tags, security, response } }, async (request) => {
+  app.delete(path, { schema: { ...slackOperations.removeSlackWebhook, security, response } }, async (request) => {
     const { workspaceId } = ownerOf(request);
     ctx.streamKeys.deploymentKey.require();
     return slackSettingBody(await removeSlackWebhook(ctx, workspaceId));

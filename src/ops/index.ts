@@ -19,6 +19,7 @@ export type { ServiceParts } from './parts.js';
 /** The ops capability, handed what it checks of the whole service when its routes are registered. */
 export const opsCapability = (parts: () => ServiceParts): Capability => ({
   name: 'ops',
+  contract: { tag: { name: 'Operations', description: 'What a deployment answers its probes: liveness, readiness and its version.' } },
   routes: async (app, ctx) => {
     await opsRoutes(app, ctx, parts());
     await metricsRoutes(app, ctx);

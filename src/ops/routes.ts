@@ -55,7 +55,7 @@ const operations = {
 export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts: ServiceParts): Promise<void> {
   const ready = sharedReadiness(ctx, parts);
 
-  app.get('/health/live', { schema: { ...operations.getLiveness, tags: ['operations'], security: [], response: { 200: ok } } }, async (_request, reply) => {
+  app.get('/health/live', { schema: { ...operations.getLiveness, security: [], response: { 200: ok } } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(OK_BODY);
   });
 
@@ -64,7 +64,6 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
     {
       schema: {
         ...operations.getReadiness,
-        tags: ['operations'],
         security: [],
         response: {
           200: ok,
@@ -83,7 +82,7 @@ export async function opsRoutes(app: FastifyInstance, ctx: ServiceContext, parts
     },
   );
 
-  app.get('/version', { schema: { ...operations.getVersion, tags: ['operations'], security: [], response: { 200: versionSchema } } }, async (_request, reply) => {
+  app.get('/version', { schema: { ...operations.getVersion, security: [], response: { 200: versionSchema } } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(versionAt(ctx.identity, ctx.clock.now())));
   });
 

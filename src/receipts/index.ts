@@ -12,6 +12,7 @@ export { RECEIPT_REFUSALS, type ReceiptRefusal } from './refusals.js';
 
 export const receipts: Capability = {
   name: 'receipts',
+  contract: { tag: { name: 'Receipts', description: 'The public keys that verify the signed receipt of an accepted response.' } },
   routes: receiptRoutes,
   refusals: RECEIPT_REFUSALS,
   // Every accepted answer carries its receipt, signed as it is accepted; a decision by several

@@ -56,7 +56,6 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...getReceiptKeys,
-        tags: ['receipts'],
         security: [],
         response: { 200: receiptKeysResponse, 503: { $ref: 'ErrorEnvelope#' } },
       },

@@ -68,7 +68,7 @@ export { responderLinkToken } from './ids.js';
 export type { NoticeKind, ResponderRecord } from './events.js';
 export type { NoticeOutcome } from './decide.js';
 export { checkInteraction } from './rules.js';
-export { publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
+export { createRequestSchema, publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
 export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */
 export { eventItem } from './view.js';
@@ -84,6 +84,7 @@ export { sessionBodies, sessionBody, withLinkExpiry } from './view.js';
 
 export const sessions: Capability = {
   name: 'sessions',
+  contract: { tag: { name: 'Sessions', description: 'Create a Session and its private link, read it or wait for its answer, publish revisions, extend its link, complete it.' } },
   routes: sessionRoutes,
   // Its tables: views, revisions (and through the view, the link lookup).
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),

@@ -17,7 +17,6 @@ export function listRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     {
       schema: {
         ...listSessionsOperation,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         querystring: listQuerySchema,
         response: { 200: { $ref: 'SessionListResponse#' } },

@@ -19,7 +19,6 @@ export function reissueRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     {
       schema: {
         ...reissueLinkOperation,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         response: { 200: { $ref: 'ReissuedLinkResponse#' } },

@@ -1,3 +1,4 @@
+import { integerText, shownAs } from '../http/ajv.js';
 import { HEADERS } from '../http/contract.js';
 import { ACTION_INTENTS } from './interaction.js';
 import { LIMITS, PATTERN_WORDS, PATTERNS } from './limits.js';
@@ -14,7 +15,8 @@ import { LIMITS, PATTERN_WORDS, PATTERNS } from './limits.js';
  * the component types, 400 UNKNOWN_COMPONENT (an unknown type is named as such even beside a
  * malformed known component); each component's own shape, 400 INVALID_SCHEMA. Within a step the
  * first fault found is reported: required properties, then unknown ones, then each property in
- * the order declared here.
+ * the order declared here. The contract document shows each of these as the union it checks
+ * (shownAs): the same values, in the shape a generator reads.
  */
 
 const text = (min: number, max?: number, format: 'text' | 'nonblank-text' = 'text') =>
@@ -30,52 +32,45 @@ const scalar = { type: ['string', 'number', 'boolean', 'null'], format: 'text' }
 const scalarRecord = (max?: number) =>
   ({ type: 'object', minProperties: 1, ...(max === undefined ? {} : { maxProperties: max }), ...storableNames, additionalProperties: scalar }) as const;
 
-const displayValue = {
-  if: { type: 'array' },
-  then: { type: 'array', minItems: 1, maxItems: LIMITS.tableRows, items: scalarRecord() },
-  else: { if: { type: 'object' }, then: scalarRecord(), else: scalar },
+const table = { type: 'array', minItems: 1, maxItems: LIMITS.tableRows, items: scalarRecord() } as const;
+
+/** A table, a record or a scalar: the if/then picks the branch by the value's type, so a fault names it. */
+const displayValue = shownAs(
+  { if: { type: 'array' }, then: table, else: { if: { type: 'object' }, then: scalarRecord(), else: scalar } },
+  { oneOf: [table, scalarRecord(), scalar] },
+);
+
+/** A source: its kind first (a wrong kind is named as such), then its one other property. */
+const sourceOf = <K extends string, P extends string, S extends object>(kind: K, property: P, checked: S, shown: object) =>
+  shownAs(
+    {
+      allOf: [
+        { type: 'object', required: ['kind'], properties: { kind: { const: kind } } },
+        { type: 'object', required: [property], additionalProperties: false, properties: { kind: {}, [property]: checked } as { kind: object } & { [key in P]: S } },
+      ],
+    } as const,
+    { type: 'object', required: ['kind', property], additionalProperties: false, properties: { kind: { const: kind }, [property]: shown } },
+  );
+
+const displayData = {
+  type: 'object',
+  description: 'Scalars, records (objects of scalars) and tables (1 to 100 records with one key set).',
+  minProperties: 1,
+  ...storableNames,
+  additionalProperties: displayValue,
 } as const;
 
-const displaySource = {
-  allOf: [
-    { type: 'object', required: ['kind'], properties: { kind: { const: 'data' } } },
-    {
-      type: 'object',
-      required: ['data'],
-      additionalProperties: false,
-      properties: {
-        kind: {},
-        data: {
-          type: 'object',
-          description: 'Scalars, records (objects of scalars) and tables (1 to 100 records with one key set).',
-          minProperties: 1,
-          ...storableNames,
-          additionalProperties: displayValue,
-        },
-      },
-    },
-  ],
-} as const;
+const displaySource = sourceOf('data', 'data', displayData, displayData);
 
-const surfaceSource = {
-  allOf: [
-    { type: 'object', required: ['kind'], properties: { kind: { const: 'svc_surface' } } },
-    {
-      type: 'object',
-      required: ['components'],
-      additionalProperties: false,
-      properties: {
-        kind: {},
-        components: {
-          type: 'array',
-          minItems: 1,
-          maxItems: LIMITS.components,
-          items: { type: 'object', required: ['type'], properties: { type: { type: 'string', minLength: 1, maxLength: LIMITS.componentType } } },
-        },
-      },
-    },
-  ],
-} as const;
+/** The components of an interactive source: their types and each one's shape are the later steps (componentSteps). */
+const componentList = { type: 'array', minItems: 1, maxItems: LIMITS.components } as const;
+
+const surfaceSource = sourceOf(
+  'svc_surface',
+  'components',
+  { ...componentList, items: { type: 'object', required: ['type'], properties: { type: { type: 'string', minLength: 1, maxLength: LIMITS.componentType } } } },
+  { ...componentList, items: { $ref: 'Component#' } },
+);
 
 const action = {
   type: 'object',
@@ -123,43 +118,44 @@ const fieldSchemaOf = (type: string, keywords: object, required: string[] = []) 
 const stringEnum = { type: 'array', minItems: 1, items: text(0), description: 'Distinct values.' } as const;
 const range = { minimum: bound, maximum: bound, exclusiveMinimum: bound, exclusiveMaximum: bound } as const;
 
-/** The JSON Schema subset a field may use; rules.ts refuses bounds no value can satisfy. */
-const fieldSchemaSchema = {
-  $id: 'FieldSchema',
-  allOf: [
-    { type: 'object', required: ['type'], properties: { type: { enum: ['string', 'number', 'integer', 'boolean', 'array'] } } },
+const fieldSchemas = [
+  fieldSchemaOf('string', { minLength: count, maxLength: count, enum: stringEnum }),
+  fieldSchemaOf('number', range),
+  fieldSchemaOf('integer', range),
+  fieldSchemaOf('boolean', {}),
+  fieldSchemaOf(
+    'array',
     {
-      type: 'object',
-      discriminator: { propertyName: 'type' },
-      oneOf: [
-        fieldSchemaOf('string', { minLength: count, maxLength: count, enum: stringEnum }),
-        fieldSchemaOf('number', range),
-        fieldSchemaOf('integer', range),
-        fieldSchemaOf('boolean', {}),
-        fieldSchemaOf(
-          'array',
-          {
-            items: fieldSchemaOf('string', { enum: stringEnum }, ['enum']),
-            minItems: count,
-            maxItems: count,
-            uniqueItems: { const: true, description: 'Array fields never repeat an option.' },
-          },
-          ['items'],
-        ),
-      ],
+      items: fieldSchemaOf('string', { enum: stringEnum }, ['enum']),
+      minItems: count,
+      maxItems: count,
+      uniqueItems: { const: true, description: 'Array fields never repeat an option.' },
     },
-  ],
-} as const;
+    ['items'],
+  ),
+] as const;
+
+/**
+ * The JSON Schema subset a field may use; rules.ts refuses bounds no value can satisfy. The
+ * validator's discriminator names the failing branch; the document shows the plain union, whose
+ * `type` tags type it the same (a discriminator on inline branches makes generators tag the whole).
+ */
+const fieldSchemaSchema = shownAs(
+  {
+    $id: 'FieldSchema',
+    allOf: [
+      { type: 'object', required: ['type'], properties: { type: { enum: fieldSchemas.map((schema) => schema.properties.type.const) } } },
+      { type: 'object', discriminator: { propertyName: 'type' }, oneOf: fieldSchemas },
+    ],
+  } as const,
+  { oneOf: fieldSchemas },
+);
 
 const component = (type: string, required: string[], properties: object) =>
   ({ type: 'object', required: ['type', ...required], additionalProperties: false, properties: { type: { const: type }, ...properties } }) as const;
 
-const componentSchema = {
-  $id: 'Component',
-  type: 'object',
-  discriminator: { propertyName: 'type' },
-  oneOf: [
-    component('heading', ['text'], { text: text(1, LIMITS.label, 'nonblank-text') }),
+const componentKinds = [
+  component('heading', ['text'], { text: text(1, LIMITS.label, 'nonblank-text') }),
     component('text', ['text'], { text: text(1, LIMITS.text) }),
     component('record', ['fields'], { fields: scalarRecord(LIMITS.recordFields), label: text(1, LIMITS.label, 'nonblank-text') }),
     component('field', ['name', 'label', 'schema'], {
@@ -183,8 +179,10 @@ const componentSchema = {
         description: 'A proposed answer, valid against the field schema.',
       },
     }),
-  ],
-} as const;
+] as const;
+
+/** One component of an interactive source, told by its `type` (the validator's discriminator names the failing one). */
+const componentSchema = shownAs({ $id: 'Component', type: 'object', discriminator: { propertyName: 'type' }, oneOf: componentKinds } as const, { oneOf: componentKinds });
 
 /** The steps after an interaction's own shape: its component types, then each component. */
 const componentSteps = [
@@ -196,7 +194,7 @@ const componentSteps = [
         properties: {
           components: {
             type: 'array',
-            items: { type: 'object', properties: { type: { enum: componentSchema.oneOf.map((c) => c.properties.type.const) } } },
+            items: { type: 'object', properties: { type: { enum: componentKinds.map((kind) => kind.properties.type.const) } } },
           },
         },
       },
@@ -208,26 +206,30 @@ const componentSteps = [
   },
 ] as const;
 
-/** POST /v1/sessions: display or interactive. */
-const interactionSchema = {
-  $id: 'Interaction',
-  description: 'display (source.kind data) or interactive (source.kind svc_surface, with actions).',
-  allOf: [
-    { type: 'object', required: ['mode'], properties: { mode: { enum: ['display', 'interactive'] } } },
-    { if: { type: 'object', properties: { mode: { const: 'display' } } }, then: { $ref: 'DisplayInteraction#' }, else: { $ref: 'InteractiveInteraction#' } },
-    ...componentSteps,
-  ],
-} as const;
+const description = 'display (source.kind data) or interactive (source.kind svc_surface, with actions).';
+
+/** POST /v1/sessions: display or interactive, told by `mode`. */
+const interactionSchema = shownAs(
+  {
+    $id: 'Interaction',
+    description,
+    allOf: [
+      { type: 'object', required: ['mode'], properties: { mode: { enum: ['display', 'interactive'] } } },
+      { if: { type: 'object', properties: { mode: { const: 'display' } } }, then: { $ref: 'DisplayInteraction#' }, else: { $ref: 'InteractiveInteraction#' } },
+      ...componentSteps,
+    ],
+  } as const,
+  { description, oneOf: [{ $ref: 'DisplayInteraction#' }, { $ref: 'InteractiveInteraction#' }] },
+);
 
 /** PATCH /v1/sessions/{id} (and trial creation): interactive only. */
-const publishedInteractionSchema = {
-  $id: 'PublishedInteraction',
-  allOf: [
-    { type: 'object', required: ['mode'], properties: { mode: { const: 'interactive' } } },
-    { $ref: 'InteractiveInteraction#' },
-    ...componentSteps,
-  ],
-} as const;
+const publishedInteractionSchema = shownAs(
+  {
+    $id: 'PublishedInteraction',
+    allOf: [{ type: 'object', required: ['mode'], properties: { mode: { const: 'interactive' } } }, { $ref: 'InteractiveInteraction#' }, ...componentSteps],
+  } as const,
+  { $ref: 'InteractiveInteraction#' },
+);
 
 /** An address a responder's mail goes to, as a sign-in address: 3 to 254 characters, one `@` with something on each side. */
 const emailAddresses = {
@@ -346,7 +348,7 @@ export const wellFormedSessionIdParams = {
 export const revisionParams = {
   type: 'object',
   required: ['id', 'revision'],
-  properties: { id: anySessionId, revision: { type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision } },
+  properties: { id: anySessionId, revision: integerText({ type: 'string', pattern: PATTERNS.revision, description: PATTERN_WORDS.revision }, { minimum: 1, maximum: 10 ** 9 - 1 }) },
 } as const;
 
 export const idempotencyHeaders = {

@@ -101,7 +101,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.createSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         body: createRequestSchema,
         response: { 201: { $ref: 'CreateSessionResponse#' } },
@@ -134,7 +133,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.getSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: wellFormedSessionIdParams,
         headers: waitHeaders,
@@ -179,7 +177,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       preValidation: ifMatchRequired,
       schema: {
         ...sessionOperations.publishRevision,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
@@ -202,7 +199,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       preValidation: ifMatchRequired,
       schema: {
         ...sessionOperations.completeSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
@@ -222,7 +218,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
       preValidation: ifMatchRequired,
       schema: {
         ...sessionOperations.extendSession,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         headers: idempotencyHeaders,
@@ -243,7 +238,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.listSessionEvents,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: sessionIdParams,
         response: { 200: { $ref: 'SessionEventsResponse#' } },
@@ -263,7 +257,6 @@ export async function sessionRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...sessionOperations.getSessionRevision,
-        tags: ['sessions'],
         security: [{ bearer: [] }],
         params: revisionParams,
         response: { 200: { type: 'object', description: 'SessionResponse (display) or InteractiveSurfaceResponse' } },

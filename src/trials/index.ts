@@ -17,6 +17,7 @@ export { TRIAL_LIMITS } from './limits.js';
 
 export const trials: Capability = {
   name: 'trials',
+  contract: { tag: { name: 'Trials', description: 'Sessions without an account: a trial and its Sessions under the management credential it answers once.' } },
   routes: trialRoutes,
   // Its tables: trials, their Sessions' deadlines, the admissions ledger.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),

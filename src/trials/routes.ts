@@ -76,7 +76,6 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         {
           schema: {
             ...trialOperations.createTrialSession,
-            tags: ['trial'],
             description: 'Without Authorization: starts a trial with this first Session and returns its management credential once. With the credential: one more Session in that trial.',
             security: [{}, { bearer: [] }],
             body: publishRequestSchema,
@@ -116,7 +115,6 @@ export async function trialRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
         {
           schema: {
             ...trialOperations.getTrialSession,
-            tags: ['trial'],
             security: [{ bearer: [] }],
             params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: "The ID (ses_…) of one of the trial's Sessions." } } },
             headers: waitHeaders,

@@ -37,13 +37,12 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     app.addSchema(schema);
   }
   requireOwner(app, ctx);
-  const tags = ['webhooks'];
   const security = [{ bearer: [] }];
 
   app.put(
     '/v1/webhook',
     {
-      schema: { ...webhookOperations.registerWebhook, tags, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' } } },
+      schema: { ...webhookOperations.registerWebhook, security, body: registerRequestSchema, response: { 201: { $ref: 'WebhookRegisterResponse#' } } },
     },
     async (request: FastifyRequest<{ Body: { url: string; events?: Subscribable[] } }>, reply) => {
       const principal = ownerOf(request);
@@ -57,7 +56,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
   );
 
-  app.get('/v1/webhook', { schema: { ...webhookOperations.getWebhook, tags, security, response: { 200: { $ref: 'WebhookResponse#' } } } }, async (request) => {
+  app.get('/v1/webhook', { schema: { ...webhookOperations.getWebhook, security, response: { 200: { $ref: 'WebhookResponse#' } } } }, async (request) => {
     const principal = ownerOf(request);
     return webhookOverview(ctx, principal.workspaceId);
   });
@@ -67,7 +66,6 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...webhookOperations.verifyWebhook,
-        tags,
         security,
         description:
           'Sends a signed challenge to the registered URL. 200 when the endpoint echoed it; 422 WEBHOOK_VERIFICATION_FAILED ' +
@@ -88,7 +86,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.post(
     '/v1/webhook/secrets/rotate',
-    { schema: { ...webhookOperations.rotateWebhookSecret, tags, security, response: { 201: { $ref: 'WebhookRotateResponse#' } } } },
+    { schema: { ...webhookOperations.rotateWebhookSecret, security, response: { 201: { $ref: 'WebhookRotateResponse#' } } } },
     async (request, reply) => {
       const principal = ownerOf(request);
       ctx.streamKeys.deploymentKey.require();
@@ -101,7 +99,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.get(
     '/v1/sessions/:id/deliveries',
-    { schema: { ...webhookOperations.listSessionDeliveries, tags, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' } } } },
+    { schema: { ...webhookOperations.listSessionDeliveries, security, params: sessionParams, response: { 200: { $ref: 'DeliveriesResponse#' } } } },
     async (request: SessionRequest) => {
       const principal = ownerOf(request);
       const { id } = request.params;
@@ -116,7 +114,6 @@ export async function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): 
     {
       schema: {
         ...webhookOperations.redeliverEvent,
-        tags,
         security,
         params: sessionEventParams,
         response: { 202: { type: 'null', description: 'Queued, or already pending to the current endpoint' } },

@@ -268,7 +268,6 @@ const signedPost = (operation: {
     operationId: operation.operationId,
     summary: operation.summary,
     description: operation.description,
-    tags: ['webhooks'],
     // The receiver authenticates the service by the signature, not by a credential.
     security: [],
     parameters: Object.keys(SIGNATURE_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
@@ -283,6 +282,10 @@ const signedPost = (operation: {
 const EXAMPLE_EVENT_ID = 'evt_01JQ8Z6G6M1J4Y2N7D3R5T9VWX';
 
 export const webhookContract: ContractPart = {
+  tag: {
+    name: 'Webhooks',
+    description: "Register and verify the workspace's endpoint, rotate its secret, list and redeliver deliveries; and the signed requests the service sends it.",
+  },
   schemas: {
     WebhookDelivery: webhookDeliverySchema,
     SessionExpiredDelivery: sessionExpiredDeliverySchema,

@@ -13,6 +13,7 @@ export { workspaceDisplayName } from './reads.js';
 
 export const workspaces: Capability = {
   name: 'workspaces',
+  contract: { tag: { name: 'Workspace', description: "The workspace's display name, as the mails to its responders name it." } },
   routes: workspaceRoutes,
   // Its table: each named workspace's profile.
   migrations: fileURLToPath(new URL('./migrations/', import.meta.url)),

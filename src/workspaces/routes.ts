@@ -13,20 +13,19 @@ const body = (workspaceId: string, profile: WorkspaceProfile) => ({ workspace_id
 export async function workspaceRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
   app.addSchema(workspaceResponseSchema);
   requireOwner(app, ctx);
-  const tags = ['workspace'];
   const security = [{ bearer: [] }];
   const response = { 200: { $ref: 'WorkspaceResponse#' } };
 
   app.put(
     '/v1/workspace',
-    { schema: { ...workspaceOperations.setWorkspace, tags, security, body: workspaceRequestSchema, response } },
+    { schema: { ...workspaceOperations.setWorkspace, security, body: workspaceRequestSchema, response } },
     async (request: FastifyRequest<{ Body: { display_name: string } }>) => {
       const { workspaceId } = ownerOf(request);
       return body(workspaceId, await setDisplayName(ctx, workspaceId, request.body.display_name));
     },
   );
 
-  app.get('/v1/workspace', { schema: { ...workspaceOperations.getWorkspace, tags, security, response } }, async (request) => {
+  app.get('/v1/workspace', { schema: { ...workspaceOperations.getWorkspace, security, response } }, async (request) => {
     const { workspaceId } = ownerOf(request);
     return body(workspaceId, await workspaceProfile(ctx.store.pool, workspaceId));
   });

@@ -11,8 +11,9 @@ import { createSession, interactive, owner } from '../support/sessions.js';
  */
 
 interface Media {
-  schema: object;
+  schema: object & { $ref?: string };
   example?: unknown;
+  examples?: Record<string, { summary: string; value: { error: { code: string; message: string } } }>;
 }
 interface Response {
   description: string;
@@ -22,6 +23,7 @@ interface Response {
 interface Operation {
   operationId: string;
   summary: string;
+  tags: string[];
   parameters?: Array<{ $ref?: string; in?: string; name?: string }>;
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, Response>;
@@ -29,6 +31,7 @@ interface Operation {
 interface Contract {
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, Record<string, Operation>>;
+  tags: Array<{ name: string; description: string }>;
   components: { headers: Record<string, object>; parameters: Record<string, { name: string; required?: boolean }> };
 }
 
@@ -61,6 +64,19 @@ describe('the operations', () => {
     expect(Object.keys(contract.webhooks)).toEqual(['response.accepted', 'session.expired', 'svc.webhook.verification']);
   });
 
+  it("lists each operation under one tag, its capability's, declared with what it lets an integrator do", () => {
+    const declared = contract.tags.map((tag) => tag.name);
+    expect(new Set(declared).size).toBe(declared.length);
+    for (const tag of contract.tags) expect(tag.description, tag.name).toMatch(/^[A-Z].{20,}\.$/);
+    for (const { at, op } of operations) {
+      expect(op.tags, at.join(' ')).toHaveLength(1);
+      expect(declared, at.join(' ')).toContain(op.tags[0]);
+    }
+    expect(new Set(operations.flatMap(({ op }) => op.tags))).toEqual(new Set(declared));
+    expect(byId('createSession').tags).toEqual(['Sessions']);
+    expect(byId('receiveAcceptedResponse').tags).toEqual(['Webhooks']);
+  });
+
   it('says what every status means: no answer is left with a default description', () => {
     for (const { at, op } of operations) {
       for (const [status, response] of Object.entries(op.responses)) {
@@ -90,6 +106,21 @@ describe('the examples', () => {
   it('validates each example against its schema, as the routes validate', () => {
     for (const { schema, media } of examples) {
       if (media.example !== undefined) expect(check(schema, media.example), schema).toEqual([]);
+      for (const [name, example] of Object.entries(media.examples ?? {})) expect(check(schema, example.value), `${schema} ${name}`).toEqual([]);
+    }
+  });
+
+  it('shows the body of every refusal an operation declares: each code its status names, in the envelope', () => {
+    const refusals = operations
+      .filter(({ at }) => at[0] === 'paths')
+      .flatMap(({ at, op }) => Object.entries(op.responses).filter(([status]) => Number(status) >= 400).map(([status, response]) => ({ at: [...at, status].join(' '), response })));
+    expect(refusals.length).toBeGreaterThan(100);
+    for (const { at, response } of refusals) {
+      const media = Object.values(response.content ?? {})[0];
+      expect(media?.example ?? media?.examples, at).toBeDefined();
+      if (media!.schema.$ref !== '#/components/schemas/ErrorEnvelope') continue;
+      const named = [...response.description.matchAll(/\b([A-Z][A-Z_]{3,}):/g)].map((match) => match[1]);
+      expect(new Set(Object.values(media!.examples!).map((example) => example.value.error.code)), at).toEqual(new Set(named));
     }
   });
 
@@ -170,6 +201,14 @@ describe('the headers', () => {
       expect(written(stale.headers)).toEqual(names(byId('completeSession'), 412, stale.headers));
       const trial = await t.app.inject({ method: 'POST', url: '/v1/trial/sessions', payload: { interaction: interactive() } });
       expect(written(trial.headers)).toEqual(names(byId('createTrialSession'), 201, trial.headers));
+    });
+
+    it('refuses as the examples show: the code and message of a real refusal are an example of its status', async () => {
+      const res = await t.app.inject({ url: '/v1/sessions/ses_00000000000000000000000000', headers: owner(t) });
+      expect(res.statusCode).toBe(404);
+      const examples = Object.values(byId('getSession').responses['404']!.content!['application/json']!.examples!).map((example) => example.value.error);
+      const { code, message } = res.json<{ error: { code: string; message: string } }>().error;
+      expect(examples).toContainEqual(expect.objectContaining({ code, message }));
     });
 
     it('answers with what the examples show: a real Session meets the schema its example meets', async () => {

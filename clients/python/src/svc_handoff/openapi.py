@@ -160,7 +160,7 @@ class DisplayInteraction(_DisplayInteractionRequired, total=False):
 
 class DisplayInteractionSource(TypedDict):
     kind: Literal['data']
-    data: dict[str, Union[list[dict[str, Union[str, float, bool, None]]], Union[dict[str, Union[str, float, bool, None]], Union[str, float, bool, None]]]]
+    data: dict[str, Union[list[dict[str, Union[str, float, bool, None]]], dict[str, Union[str, float, bool, None]], Union[str, float, bool, None]]]
 
 
 class _InteractiveInteractionRequired(TypedDict):
@@ -177,11 +177,7 @@ class InteractiveInteraction(_InteractiveInteractionRequired, total=False):
 
 class InteractiveInteractionSource(TypedDict):
     kind: Literal['svc_surface']
-    components: list[InteractiveInteractionSourceComponentsItem]
-
-
-class InteractiveInteractionSourceComponentsItem(TypedDict):
-    type: str
+    components: list[Component]
 
 
 class _InteractiveInteractionActionsItemRequired(TypedDict):
@@ -190,57 +186,6 @@ class _InteractiveInteractionActionsItemRequired(TypedDict):
 
 
 class InteractiveInteractionActionsItem(_InteractiveInteractionActionsItemRequired, total=False):
-    intent: Literal['submit', 'continue', 'approve', 'reject', 'request_change']
-
-
-class _InteractionInteractiveRequired(TypedDict):
-    mode: Literal['interactive']
-    title: str
-    source: InteractionInteractiveSource
-    actions: list[InteractionInteractiveActionsItem]
-
-
-class InteractionInteractive(_InteractionInteractiveRequired, total=False):
-    description: str
-    response_policy: Literal['first']
-
-
-class InteractionInteractiveSource(TypedDict):
-    kind: Literal['svc_surface']
-    components: list[Component]
-
-
-class _InteractionInteractiveActionsItemRequired(TypedDict):
-    id: str
-    label: str
-
-
-class InteractionInteractiveActionsItem(_InteractionInteractiveActionsItemRequired, total=False):
-    intent: Literal['submit', 'continue', 'approve', 'reject', 'request_change']
-
-
-class _PublishedInteractionRequired(TypedDict):
-    mode: Literal['interactive']
-    title: str
-    source: PublishedInteractionSource
-    actions: list[PublishedInteractionActionsItem]
-
-
-class PublishedInteraction(_PublishedInteractionRequired, total=False):
-    description: str
-    response_policy: Literal['first']
-
-
-class PublishedInteractionSource(TypedDict, total=False):
-    components: list[Component]
-
-
-class _PublishedInteractionActionsItemRequired(TypedDict):
-    id: str
-    label: str
-
-
-class PublishedInteractionActionsItem(_PublishedInteractionActionsItemRequired, total=False):
     intent: Literal['submit', 'continue', 'approve', 'reject', 'request_change']
 
 
@@ -784,7 +729,10 @@ FieldSchema = Union[FieldSchemaString, FieldSchemaNumber, FieldSchemaInteger, Fi
 Component = Union[ComponentHeading, ComponentText, ComponentRecord, ComponentField]
 
 
-Interaction = Union[DisplayInteraction, InteractionInteractive]
+Interaction = Union[DisplayInteraction, InteractiveInteraction]
+
+
+PublishedInteraction = InteractiveInteraction
 
 
 HealthUnavailable = dict[str, Any]
