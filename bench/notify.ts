@@ -5,6 +5,7 @@ import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
 import { statementStats } from './support/statements.js';
+import { creationsContender } from './support/submitting.js';
 
 /**
  * What a notification plan costs the create: POST /v1/sessions with `notify` (two addresses and a
@@ -20,15 +21,7 @@ const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool);
 const load = startLoadGenerator();
 try {
-  const headers = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' };
-  const create = (label: string, body: object) => ({ seconds }: { seconds: number }) =>
-    load.http({
-      label,
-      origin: service.baseUrl,
-      connections: CREATORS,
-      seconds,
-      requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers, body: JSON.stringify(body) },
-    });
+  const create = (label: string, body: object) => creationsContender(load, service, { clients: CREATORS, label, body });
   const plan = { email: ['ana@example.com', 'bo@example.com'], remind_after_seconds: 3_600 };
 
   heading(`Session creation with notify and without, ${CREATORS} connections, interleaved`);

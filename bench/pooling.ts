@@ -1,11 +1,10 @@
 import { createPool } from '../src/service.js';
-import { interactive } from '../test/support/sessions.js';
 import { benchDatabase } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave, type Contender } from './support/rounds.js';
 import { startBenchService, type BenchService } from './support/service.js';
-import { submissionsContender } from './support/submitting.js';
+import { creationsContender, submissionsContender } from './support/submitting.js';
 
 /**
  * What SVC_DATABASE_POOLING=transaction costs: every statement sent unnamed, so PostgreSQL parses
@@ -22,20 +21,8 @@ const named = await startBenchService(db.url, db.pool);
 const unnamed = await startBenchService(db.url, unnamedPool);
 const load = startLoadGenerator();
 
-const creations = (service: BenchService, label: string): Contender => ({ seconds }) =>
-  load.http({
-    label: `POST /v1/sessions, ${label}`,
-    origin: service.baseUrl,
-    connections: CLIENTS,
-    seconds,
-    requests: {
-      kind: 'fixed',
-      method: 'POST',
-      path: '/v1/sessions',
-      headers: { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ interaction: interactive() }),
-    },
-  });
+const creations = (service: BenchService, label: string): Contender =>
+  creationsContender(load, service, { clients: CLIENTS, label: `POST /v1/sessions, ${label}` });
 const submissions = (service: BenchService, label: string): Contender =>
   submissionsContender(load, service, { clients: CLIENTS, label: `POST /s/{token} accepted, ${label}` });
 

@@ -8,6 +8,7 @@ import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
 import { statementStats } from './support/statements.js';
+import { creationsContender } from './support/submitting.js';
 
 /**
  * The owner API over HTTP, driven by the load generator's process over keep-alive sockets.
@@ -59,15 +60,7 @@ try {
   const creation = await interleave({
     insert: await plainInsert(db, load, CREATORS),
     append: appendContender(db, load, CREATORS),
-    create: stats.contender(({ seconds }) =>
-      load.http({
-        label: 'POST /v1/sessions',
-        origin: service.baseUrl,
-        connections: CREATORS,
-        seconds,
-        requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers: owner, body: JSON.stringify({ interaction: interactive() }) },
-      }),
-    ),
+    create: stats.contender(creationsContender(load, service, { clients: CREATORS, label: 'POST /v1/sessions' })),
   });
   printFigure({ name: 'POST /v1/sessions / plain INSERT', values: ratios(creation.create, creation.insert), target: { op: '>=', value: 0.2 } });
   printFigure({ name: 'POST /v1/sessions / append', values: ratios(creation.create, creation.append), target: { op: '>=', value: 0.6 } });

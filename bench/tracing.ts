@@ -3,12 +3,11 @@ import { inSpan, traceParent, tracingOn } from '../src/tracing/index.js';
 import { testConfig } from '../test/support/config.js';
 import { startOtlpReceiver } from '../test/support/otlp-receiver.js';
 import { freePort, serviceEnv, startServiceProcess, type ServiceProcess } from '../test/support/processes.js';
-import { interactive } from '../test/support/sessions.js';
 import { benchDatabase } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave, type Contender } from './support/rounds.js';
-import { submissionsContender } from './support/submitting.js';
+import { creationsContender, submissionsContender } from './support/submitting.js';
 
 /**
  * What tracing costs (docs/operations.md#tracing). Two API processes over one database, alike but
@@ -37,20 +36,8 @@ async function api(env: Record<string, string>): Promise<ServiceProcess> {
 
 const TRACEPARENT = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
 
-const creations = (service: ServiceProcess, label: string): Contender => ({ seconds }) =>
-  load.http({
-    label: `POST /v1/sessions, ${label}`,
-    origin: service.baseUrl,
-    connections: CLIENTS,
-    seconds,
-    requests: {
-      kind: 'fixed',
-      method: 'POST',
-      path: '/v1/sessions',
-      headers: { authorization: `Bearer ${config.ownerKey}`, 'content-type': 'application/json', ...TRACEPARENT },
-      body: JSON.stringify({ interaction: interactive() }),
-    },
-  });
+const creations = (service: ServiceProcess, label: string): Contender =>
+  creationsContender(load, { baseUrl: service.baseUrl, ownerKey: config.ownerKey! }, { clients: CLIENTS, label: `POST /v1/sessions, ${label}`, headers: TRACEPARENT });
 const submissions = (service: ServiceProcess, label: string): Contender =>
   submissionsContender(load, { baseUrl: service.baseUrl, ownerKey: config.ownerKey! }, { clients: CLIENTS, label: `POST /s/{token} accepted, ${label}` });
 

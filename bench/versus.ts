@@ -8,12 +8,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ulid } from 'ulid';
 import { freePort } from '../src/database/embedded.js';
-import { interactive } from '../test/support/sessions.js';
 import { benchServer } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave } from './support/rounds.js';
-import { submissionsContender } from './support/submitting.js';
+import { creationsContender, submissionsContender } from './support/submitting.js';
 
 /**
  * This tree against another version of it (BENCH_BEFORE, a git ref), interleaved in one run: Session
@@ -89,20 +88,8 @@ async function startTree(cwd: string, serverUrl: string, settings: Record<string
   };
 }
 
-const creating = (load: ReturnType<typeof startLoadGenerator>, service: TreeService, label: string) => ({ seconds }: { seconds: number }) =>
-  load.http({
-    label: `POST /v1/sessions, ${label}`,
-    origin: service.baseUrl,
-    connections: CLIENTS,
-    seconds,
-    requests: {
-      kind: 'fixed',
-      method: 'POST',
-      path: '/v1/sessions',
-      headers: { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ interaction: interactive() }),
-    },
-  });
+const creating = (load: ReturnType<typeof startLoadGenerator>, service: TreeService, label: string) =>
+  creationsContender(load, service, { clients: CLIENTS, label: `POST /v1/sessions, ${label}` });
 
 const ref = process.env.BENCH_BEFORE;
 if (!ref) {

@@ -56,3 +56,20 @@ export const patchesContender = (load: LoadGenerator, service: Pick<BenchService
     headers: { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ interaction: interactive({ title: 'Approve the revised refund' }) }),
   }));
+
+export interface CreationOptions {
+  clients: number;
+  label: string;
+  /** The create's body: an interactive Session unless given. */
+  body?: object;
+  /** Sent beside the owner key (a traceparent, say). */
+  headers?: Record<string, string>;
+}
+
+/** POST /v1/sessions with the owner key, the same body every time. */
+export const creationsContender = (load: LoadGenerator, service: Pick<BenchService, 'baseUrl' | 'ownerKey'>, options: CreationOptions): Contender => {
+  const headers = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json', ...options.headers };
+  const body = JSON.stringify(options.body ?? { interaction: interactive() });
+  return ({ seconds }) =>
+    load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers, body } });
+};
