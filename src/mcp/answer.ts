@@ -1,4 +1,4 @@
-import { ClientError, linkExpired, type InteractiveSession, type Session } from '../client/index.js';
+import { ClientError, linkExpired, type InteractiveSession, type Session, type SessionDecision } from '../client/index.js';
 
 /** What get_answer reports of a Session. Pure: the caller passes the time. */
 
@@ -15,6 +15,17 @@ export interface Answer {
   receipt: string | null;
   /** When the link stops taking answers, as the service states it. */
   link_expires_at: string;
+  /** A Session several people decide: how it stands (its outcome null until resolved). */
+  decision?: DecisionOutcome;
+}
+
+export interface DecisionOutcome {
+  required: number;
+  outcome: 'approved' | 'vetoed' | null;
+  /** The responders who chose a counted action, in the order accepted. */
+  approvals: string[];
+  vetoed_by: string | null;
+  resolved_at: string | null;
 }
 
 /**
@@ -25,6 +36,7 @@ export interface Answer {
 export function answerOf(session: Session, now: Date): Answer {
   if (session.status === undefined) throw new ClientError('NO_RESPONSE_POSSIBLE', `${session.id} is a display Session: it takes no answer.`);
   const { status, revision, responses, link_expires_at } = session as InteractiveSession;
+  if (session.decision) return decisionAnswer({ ...(session as InteractiveSession), decision: session.decision }, now);
   const latest = responses.at(-1);
   const unanswered = (answerStatus: AnswerStatus): Answer => ({ status: answerStatus, action: null, data: null, accepted_at: null, receipt: null, link_expires_at });
   const withLatest = (answerStatus: AnswerStatus): Answer =>
@@ -34,4 +46,24 @@ export function answerOf(session: Session, now: Date): Answer {
   if (status === 'completed') return withLatest('completed');
   if (latest?.revision === revision) return withLatest('answered');
   return unanswered(linkExpired(session, now) ? 'expired' : 'pending');
+}
+
+/**
+ * A Session several people decide answers with its outcome, never one person's response:
+ * `answered` once the decision resolved (accepted_at its resolution, receipt the resolution
+ * receipt that binds every deciding answer's), `completed`, `expired` or `pending` as above.
+ */
+function decisionAnswer(session: InteractiveSession & { decision: SessionDecision }, now: Date): Answer {
+  const { required, outcome, approvals, vetoed_by, resolved_at, receipt } = session.decision;
+  const resolved = outcome !== null;
+  const status: AnswerStatus = session.status === 'completed' ? 'completed' : resolved ? 'answered' : linkExpired(session, now) ? 'expired' : 'pending';
+  return {
+    status,
+    action: null,
+    data: null,
+    accepted_at: resolved_at,
+    receipt: resolved ? receipt : null,
+    link_expires_at: session.link_expires_at,
+    decision: { required, outcome: outcome as DecisionOutcome['outcome'], approvals, vetoed_by, resolved_at },
+  };
 }

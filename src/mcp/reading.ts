@@ -18,7 +18,9 @@ export async function readAnswer(ctx: ToolContext, id: string, signal: AbortSign
   const session = await ctx.client.getSession(id, { signal });
   const answer = answerOf(session, ctx.now());
   const latest = (session as InteractiveSession).responses.at(-1);
-  if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(id, latest, { signal });
+  // A decision's receipt is the resolution's: it and every answer's receipt it binds are verified.
+  if (answer.receipt !== null && answer.decision) await ctx.client.verifyDecision(id, { signal });
+  else if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(id, latest, { signal });
   return answer;
 }
 

@@ -1,6 +1,7 @@
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS, NOT_BLANK, PATTERNS, WAIT_SECONDS_MAX, type CreatedSession } from '../client/index.js';
 import { notifyEmailSchema, sessionEventsSchema } from './contract.js';
+import { decisionProblems, decisionRule, type DecisionArguments } from './decision.js';
 import { ACTION_IDS_RULE, questionInteraction, questionProblems, type Question } from './question.js';
 import { answerAfterWait, readAnswer, type ToolContext } from './reading.js';
 import { taskCreated } from './tasks.js';
@@ -80,21 +81,45 @@ const answerProperties = {
     description: 'The signed decision receipt of the answer (compact JWS), already verified: signed by the service for this workspace, bound to this answer.',
   },
   link_expires_at: linkExpiresAt,
+  decision: {
+    type: 'object',
+    description:
+      'Present for a question several people decide (ask_human with required): how it stands. status is answered once it resolved; ' +
+      'accepted_at is then resolved_at and receipt the signed resolution receipt, already verified with every answer receipt it binds.',
+    required: ['required', 'outcome', 'approvals', 'vetoed_by', 'resolved_at'],
+    additionalProperties: false,
+    properties: {
+      required: { type: 'integer', description: 'How many approvals resolve it.' },
+      outcome: { type: ['string', 'null'], enum: ['approved', 'vetoed', null], description: 'null until resolved.' },
+      approvals: { type: 'array', items: { type: 'string' }, description: 'The responders who approved (their IDs), in the order accepted.' },
+      vetoed_by: { type: ['string', 'null'], description: 'The responder whose veto resolved it.' },
+      resolved_at: { type: ['string', 'null'], description: 'When it resolved (ISO 8601).' },
+    },
+  },
 } as const;
 
-const answerSchema = { type: 'object', required: Object.keys(answerProperties), additionalProperties: false, properties: answerProperties } as const;
+/** Every answer has each property but `decision`, which only a question several people decide has. */
+const answerSchema = {
+  type: 'object',
+  required: Object.keys(answerProperties).filter((name) => name !== 'decision'),
+  additionalProperties: false,
+  properties: answerProperties,
+} as const;
+
+const buttonIdList = { type: 'array', minItems: 1, maxItems: LIMITS.actions, uniqueItems: true, items: { type: 'string', pattern: PATTERNS.actionId } } as const;
 
 /** What a tool that waited adds to a pending answer. */
 const waitedProperties = {
   next_step: { type: 'string', description: 'Present when the answer is still pending after the wait: how to read it later.' },
 } as const;
 
-type AskHuman = Question & { wait_seconds?: number; notify_email?: string[] };
+type AskHuman = Question & DecisionArguments & { wait_seconds?: number };
 
 /** Creates the Session the question asks for, emailing `notify_email` each a link of their own, and shows its link to the host's user when the client can. */
 async function ask(input: AskHuman, ctx: ToolContext, call: ToolCall): Promise<CreatedSession> {
   const notify = input.notify_email ? { notify: { email: input.notify_email } } : {};
-  const created = await ctx.client.createSession(questionInteraction(input), { signal: call.signal, ...notify });
+  const decision = decisionRule(input);
+  const created = await ctx.client.createSession(questionInteraction(input), { signal: call.signal, ...notify, ...(decision ? { decision } : {}) });
   call.showLink({ sessionId: created.id, url: created.human_url, title: input.title });
   return created;
 }
@@ -109,7 +134,11 @@ const askHuman = tool<AskHuman>(
       `Each field becomes an input on the page; each action a button. ${ACTION_IDS_RULE} With wait_seconds it also waits ` +
       `up to that long (at most ${WAIT_SECONDS_MAX} s) and returns what get_answer would (the url is sent at once as a progress message, ` +
       `then progress every ${PROGRESS_EVERY_MS / 1000} s, if the call asked for progress); while still pending, or without wait_seconds, call get_answer later. ` +
-      'Called as an MCP task, it answers at once with the task, which completes when the person answers.',
+      'Called as an MCP task, it answers at once with the task, which completes when the person answers. ' +
+      'With required (and notify_email naming at least that many people), several people decide: each answers once through their own emailed link, ' +
+      'and it resolves approved when required of them pressed a count button, or vetoed as soon as anyone pressed a veto button; the answer is then ' +
+      'the outcome (decision: {outcome, approvals, vetoed_by, resolved_at}) with its resolution receipt, not one person\'s answer. ' +
+      'Unless given, count is the first button and veto every other one.',
     inputSchema: {
       type: 'object',
       required: ['title'],
@@ -147,6 +176,14 @@ const askHuman = tool<AskHuman>(
           description: 'Addresses the service emails, each with a link of its own (the answer through it names that responder in its receipt). Owner and developer keys only.',
         },
         wait_seconds: { type: 'integer', minimum: 0, maximum: WAIT_SECONDS_MAX, description: `Wait up to this many seconds (at most ${WAIT_SECONDS_MAX}) for the answer.` },
+        required: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+          description: 'Several people decide: this many of the notify_email addresses must approve (at most as many as notify_email names).',
+        },
+        count: { ...buttonIdList, description: 'With required: the button IDs that approve. Default: the first button.' },
+        veto: { ...buttonIdList, description: 'With required: the button IDs that veto, alone. Default: every button not in count; never empty.' },
       },
     },
     outputSchema: {
@@ -170,7 +207,7 @@ const askHuman = tool<AskHuman>(
     // The person needs the link before there can be an answer to wait for: the first progress message carries it.
     return { ...asked, ...(await answerAfterWait(ctx, call, created.id, input.wait_seconds, `the answer at ${created.human_url}`)) };
   },
-  questionProblems,
+  (input) => [...questionProblems(input), ...decisionProblems(input)],
   // A task answers at once whatever wait_seconds says: the task itself is the wait.
   async (input, ctx, call) => taskCreated(await ask(input, ctx, call)),
 );

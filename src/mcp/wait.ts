@@ -27,7 +27,8 @@ export interface Waiting {
 }
 
 /**
- * Waits up to `seconds` for the answer to the Session's current revision, reporting progress at
+ * Waits up to `seconds` for the answer to the Session's current revision (for a revision several
+ * people decide, its resolution: one person's answer does not end the wait), reporting progress at
  * once (its message names `subject`, for example the link the person needs) and every
  * PROGRESS_EVERY_MS. It ends when the answer comes, when none can come (the link expired
  * included), or at the deadline; the caller then reads what the Session holds.
@@ -42,7 +43,9 @@ export async function waitForAnswer(client: HandoffClient, waiting: Waiting, ses
     void report(waited, `Still waiting (${waited} s of ${seconds} s) for ${subject}`);
   }, PROGRESS_EVERY_MS);
   try {
-    await client.waitForResponse(sessionId, { signal: waiting.signal, timeoutMs: seconds * 1000 });
+    const options = { signal: waiting.signal, timeoutMs: seconds * 1000 };
+    const { decision } = await client.getSession(sessionId, { signal: waiting.signal });
+    await (decision ? client.waitForDecision(sessionId, options) : client.waitForResponse(sessionId, options));
   } catch (error) {
     if (!(error instanceof ClientError && ['WAIT_TIMEOUT', 'NO_RESPONSE_POSSIBLE', 'LINK_EXPIRED'].includes(error.code))) throw error;
   } finally {

@@ -21,7 +21,7 @@ import { useTestApp } from '../support/lifecycle.js';
  * Streamable HTTP against the live service and PostgreSQL: tasks (ask_human answers at once with
  * a task that completes when the person answers), URL-mode elicitation (the link shown to the
  * host's user), and neither (today's answers). Also what every tool answers: link_expires_at,
- * notify_email, complete_session.
+ * notify_email, complete_session, and a decision by several people (required).
  */
 
 const mailbox = useMailbox();
@@ -225,5 +225,48 @@ describe('what every tool answers', () => {
     const bad = await call(owner, 'ask_human', { title: 'Mail whom?', notify_email: ['not an address'] });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain('notify_email[0]');
+  });
+});
+
+describe('a decision by several people', () => {
+  it('required 2 of 2 emailed people: one approval leaves it pending, the wait ends at the second, and the tool answers the outcome with its resolution receipt', async () => {
+    const addresses = ['cy@example.com', 'di@example.com'];
+    const asked = (await call(owner, 'ask_human', { title: 'Deploy the release?', actions: ['Approve', 'Reject'], notify_email: addresses, required: 2 }))
+      .structuredContent as { session_id: string };
+    expect(await notifierOf(t).drain()).toBe(2);
+    const [cy, di] = addresses.map((address) => `${t.ctx.config.publicOrigin}${linkIn(mailTo(mailbox, address)[0]!).path}`);
+    const { responders } = await sessionOf(t, asked.session_id);
+    const [cyId, diId] = addresses.map((address) => responders!.find((r) => r.address === address)!.id);
+
+    expect((await answerThroughLink(cy!, 'approve')).status).toBe(200);
+    // One person's answer is not the outcome.
+    expect((await call(owner, 'get_answer', { session_id: asked.session_id })).structuredContent).toMatchObject({
+      status: 'pending',
+      action: null,
+      receipt: null,
+      decision: { required: 2, outcome: null, approvals: [cyId], vetoed_by: null, resolved_at: null },
+    });
+
+    const waiting = call(owner, 'get_answer', { session_id: asked.session_id, wait_seconds: WAIT_SECONDS_MAX });
+    expect((await answerThroughLink(di!, 'approve')).status).toBe(200);
+    const answer = (await waiting).structuredContent as { receipt: string; decision: { resolved_at: string } };
+    expect(answer).toMatchObject({ status: 'answered', decision: { required: 2, outcome: 'approved', approvals: [cyId, diId], vetoed_by: null } });
+    expect(answer).toMatchObject({ accepted_at: answer.decision.resolved_at });
+    expect(claimsOf(answer.receipt)).toMatchObject({ session_id: asked.session_id, outcome: 'approved', required: 2, responses: [{ sub: cyId }, { sub: diId }] });
+  });
+
+  it('refuses a decision the service could not take, naming the argument', async () => {
+    const refusal = async (args: Record<string, unknown>) => {
+      const result = await call(owner, 'ask_human', { title: 'Who decides?', actions: ['Approve', 'Reject'], ...args });
+      expect(result.isError).toBe(true);
+      return (result.content as Array<{ text: string }>)[0]!.text;
+    };
+    expect(await refusal({ required: 2, notify_email: ['ed@example.com'] })).toContain('notify_email names 1');
+    expect(await refusal({ required: 1 })).toContain('notify_email names 0');
+    expect(await refusal({ required: 1, notify_email: ['ed@example.com'], count: ['approve'], veto: ['approve'] })).toContain('count and veto share approve');
+    expect(await refusal({ required: 1, notify_email: ['ed@example.com'], veto: ['refuse'] })).toMatch(/veto\[0\]: .*refuse.* is no button/);
+    expect(await refusal({ count: ['approve'] })).toContain('only with required');
+    const oneButton = await call(owner, 'ask_human', { title: 'Alone?', required: 1, notify_email: ['ed@example.com'] });
+    expect((oneButton.content as Array<{ text: string }>)[0]!.text).toContain('needs a button that vetoes');
   });
 });
