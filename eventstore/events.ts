@@ -1,5 +1,5 @@
 import type { QueryResult, QueryResultRow } from 'pg';
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -101,7 +101,21 @@ export interface Statement {
   text: string;
 }
 
-export const prepared = (name: string, text: string): Statement => ({ name: `svc_${name}`, text });
+export const prepared = (name: string, text: string): Statement => ({ name: statementName(`svc_${name}`), text });
+
+/** The longest name PostgreSQL keeps for a prepared statement (NAMEDATALEN - 1 bytes); it cuts longer ones. */
+const MAX_STATEMENT_NAME = 63;
+
+/**
+ * A statement's name as PostgreSQL keeps it: a longer one is cut by the server, so two names alike
+ * in their first 63 bytes would be one statement on a connection. One past the limit keeps its
+ * start, for reading, and ends with a digest of the whole.
+ */
+export function statementName(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_STATEMENT_NAME) return name;
+  const digest = createHash('sha256').update(name).digest('base64url').slice(0, 16);
+  return `${name.slice(0, MAX_STATEMENT_NAME - digest.length - 1)}~${digest}`;
+}
 
 /**
  * A data-modifying statement that can run in the WITH of another (compose): an INSERT, UPDATE or
@@ -131,7 +145,7 @@ export function compose(parts: readonly Part[], main?: { statement: Statement; p
   });
   const body = main ? `${main.statement.text.trim()}` : 'SELECT';
   return {
-    statement: { name: [main?.statement.name ?? 'svc_parts', ...parts.map((p) => p.name)].join('+'), text: `WITH ${ctes.join(',\n')}\n${body}` },
+    statement: { name: statementName([main?.statement.name ?? 'svc_parts', ...parts.map((p) => p.name)].join('+')), text: `WITH ${ctes.join(',\n')}\n${body}` },
     params: [...(main?.params ?? []), ...parts.flatMap((p) => p.params)],
   };
 }

@@ -61,7 +61,7 @@ describe('the operations', () => {
       expect(op.summary, at.join(' ')).toMatch(/^[A-Z][^\n]{10,120}$/);
     }
     expect(byId('createSession')).toBe(contract.paths['/v1/sessions']!.post);
-    expect(Object.keys(contract.webhooks)).toEqual(['response.accepted', 'session.expired', 'svc.webhook.verification']);
+    expect(Object.keys(contract.webhooks)).toEqual(['response.accepted', 'session.expired', 'decision.resolved', 'svc.webhook.verification']);
   });
 
   it("lists each operation under one tag, its capability's, declared with what it lets an integrator do", () => {
