@@ -111,7 +111,7 @@ const MAX_STATEMENT_NAME = 63;
  * in their first 63 bytes would be one statement on a connection. One past the limit keeps its
  * start, for reading, and ends with a digest of the whole.
  */
-export function statementName(name: string): string {
+function statementName(name: string): string {
   if (Buffer.byteLength(name) <= MAX_STATEMENT_NAME) return name;
   const digest = createHash('sha256').update(name).digest('base64url').slice(0, 16);
   return `${name.slice(0, MAX_STATEMENT_NAME - digest.length - 1)}~${digest}`;
