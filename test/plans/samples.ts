@@ -240,6 +240,7 @@ export const SAMPLES: Record<string, Sample> = {
   'src/webhooks/sql.ts#CLAIM_DUE': { params: (s) => [s.now, 10, 'dispatcher-1', 30_000] },
   'src/webhooks/sql.ts#LOCK_LEASE': { params: (s) => [s.delivery.id, 'dispatcher-1'] },
   'src/webhooks/sql.ts#RELEASE_LEASE': { params: (s) => [s.delivery.id, 'dispatcher-1'] },
+  'src/webhooks/sql.ts#DELIVERY_TRACE_PARENT': { params: (s) => [s.delivery.id, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'] },
   'src/webhooks/sql.ts#NEXT_DUE': { params: () => [] },
   'src/webhooks/sql.ts#LOCK_PENDING_OF_ENDPOINT': { params: (s) => [s.delivery.endpointId] },
   'src/webhooks/sql.ts#LOCK_EVENT_QUEUE': { params: (s) => [s.session.responseEventId] },

@@ -13,6 +13,7 @@ import { DELIVERY_BUDGET_MS, MAX_ATTEMPTS, nextAttemptAt, TRANSPORT_TIMEOUT_MS }
 import { contractChecker, pointer } from '../support/contract.js';
 import type { ReceivedRequest } from '../support/https-receiver.js';
 import { createSession, owner } from '../support/sessions.js';
+import { answerThrough, createDecided } from '../decisions/support.js';
 import { acceptAnswer, echoChallenge, useReceiver, useWebhookTest } from './support.js';
 
 /**
@@ -37,7 +38,7 @@ async function marked(kind: string): Promise<Map<string, string>> {
 
 /** The page's endpoint, asking for every event: PUT, then the challenge answered; the signing secret and the challenge as received. */
 async function verifiedEndpoint(): Promise<{ secret: string; challenge: ReceivedRequest }> {
-  const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(t), payload: { url: receiver.url, events: ['response.accepted', 'session.expired'] } });
+  const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: owner(t), payload: { url: receiver.url, events: ['response.accepted', 'session.expired', 'decision.resolved'] } });
   expect(put.statusCode, put.body).toBe(201);
   receiver.respond(echoChallenge);
   const verified = await t.app.inject({ method: 'POST', url: '/v1/webhook/verify', headers: owner(t) });
@@ -60,6 +61,9 @@ it('shows every request the contract declares with an example body valid against
   await createSession(t);
   clock.set(now);
   await acceptAnswer(t, (await createSession(t)).id);
+  // And a decision two of three people resolve.
+  const decided = await createDecided(t);
+  for (const responder of decided.responders.slice(0, 2)) expect((await answerThrough(t, responder.token, 'approve')).statusCode).toBe(200);
   await new PurgeWorker(t.ctx).drain();
   const real = new Map([challenge, ...(await sent())].map((request) => [JSON.parse(request.body).type as string, JSON.parse(request.body) as Record<string, unknown>]));
 
