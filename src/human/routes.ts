@@ -64,26 +64,29 @@ async function askingOf(ctx: Pick<ServiceContext, 'config' | 'store'>, state: Se
 }
 
 /**
- * What the link shows now: the data, the form, what was accepted, or that it is closed. A revision
- * several people decide shows where it stands instead of a form on the shared link, to a responder
- * who answered, and to everyone once decided.
+ * What the link shows now, with its status: the data, the form, what was accepted, or that it is
+ * closed. A revision several people decide shows where it stands instead of a form on the shared
+ * link, to a responder who answered, and to everyone once decided; a responder who had not
+ * answered by then gets the refusal their answer would get (409), with the outcome.
  */
-function currentPage(state: SessionState, asking: Asking, responderId: string | undefined): string {
+function currentPage(state: SessionState, asking: Asking, responderId: string | undefined): [number, string] {
   const interaction = currentInteraction(state);
-  if (interaction.mode === 'display') return displayPage(interaction, asking);
+  if (interaction.mode === 'display') return [200, displayPage(interaction, asking)];
   if (state.status === 'completed') {
     const last = state.responses.at(-1);
-    return completedPage(interaction, last && acceptedView(state, last));
+    return [200, completedPage(interaction, last && acceptedView(state, last))];
   }
   const revision = currentRevision(state);
   const standing = standingOf(state, revision);
   if (standing) {
     const own = state.responses.find((response) => response.revision === revision && response.responderId !== undefined && response.responderId === responderId);
-    if (responderId === undefined || own || standing.outcome !== null) return decisionPage(interaction, standing, asking, own && acceptedView(state, own));
+    const page = () => decisionPage(interaction, standing, asking, own && acceptedView(state, own));
+    if (responderId !== undefined && !own && standing.outcome !== null) return [SESSION_REFUSALS.decision_resolved.status, page()];
+    if (responderId === undefined || own || standing.outcome !== null) return [200, page()];
   }
   const answer = standing ? undefined : state.responses.find((response) => response.revision === revision);
-  if (answer) return respondedPage(acceptedView(state, answer), asking);
-  return formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction), asking });
+  if (answer) return [200, respondedPage(acceptedView(state, answer), asking)];
+  return [200, formPage({ interaction, revision, clientEventId: newClientEventId(), values: formValuesOf(interaction), asking })];
 }
 
 /**
@@ -144,7 +147,8 @@ export async function humanRoutes(app: FastifyInstance, ctx: ServiceContext): Pr
     const linked = await liveLink(ctx, request.params.token);
     const state = linked && (await loadSession(ctx.store.pool, ctx.streamKeys, linked.sessionId));
     if (!state) throw linkNotFound();
-    return sendPage(reply, 200, currentPage(state, await askingOf(ctx, state), linked.responderId));
+    const [status, page] = currentPage(state, await askingOf(ctx, state), linked.responderId);
+    return sendPage(reply, status, page);
   });
 
   app.post('/s/:token', { schema: { hide: true } }, async (request: TokenRequest, reply) => {

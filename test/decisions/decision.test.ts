@@ -84,9 +84,9 @@ describe('answers to a decision', () => {
       body.responses.map((r) => ({ event_id: r.event_id, sub: r.actor.responder_id, action_id: 'approve', receipt_sha256: createHash('sha256').update(r.receipt).digest('hex') })),
     );
 
-    // The third person's link shows it is decided, and refuses an answer with the outcome.
+    // The third person's link shows it is decided (409, as their answer would be), and refuses an answer with the outcome.
     const page = await t.app.inject({ method: 'GET', url: `/s/${cy!.token}` });
-    expect(page.statusCode).toBe(200);
+    expect(page.statusCode).toBe(409);
     expect(page.body).toContain('data-decision-outcome="approved"');
     expect(page.body).not.toContain('<form');
     const late = await answerThrough(t, cy!.token, 'reject');
