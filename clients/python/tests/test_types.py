@@ -24,7 +24,7 @@ def test_every_generated_type_resolves() -> None:
         value = getattr(generated, name)
         if isinstance(value, type) and issubclass(value, dict) and value is not dict:
             typing.get_type_hints(value)
-    assert typing.get_args(generated.Interaction) == (generated.DisplayInteraction, generated.InteractionInteractive)
+    assert typing.get_args(generated.Interaction) == (generated.DisplayInteraction, generated.InteractiveInteraction)
 
 
 def test_the_docs_show_the_tested_example_as_it_is() -> None:
