@@ -35,6 +35,8 @@ export const NON_PUBLIC_HOSTS = [
 export function useReceiver(): Receiver {
   let receiver: Receiver;
   let remove: () => void;
+  // Files share a worker process (and so process.env) one after another: put back what was there.
+  const before = process.env.NODE_EXTRA_CA_CERTS;
   beforeAll(async () => {
     const authority = createTestAuthority();
     remove = authority.remove;
@@ -44,6 +46,8 @@ export function useReceiver(): Receiver {
   afterAll(async () => {
     await receiver.close();
     remove();
+    if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+    else process.env.NODE_EXTRA_CA_CERTS = before;
   });
   beforeEach(() => {
     receiver.requests.length = 0;
