@@ -9,6 +9,7 @@ import os
 from typing import Any, Callable, Iterator
 
 import pytest
+from gateway import Gateway
 
 from svc_handoff import AsyncClient, Backoff, Client, Retry
 
@@ -90,6 +91,14 @@ def make_client(kind: str) -> Iterator[Callable[..., Any]]:
     for it in opened:
         for _ in it:
             pass
+
+
+@pytest.fixture
+def gateway() -> Iterator[Gateway]:
+    """The gateway double in front of the service: what reached the service is in `forwarded`."""
+    opened = Gateway(service()[0])
+    yield opened
+    opened.close()
 
 
 def refund_question(title: str = "Approve the refund for order 1042") -> dict[str, Any]:

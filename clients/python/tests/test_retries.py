@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from conftest import refund_question, service
 from gateway import Gateway
 
 from svc_handoff import ClientError, ServiceError
-
-
-@pytest.fixture
-def gateway() -> Iterator[Gateway]:
-    opened = Gateway(service()[0])
-    yield opened
-    opened.close()
 
 
 def test_a_change_whose_answer_was_lost_is_repeated_with_the_same_key_and_if_match(make_client: Callable[..., Any], gateway: Gateway) -> None:
