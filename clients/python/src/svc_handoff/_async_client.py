@@ -1,4 +1,4 @@
-"""The asynchronous client: Client's calls, awaited (see Client for each)."""
+"""The asynchronous client: AsyncClient, the source of Client (see tools/unasync.py)."""
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+# Generated from _async_client.py by clients/python/tools/unasync.py: do not edit by hand.
+# Edit _async_client.py and run that script; a test fails while this file differs from what it writes.
 """The synchronous client."""
 
 from __future__ import annotations
