@@ -5,15 +5,31 @@ one is driven through an event loop of the test's own, so one test body covers b
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Iterator
 
 import pytest
+from gateway import Gateway
 
 from svc_handoff import AsyncClient, Backoff, Client, Retry
 
 # Fast enough for a test; the waits themselves are never asserted on.
 FAST = {"retry": Retry(attempts=4, backoff=Backoff(0.005, 0.02)), "poll": Backoff(0.005, 0.04)}
+
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+
+
+def load_tool(name: str) -> ModuleType:
+    """One of clients/python/tools, imported from its file (the tools are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 
 
 def service() -> tuple[str, str]:
@@ -90,6 +106,14 @@ def make_client(kind: str) -> Iterator[Callable[..., Any]]:
     for it in opened:
         for _ in it:
             pass
+
+
+@pytest.fixture
+def gateway() -> Iterator[Gateway]:
+    """The gateway double in front of the service: what reached the service is in `forwarded`."""
+    opened = Gateway(service()[0])
+    yield opened
+    opened.close()
 
 
 def refund_question(title: str = "Approve the refund for order 1042") -> dict[str, Any]:

@@ -1,16 +1,18 @@
 """A gateway double in front of the service: it forwards each request, and for the next requests
 may answer with its own 502 page instead (before forwarding: the service never saw it; after:
-the service acted, and the client cannot know)."""
+the service acted, and the client cannot know), or first let something else happen at the service
+while the request is on its way (a callable, run before forwarding)."""
 
 from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Literal
+from typing import Callable, Literal, Optional, Union
 
 import httpx
 
-Fault = Literal["page_before", "page_after"]
+# None: this request passes untouched.
+Fault = Optional[Union[Literal["page_before", "page_after"], Callable[[], None]]]
 RELAYED = ("content-type", "etag", "preference-applied", "location", "retry-after", "x-request-id")
 
 
@@ -33,6 +35,8 @@ class Gateway:
                 fault = gateway.faults.pop(0) if gateway.faults else None
                 if fault == "page_before":
                     return self.page()
+                if callable(fault):
+                    fault()
                 headers = {name: value for name, value in self.headers.items() if name.lower() not in ("host", "content-length", "connection")}
                 gateway.forwarded.append((self.command, self.path, {name.lower(): value for name, value in headers.items()}, body))
                 answer = httpx.request(self.command, gateway.upstream + self.path, headers=headers, content=body, timeout=70)

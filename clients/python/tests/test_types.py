@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import typing
 from pathlib import Path
 
 import svc_handoff.openapi as generated
-
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "generate_types.py"
+from conftest import load_tool
 
 
 def test_the_generated_types_are_those_of_the_committed_contract() -> None:
-    spec = importlib.util.spec_from_file_location("generate_types", TOOL)
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_tool("generate_types")
     assert Path(generated.__file__).read_text(encoding="utf-8") == tool.render(), "run clients/python/tools/generate_types.py (npm run openapi:write)"
 
 

@@ -1,4 +1,4 @@
-"""The asynchronous client: Client's calls, awaited (see Client for each)."""
+"""The asynchronous client: AsyncClient, the source of Client (see tools/unasync.py)."""
 
 from __future__ import annotations
 
@@ -127,8 +127,10 @@ class AsyncClient:
         client_reference_id: Optional[str] = None,
     ) -> CreatedSession:
         """Creates a Session. `notify`: whom the service reaches for it; `decision` and
-        `client_reference_id` are sent as given, for a service that takes them. Never retried (a
-        repeat could create a second Session): an unknown outcome raises OUTCOME_UNKNOWN."""
+        `client_reference_id` are sent as given. Without a reference never retried (a repeat could
+        create a second Session): an unknown outcome raises OUTCOME_UNKNOWN. With one, an unknown
+        outcome is settled by it: the Session that holds it is returned with a new link (the lost
+        answer's is revoked), or, when none does, the create is tried again."""
         fields = {"notify": notify, "decision": decision, "client_reference_id": client_reference_id}
         return await self._run(self._core.create_session(interaction, fields))
 

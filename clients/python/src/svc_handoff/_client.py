@@ -1,3 +1,5 @@
+# Generated from _async_client.py by clients/python/tools/unasync.py: do not edit by hand.
+# Edit _async_client.py and run that script; a test fails while this file differs from what it writes.
 """The synchronous client."""
 
 from __future__ import annotations
@@ -125,8 +127,10 @@ class Client:
         client_reference_id: Optional[str] = None,
     ) -> CreatedSession:
         """Creates a Session. `notify`: whom the service reaches for it; `decision` and
-        `client_reference_id` are sent as given, for a service that takes them. Never retried (a
-        repeat could create a second Session): an unknown outcome raises OUTCOME_UNKNOWN."""
+        `client_reference_id` are sent as given. Without a reference never retried (a repeat could
+        create a second Session): an unknown outcome raises OUTCOME_UNKNOWN. With one, an unknown
+        outcome is settled by it: the Session that holds it is returned with a new link (the lost
+        answer's is revoked), or, when none does, the create is tried again."""
         fields = {"notify": notify, "decision": decision, "client_reference_id": client_reference_id}
         return self._run(self._core.create_session(interaction, fields))
 

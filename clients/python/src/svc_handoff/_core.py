@@ -14,7 +14,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ._backoff import Backoff, Retry, delay
 from ._steps import Call, Emit, Failed, Plan, Reply, Sleep, Try, Unknown, json_body
-from .errors import ClientError
+from .errors import ClientError, ServiceError
 from .receipts import receipt_kid, verify_receipt
 from .types import (
     AcceptedResponse,
@@ -170,15 +170,56 @@ class Core:
         return self.workspace_id
 
     def create_session(self, interaction: Interaction, fields: Mapping[str, Any]) -> Plan[CreatedSession]:
-        """Never retried: the service refuses Idempotency-Key on create (the link is stored only as
-        a hash), so a repeat could create a second Session; an unknown outcome is OUTCOME_UNKNOWN."""
+        """Without a client_reference_id never retried: the service refuses Idempotency-Key on
+        create (the link is stored only as a hash), so a repeat could create a second Session; an
+        unknown outcome is OUTCOME_UNKNOWN.
+
+        With one, an unknown outcome is settled by the reference, which one live Session of the
+        workspace holds at most: the Session found by it (GET /v1/sessions?client_reference_id=)
+        is the lost create's, returned with a new link (the lost answer's was never seen, and is
+        revoked); none found, the create is tried again (a lost create that commits meanwhile
+        answers it 409 CLIENT_REFERENCE_IN_USE naming its Session, returned the same way). A
+        reference another create holds is still 409 on the first try."""
         body = {"interaction": interaction, **{name: value for name, value in fields.items() if value is not None}}
-        reply = yield from self._send(Call("POST", "/v1/sessions", expect=(201,), repeatable=False, body=json_body(body)))
+        call = Call("POST", "/v1/sessions", expect=(201,), repeatable=False, body=json_body(body))
+        reference = fields.get("client_reference_id")
+        if reference is None:
+            return (yield from self.post_session(interaction, call))
+        attempts = max(1, self.retry.attempts)
+        for attempt in count(1):
+            try:
+                return (yield from self.post_session(interaction, call))
+            except ServiceError as refused:
+                # After a lost answer, the reference is held by the create whose answer was lost.
+                if attempt > 1 and refused.code == "CLIENT_REFERENCE_IN_USE" and "session_id" in refused.details:
+                    return (yield from self.found_again(refused.details["session_id"]))
+                raise
+            except ClientError as error:
+                if error.code != "OUTCOME_UNKNOWN" or attempt >= attempts:
+                    raise
+            listed = yield from self.get("/v1/sessions?" + urlencode({"client_reference_id": reference, "limit": 1}))
+            if listed["data"]:
+                return (yield from self.found_again(listed["data"][0]["id"]))
+            yield Sleep(delay(self.retry.backoff, attempt - 1))
+        raise AssertionError("unreachable")
+
+    def post_session(self, interaction: Interaction, call: Call) -> Plan[CreatedSession]:
+        reply = yield from self._send(call)
         created = reply.body
         # A display Session never changes, so only an interactive one is worth remembering as created.
         if interaction.get("mode") == "interactive":
             self.remember(created["id"], reply.headers.get("etag"), None, created.get("link_expires_at"))
         return cast(CreatedSession, created)
+
+    def found_again(self, session_id: str) -> Plan[CreatedSession]:
+        """A Session whose create answer was lost, as a create answers it: with a link of its own
+        (POST /v1/sessions/{id}/link: retried, as a repeat only revokes a link nobody saw)."""
+        reply = yield from self._send(Call("POST", route("v1", "sessions", session_id, "link"), expect=(200,), repeatable=True))
+        reissued = reply.body
+        session = {name: value for name, value in reissued.items() if name != "human_url"}
+        self.remember(session_id, reply.headers.get("etag"), cast(Session, session), reissued.get("link_expires_at"))
+        names = ("id", "client_reference_id", "revision", "human_url", "link_expires_at")
+        return cast(CreatedSession, {name: reissued[name] for name in names if name in reissued})
 
     def read(self, session_id: str, created_counts: bool = False, wait_seconds: Optional[int] = None) -> Plan[Read]:
         """One conditional read (If-None-Match with the last ETag): an unchanged Session costs a 304

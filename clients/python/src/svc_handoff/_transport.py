@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 
 from ._steps import Call, Outcome, classify, maybe_sent, not_sent
+from ._tracing import add_trace
 
 # Held reads are asked to last up to this many seconds beyond the hold before the read gives up.
 HOLD_MARGIN_SECONDS = 15.0
@@ -17,6 +18,8 @@ def request_args(base_url: str, api_key: str, call: Call, timeout: float) -> dic
     headers = {"accept": "application/json", "user-agent": USER_AGENT}
     if call.authorized:
         headers["authorization"] = f"Bearer {api_key}"
+        # The caller's span, to the service only (as the key: the receipt key set may be elsewhere).
+        add_trace(headers)
     if call.body is not None:
         headers["content-type"] = "application/json"
     headers.update(call.headers)

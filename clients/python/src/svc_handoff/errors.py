@@ -8,7 +8,7 @@ None when no answer came).
 
 from __future__ import annotations
 
-from typing import Literal, Optional, Union, cast
+from typing import Literal, Mapping, Optional, Union, cast
 
 from .openapi import ErrorCode, ErrorEnvelope
 
@@ -47,10 +47,12 @@ class HandoffError(Exception):
 
 
 class ServiceError(HandoffError):
-    """The service refused the request: its status and error envelope."""
+    """The service refused the request: its status and error envelope. `details`: what the refusal
+    names besides its code (CLIENT_REFERENCE_IN_USE: `session_id`); empty when nothing."""
 
     code: ErrorCode
     request_id: str
+    details: Mapping[str, str]
 
     def __init__(self, status: int, envelope: ErrorEnvelope) -> None:
         error = envelope["error"]
@@ -59,6 +61,7 @@ class ServiceError(HandoffError):
         self.code = error["code"]
         self.reason = error.get("reason")
         self.request_id = error["request_id"]
+        self.details = error.get("details", {})
 
     def __repr__(self) -> str:
         return f"ServiceError({self.status}, {self.code!r}, reason={self.reason!r}, request_id={self.request_id!r})"
