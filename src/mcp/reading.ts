@@ -1,4 +1,4 @@
-import type { HandoffClient, InteractiveSession } from '../client/index.js';
+import type { HandoffClient, InteractiveSession, Session } from '../client/index.js';
 import { answerOf, type Answer } from './answer.js';
 import { waitForAnswer, type Waiting } from './wait.js';
 
@@ -15,12 +15,16 @@ export interface ToolContext {
  * error, never passed on.
  */
 export async function readAnswer(ctx: ToolContext, id: string, signal: AbortSignal): Promise<Answer> {
-  const session = await ctx.client.getSession(id, { signal });
+  return verifiedAnswer(ctx, await ctx.client.getSession(id, { signal }), signal);
+}
+
+/** The answer of a Session the caller has read already (or that a change answered with), its receipt verified as readAnswer's is. */
+export async function verifiedAnswer(ctx: ToolContext, session: Session, signal: AbortSignal): Promise<Answer> {
   const answer = answerOf(session, ctx.now());
   const latest = (session as InteractiveSession).responses.at(-1);
   // A decision's receipt is the resolution's: it and every answer's receipt it binds are verified.
-  if (answer.receipt !== null && answer.decision) await ctx.client.verifyDecision(id, { signal });
-  else if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(id, latest, { signal });
+  if (answer.receipt !== null && answer.decision) await ctx.client.verifyDecision(session.id, { signal });
+  else if (answer.receipt !== null && latest) await ctx.client.verifyReceipt(session.id, latest, { signal });
   return answer;
 }
 

@@ -3,7 +3,7 @@ import { LIMITS, NOT_BLANK, PATTERNS, WAIT_SECONDS_MAX, type CreatedSession } fr
 import { notifyEmailSchema, sessionEventsSchema } from './contract.js';
 import { decisionProblems, decisionRule, type DecisionArguments } from './decision.js';
 import { ACTION_IDS_RULE, questionInteraction, questionProblems, type Question } from './question.js';
-import { answerAfterWait, readAnswer, type ToolContext } from './reading.js';
+import { answerAfterWait, readAnswer, verifiedAnswer, type ToolContext } from './reading.js';
 import { taskCreated } from './tasks.js';
 import { argumentCheck, type ArgumentCheck } from './validate.js';
 import { PROGRESS_EVERY_MS, type Progress } from './wait.js';
@@ -277,10 +277,10 @@ const completeSession = tool<{ session_id: string }>(
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   async (input, ctx, { signal }) => {
-    // The Session as it is now, so that the If-Match the completion sends is current.
+    // The Session as it is now, so that the If-Match the completion sends is current; the completion answers with the Session completed.
     const session = await ctx.client.getSession(input.session_id, { signal });
-    if (session.status !== 'completed' && session.status !== undefined) await ctx.client.complete(input.session_id, { signal });
-    return readAnswer(ctx, input.session_id, signal);
+    const completed = session.status !== 'completed' && session.status !== undefined ? await ctx.client.complete(input.session_id, { signal }) : session;
+    return verifiedAnswer(ctx, completed, signal);
   },
 );
 

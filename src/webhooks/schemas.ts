@@ -159,17 +159,37 @@ export const deliveriesResponseSchema = {
 
 const sessionId = { type: 'string', pattern: '^ses_[0-9A-HJKMNP-TV-Z]{26}$' } as const;
 
-const webhookDeliverySchema = {
-  type: 'object',
-  description: 'An accepted response. Every delivery of one Event (retries, redeliveries) sends the same bytes.',
-  required: ['type', 'event_id', 'session_id', 'sequence', 'revision', 'action_id', 'data', 'accepted_at', 'receipt'],
-  additionalProperties: false,
-  properties: {
-    type: { const: 'response.accepted' },
-    event_id: { type: 'string', description: 'The Event of the acceptance; also the webhook-id header: deduplicate on it.' },
+/**
+ * A delivery's schema: the envelope every kind shares (its type, the Event and its id, the Session,
+ * the Event's sequence, the revision), then the kind's own properties. Every property is required:
+ * a delivery sends each one, null when it has no value.
+ */
+function deliverySchema<Own extends Record<string, object>>(kind: {
+  type: string;
+  description: string;
+  /** What the Event is, as its event_id describes it. */
+  event: string;
+  /** Which revision it concerns, as its revision describes it. */
+  revision: string;
+  own: Own;
+}) {
+  const properties = {
+    type: { const: kind.type },
+    event_id: { type: 'string', description: `${kind.event}; also the webhook-id header: deduplicate on it.` },
     session_id: sessionId,
     sequence: { type: 'integer', minimum: 1 },
-    revision: { type: 'integer', minimum: 1, description: 'The revision the person answered.' },
+    revision: { type: 'integer', minimum: 1, description: kind.revision },
+    ...kind.own,
+  } as const;
+  return { type: 'object', description: kind.description, required: Object.keys(properties), additionalProperties: false, properties } as const;
+}
+
+const webhookDeliverySchema = deliverySchema({
+  type: 'response.accepted',
+  description: 'An accepted response. Every delivery of one Event (retries, redeliveries) sends the same bytes.',
+  event: 'The Event of the acceptance',
+  revision: 'The revision the person answered.',
+  own: {
     action_id: { type: 'string' },
     data: { type: 'object', description: "The person's answers, by field name." },
     accepted_at: timestamp,
@@ -179,41 +199,31 @@ const webhookDeliverySchema = {
       description: 'The decision receipt (a compact JWS, docs/receipts.md); null when the service signs none.',
     },
   },
-} as const;
+});
 
-const sessionExpiredDeliverySchema = {
-  type: 'object',
+const sessionExpiredDeliverySchema = deliverySchema({
+  type: 'session.expired',
   description: "A Session's link lapsed with its current revision unanswered. Sent only to an endpoint whose `events` lists session.expired.",
-  required: ['type', 'event_id', 'session_id', 'sequence', 'revision', 'link_expires_at', 'expired_at'],
-  additionalProperties: false,
-  properties: {
-    type: { const: 'session.expired' },
-    event_id: { type: 'string', description: 'The session.expired Event; also the webhook-id header: deduplicate on it.' },
-    session_id: sessionId,
-    sequence: { type: 'integer', minimum: 1 },
-    revision: { type: 'integer', minimum: 1, description: 'The revision left unanswered.' },
+  event: 'The session.expired Event',
+  revision: 'The revision left unanswered.',
+  own: {
     link_expires_at: { ...timestamp, description: 'The deadline that lapsed.' },
     expired_at: { ...timestamp, description: 'When the service recorded the lapse (at or soon after the deadline).' },
   },
-} as const;
+});
 
-const decisionResolvedDeliverySchema = {
-  type: 'object',
+const decisionResolvedDeliverySchema = deliverySchema({
+  type: 'decision.resolved',
   description: 'A decision by several people resolved (docs/decisions.md). Sent only to an endpoint whose `events` lists decision.resolved.',
-  required: ['type', 'event_id', 'session_id', 'sequence', 'revision', 'outcome', 'responses', 'resolved_at', 'receipt'],
-  additionalProperties: false,
-  properties: {
-    type: { const: 'decision.resolved' },
-    event_id: { type: 'string', description: 'The decision.resolved Event; also the webhook-id header: deduplicate on it.' },
-    session_id: sessionId,
-    sequence: { type: 'integer', minimum: 1 },
-    revision: { type: 'integer', minimum: 1, description: 'The revision decided.' },
+  event: 'The decision.resolved Event',
+  revision: 'The revision decided.',
+  own: {
     outcome: { type: 'string', enum: ['approved', 'vetoed'] },
     responses: { type: 'array', items: { type: 'string' }, description: 'The Event ids of the deciding answers, in the order committed.' },
     resolved_at: timestamp,
     receipt: { type: ['string', 'null'], description: "The resolution receipt (typ svc-decision+jwt), binding each deciding answer's receipt by its SHA-256." },
   },
-} as const;
+});
 
 const webhookChallengeSchema = {
   type: 'object',

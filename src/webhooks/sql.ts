@@ -24,12 +24,13 @@ INSERT INTO webhook_secrets (kid, workspace_id, sealed_secret, sealed_by, create
 export const SECRET_RESEAL = `UPDATE webhook_secrets SET sealed_secret = $2, sealed_by = 'stream' WHERE kid = $1`;
 
 // The delivery projection: the whole folded state of a job, written after each of its events. The
-// lease columns are the dispatchers' own: never written here.
+// lease columns are the dispatchers' own: never written here. The trace of the request that queued
+// the job ($14, null while tracing is off) is written with its row and kept for its attempts.
 
 export const DELIVERY_UPSERT = `
 INSERT INTO webhook_deliveries (delivery_id, workspace_id, session_id, event_id, endpoint_id, kind, status,
-                                created_at, deadline_at, next_attempt_at, finished_at, last_outcome, attempts)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                created_at, deadline_at, next_attempt_at, finished_at, last_outcome, attempts, trace_parent)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (delivery_id) DO UPDATE SET
   status = EXCLUDED.status, next_attempt_at = EXCLUDED.next_attempt_at, finished_at = EXCLUDED.finished_at,
   last_outcome = EXCLUDED.last_outcome, attempts = EXCLUDED.attempts`;
@@ -89,9 +90,6 @@ UPDATE webhook_deliveries d
   FROM due
  WHERE d.delivery_id = due.delivery_id
 RETURNING d.delivery_id, due.lost_attempt_started_at, d.trace_parent`;
-
-/** The trace of the request that queued a job, remembered for its attempts (written only while tracing). */
-export const DELIVERY_TRACE_PARENT = `UPDATE webhook_deliveries SET trace_parent = $2 WHERE delivery_id = $1`;
 
 /** The caller's own lease, held until its unit of work ends; no row once another claimer took the job. */
 export const LOCK_LEASE = `SELECT delivery_id FROM webhook_deliveries WHERE delivery_id = $1 AND leased_by = $2 FOR UPDATE`;

@@ -29,6 +29,7 @@ export interface DecidedSession {
 }
 
 export interface SessionBody {
+  client_reference_id?: string;
   status: string;
   revision: number;
   responses: Array<{ event_id: string; action_id: string; receipt: string; actor: { responder_id?: string } }>;
@@ -50,8 +51,18 @@ async function respondersOf(t: TestApp, id: string): Promise<DecidedSession['res
     .map((r) => ({ id: r.id, address: r.address!, token: responderLinkToken(t.ctx.streamKeys.deploymentKey, id, r.id) }));
 }
 
-export async function createDecided(t: TestApp, decision: object = TWO_OF_THREE, interaction: object = interactive(), email: string[] = PEOPLE): Promise<DecidedSession> {
-  const res = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction, notify: { email }, decision } });
+/** The create of a Session several people decide, with the request's other members in `more`, as the service answers it. */
+export const postDecided = (t: TestApp, decision: object = TWO_OF_THREE, interaction: object = interactive(), email: string[] = PEOPLE, more: object = {}) =>
+  t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction, notify: { email }, decision, ...more } });
+
+export async function createDecided(
+  t: TestApp,
+  decision: object = TWO_OF_THREE,
+  interaction: object = interactive(),
+  email: string[] = PEOPLE,
+  more: object = {},
+): Promise<DecidedSession> {
+  const res = await postDecided(t, decision, interaction, email, more);
   expect(res.statusCode, res.body).toBe(201);
   const { id, human_url } = res.json<{ id: string; human_url: string }>();
   return { id, token: human_url.split('/s/')[1]!, etag: res.headers.etag as string, responders: await respondersOf(t, id) };

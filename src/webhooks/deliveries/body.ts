@@ -7,48 +7,41 @@ import { deliverableEvent, type AcceptedResponse, type LapsedLink, type Resolved
  * never changes and the rendering is fixed, so every attempt and redelivery sends the same bytes.
  */
 
-/** WebhookDelivery. Its key order is fixed: one response, one byte string. */
-function webhookDeliveryBody(sessionId: string, response: AcceptedResponse): string {
-  return JSON.stringify({
-    type: 'response.accepted',
-    event_id: response.eventId,
-    session_id: sessionId,
-    sequence: response.sequence,
-    revision: response.revision,
+/** What every delivery's event has: its id, its place in the Session's Events, the revision it concerns. */
+interface DeliveredEvent {
+  eventId: string;
+  sequence: number;
+  revision: number;
+}
+
+/**
+ * A delivery's body: the envelope every kind shares, then what is the kind's own. Its key order is
+ * fixed (the envelope's, then the kind's as given): one event, one byte string.
+ */
+const deliveryBody = (type: string, sessionId: string, event: DeliveredEvent, own: object): string =>
+  JSON.stringify({ type, event_id: event.eventId, session_id: sessionId, sequence: event.sequence, revision: event.revision, ...own });
+
+/** WebhookDelivery. */
+const webhookDeliveryBody = (sessionId: string, response: AcceptedResponse): string =>
+  deliveryBody('response.accepted', sessionId, response, {
     action_id: response.actionId,
     data: response.data,
     accepted_at: response.acceptedAt,
     receipt: response.receipt,
   });
-}
 
-/** SessionExpiredDelivery, to an endpoint that asked for it; key order fixed as above. */
-function expiredDeliveryBody(sessionId: string, lapse: LapsedLink): string {
-  return JSON.stringify({
-    type: 'session.expired',
-    event_id: lapse.eventId,
-    session_id: sessionId,
-    sequence: lapse.sequence,
-    revision: lapse.revision,
-    link_expires_at: lapse.linkExpiresAt,
-    expired_at: lapse.expiredAt,
-  });
-}
+/** SessionExpiredDelivery, to an endpoint that asked for it. */
+const expiredDeliveryBody = (sessionId: string, lapse: LapsedLink): string =>
+  deliveryBody('session.expired', sessionId, lapse, { link_expires_at: lapse.linkExpiresAt, expired_at: lapse.expiredAt });
 
-/** DecisionResolvedDelivery, to an endpoint that asked for it; key order fixed as above. */
-function resolvedDeliveryBody(sessionId: string, resolved: ResolvedDelivery): string {
-  return JSON.stringify({
-    type: 'decision.resolved',
-    event_id: resolved.eventId,
-    session_id: sessionId,
-    sequence: resolved.sequence,
-    revision: resolved.revision,
+/** DecisionResolvedDelivery, to an endpoint that asked for it. */
+const resolvedDeliveryBody = (sessionId: string, resolved: ResolvedDelivery): string =>
+  deliveryBody('decision.resolved', sessionId, resolved, {
     outcome: resolved.outcome,
     responses: resolved.responses,
     resolved_at: resolved.resolvedAt,
     receipt: resolved.receipt,
   });
-}
 
 /**
  * The body of a job's delivery, from the event it names alone (one read by the event's id, with

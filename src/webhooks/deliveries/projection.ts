@@ -4,12 +4,14 @@ import { DELIVERY_EVENT_TYPES } from './events.js';
 import * as sql from '../sql.js';
 import { foldDelivery } from './delivery.js';
 import { attemptsBody, shownOutcome } from './views.js';
+import { traceParent } from '../../tracing/index.js';
 
 /**
  * The delivery jobs: after a batch of events, each job's state folded from its stream up to its
  * last event in the batch, so the row is what evolve says and a rebuild writes exactly what the
- * live fold wrote. The lease columns and the trace of the queuing request are the dispatchers' own (lease.ts): never
- * written here, and carried over from the live rows by a rebuild. A purged Session's jobs are
+ * live fold wrote. The lease columns are the dispatchers' own (lease.ts): never written here. The
+ * trace of the queuing request is written with the job's row, in that request's unit of work, and
+ * never changed after. A rebuild carries both over from the live rows. A purged Session's jobs are
  * forgotten with it; the purge ends its pending ones first, and no job of it is written after
  * (every later writer needs the job's row, or the Session, and finds neither).
  */
@@ -27,6 +29,8 @@ export const deliveriesProjection: Projection = {
       else lastVersion.set(event.streamId, event.streamVersion);
     }
     const streams = await uow.readStreams([...lastVersion.keys()]);
+    // Inline: the active trace is the one of the request whose event this is (a new row's is the queuing request's).
+    const parent = traceParent() ?? null;
     for (const [streamId, version] of lastVersion) {
       const job = foldDelivery(streams.get(streamId)!.filter((r) => r.streamVersion <= version));
       if (!job) continue;
@@ -44,6 +48,7 @@ export const deliveriesProjection: Projection = {
         job.finishedAt,
         job.lastOutcome && shownOutcome(job.lastOutcome),
         JSON.stringify(attemptsBody(job.attempts)),
+        parent,
       ]);
     }
     if (purged.length > 0) await uow.query(sql.FORGET_SESSION_DELIVERIES, [purged]);

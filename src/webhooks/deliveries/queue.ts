@@ -6,7 +6,6 @@ import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
 import { deliveryStreamId, type DeliveryKind } from './events.js';
 import { currentEndpoint, endpointOfJson, type Endpoint, isVerified } from '../endpoints/index.js';
 import * as sql from '../sql.js';
-import { traceParent } from '../../tracing/index.js';
 
 /**
  * Putting delivery jobs on the queue, and taking pending ones off when they may not go out. A job
@@ -37,8 +36,6 @@ async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
   const deliveryId = `obx_${ulid()}`;
   await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), () => decideQueued({ ...job, deliveryId }), { starts: true });
-  const parent = traceParent();
-  if (parent) await uow.query(sql.DELIVERY_TRACE_PARENT, [deliveryId, parent]);
   uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
   return deliveryId;
 }
