@@ -44,10 +44,16 @@ function setupOf(plan: RequestPlan): autocannon.Request {
   return { method: 'POST', setupRequest };
 }
 
-/** autocannon, with every 2xx latency kept at full resolution (its own histogram keeps whole ms). */
+/**
+ * autocannon, with every 2xx latency kept at full resolution (its own histogram keeps whole ms),
+ * and the run timed from its start to its last answer: given an amount, autocannon notices it is
+ * done only on its next one-second tick, and its duration is rounded up to that.
+ */
 function http(load: HttpLoad): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
+    const started = performance.now();
+    let lastAnswer = started;
     const failures = new Map<string, number>();
     const fail = (what: string) => failures.set(what, (failures.get(what) ?? 0) + 1);
     const instance = autocannon(
@@ -61,10 +67,14 @@ function http(load: HttpLoad): Promise<Measurement> {
       (error: unknown, result: autocannon.Result) => {
         if (error) return reject(error as Error);
         if (failures.size > 0) return reject(new Error(`${load.label}: ${JSON.stringify(Object.fromEntries(failures))}`));
-        resolve(summarize(load.label, latencies, result.duration));
+        resolve(summarize(load.label, latencies, load.amount ? (lastAnswer - started) / 1000 : result.duration));
       },
     );
-    instance.on('response', (_client, status, _bytes, ms) => (status >= 200 && status < 300 ? latencies.push(ms) : fail(`HTTP ${status}`)));
+    instance.on('response', (_client, status, _bytes, ms) => {
+      lastAnswer = performance.now();
+      if (status >= 200 && status < 300) latencies.push(ms);
+      else fail(`HTTP ${status}`);
+    });
     instance.on('reqError', (error: Error) => fail(error.message));
   });
 }

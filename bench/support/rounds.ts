@@ -16,9 +16,11 @@ export interface Pass {
 export type Contender = (pass: Pass) => Promise<Measurement>;
 
 /**
- * Measures every contender once per round, in the order given (baseline, subject, baseline,
- * subject, ...), for ROUNDS rounds (or `rounds`), after a short warm-up pass of each that is thrown
- * away (unless `warmUp` is false). Prints each measurement as it is made.
+ * Measures every contender once per round, for ROUNDS rounds (or `rounds`), after a short warm-up
+ * pass of each that is thrown away (unless `warmUp` is false): in the order given in odd rounds,
+ * reversed in even ones (baseline, subject, subject, baseline, ...), so that what the one before
+ * leaves behind (a backlog to export, rows to vacuum) weighs on each side alike. Prints each
+ * measurement as it is made.
  */
 export async function interleave<K extends string>(
   contenders: Record<K, Contender>,
@@ -28,10 +30,11 @@ export async function interleave<K extends string>(
   const results = Object.fromEntries(names.map((name) => [name, [] as Measurement[]])) as Record<K, Measurement[]>;
   if (options.warmUp !== false) for (const name of names) await contenders[name]({ round: 0, seconds: WARM_UP_SECONDS });
   for (let round = 1; round <= (options.rounds ?? ROUNDS); round++) {
-    for (const name of names) {
+    const order = round % 2 === 1 ? names : [...names].reverse();
+    for (const name of order) {
       const measurement = await contenders[name]({ round, seconds: SECONDS });
       results[name].push(measurement);
-      console.log(`  ${name === names[0] ? `round ${round}` : ''.padEnd(7)}  ${describe(measurement)}`);
+      console.log(`  ${name === order[0] ? `round ${round}` : ''.padEnd(7)}  ${describe(measurement)}`);
     }
   }
   return results;
