@@ -26,12 +26,14 @@ try {
 
   heading(`Session creation with notify and without, ${CREATORS} connections, interleaved`);
   const stats = statementStats(db);
+  const baseline = statementStats(db);
   const creation = await interleave({
-    without: create('POST /v1/sessions', { interaction: interactive() }),
+    without: baseline.contender(create('POST /v1/sessions', { interaction: interactive() })),
     notify: stats.contender(create('POST /v1/sessions with notify (2 addresses, a reminder)', { interaction: interactive(), notify: plan })),
   });
   printFigure({ name: 'create cost with notify / without (rate without over rate with)', values: ratios(creation.without, creation.notify), target: { op: '<=', value: 1.1 } });
   stats.print('POST /v1/sessions with notify');
+  baseline.print('POST /v1/sessions without');
 } finally {
   await load.close();
   await service.close();

@@ -1,4 +1,4 @@
-import { foldRecorded, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { compose, foldRecorded, type Part, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { isErased, owedNotices, sessionDecider, SESSION_EVENT_TYPES } from '../sessions/index.js';
 import * as sql from './sql.js';
 import { traceParent } from '../tracing/index.js';
@@ -18,35 +18,55 @@ interface JobRow {
  * Session (a message recorded, an answer, a completion, a purge) takes away what it no longer
  * owes in the same transaction. These rows are the durable timers of reminders and escalations:
  * each is due at a time the plan fixed, and is claimed by one notifier at a time. A batch is
- * folded stream by stream up to its last event there, with the same fold as the command's.
+ * folded stream by stream up to its last event there, with the same fold as the command's; a live
+ * append writes the jobs in its own statement (Projection.along).
  */
 export function notificationJobsProjection(keys: StreamKeys): Projection {
+  /** The batch's writes, as parts of one statement: none when no plan reached its Sessions. */
+  async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<Part[]> {
+    const upTo = new Map<string, number>();
+    const fresh = new Set<string>();
+    for (const event of events) {
+      upTo.set(event.streamId, event.streamVersion);
+      if (event.streamVersion === 1) fresh.add(event.streamId);
+    }
+    const ids = [...upTo.keys()];
+    const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+    // Written in the unit of work of the request whose event made the job owed: its trace.
+    const parent = traceParent() ?? null;
+    const settled: string[] = [];
+    const owed: JobRow[] = [];
+    for (const [id, version] of upTo) {
+      const { state } = foldRecorded(sessionDecider, streams.get(id)!.filter((r) => r.streamVersion <= version), openers.get(id)!);
+      // A Session no plan ever reached has no jobs, and nothing to take away.
+      if (!state || (!isErased(state) && state.responders.length === 0)) continue;
+      // A Session whose stream starts in this batch has no jobs yet to take away.
+      if (!fresh.has(id)) settled.push(id);
+      if (isErased(state)) continue;
+      for (const job of owedNotices(state)) {
+        owed.push({ session_id: id, responder_id: job.responderId, kind: job.kind, revision: job.revision, due_at: job.dueAt.toISOString(), trace_parent: parent });
+      }
+    }
+    const rows = JSON.stringify(owed);
+    const parts: Part[] = [];
+    if (settled.length > 0) parts.push({ name: 'notification_jobs_unowed', text: sql.DROP_UNOWED_JOBS, params: [settled, rows] });
+    if (owed.length > 0) {
+      parts.push({ name: 'notification_jobs_owed', text: sql.INSERT_OWED_JOBS, params: [rows] });
+      uow.wakeAfterCommit(sql.NOTIFICATIONS_CHANNEL, '');
+    }
+    return parts;
+  }
+
   return {
     name: 'notification_jobs',
     tables: ['notification_jobs'],
     eventTypes: SESSION_EVENT_TYPES,
-    async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
-      const upTo = new Map<string, number>();
-      for (const event of events) upTo.set(event.streamId, event.streamVersion);
-      const ids = [...upTo.keys()];
-      const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
-      // Written in the unit of work of the request whose event made the job owed: its trace.
-      const parent = traceParent() ?? null;
-      const settled: string[] = [];
-      const owed: JobRow[] = [];
-      for (const [id, version] of upTo) {
-        const { state } = foldRecorded(sessionDecider, streams.get(id)!.filter((r) => r.streamVersion <= version), openers.get(id)!);
-        // A Session no plan ever reached has no jobs, and nothing to take away.
-        if (!state || (!isErased(state) && state.responders.length === 0)) continue;
-        settled.push(id);
-        if (isErased(state)) continue;
-        for (const job of owedNotices(state)) {
-          owed.push({ session_id: id, responder_id: job.responderId, kind: job.kind, revision: job.revision, due_at: job.dueAt.toISOString(), trace_parent: parent });
-        }
-      }
-      if (settled.length === 0) return;
-      await uow.query(sql.SET_JOBS, [settled, JSON.stringify(owed)]);
-      if (owed.length > 0) uow.wakeAfterCommit(sql.NOTIFICATIONS_CHANNEL, '');
+    async apply(uow, events) {
+      const parts = await writes(uow, events);
+      if (parts.length === 0) return;
+      const { statement, params } = compose(parts);
+      await uow.query(statement, params);
     },
+    along: writes,
   };
 }

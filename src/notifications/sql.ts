@@ -3,21 +3,28 @@
 /** The wake-up channel of new jobs: a notifier claims at once rather than at its next poll. */
 export const NOTIFICATIONS_CHANNEL = 'svc_notifications';
 
+/** A batch's owed jobs ($1, one JSON array), as rows. */
+const owedRows = (json: string) =>
+  `json_to_recordset(${json}::json) AS o(session_id text, responder_id text, kind text, revision integer, due_at timestamptz, trace_parent text)`;
+
 /**
- * The Sessions of a batch ($1) owe exactly the jobs of $2 (one JSON array): jobs no longer owed
- * go, new ones come due at their time (with the trace of the request that made them owed), and a
- * job still owed keeps its attempts, its lease and its trace.
+ * The jobs of the Sessions of a batch ($1) that the batch's owed jobs ($2) no longer hold. A part
+ * of the append's statement (eventstore compose), beside INSERT_OWED_JOBS: the two touch disjoint
+ * jobs, so together they leave each Session with exactly its owed jobs.
  */
-export const SET_JOBS = `
-WITH owed AS (
-  SELECT * FROM json_to_recordset($2::json) AS o(session_id text, responder_id text, kind text, revision integer, due_at timestamptz, trace_parent text)),
-gone AS (
-  DELETE FROM notification_jobs j
-   WHERE j.session_id = ANY($1::text[])
-     AND NOT EXISTS (SELECT 1 FROM owed o
-                      WHERE o.session_id = j.session_id AND o.responder_id = j.responder_id AND o.kind = j.kind AND o.revision = j.revision))
+export const DROP_UNOWED_JOBS = `
+DELETE FROM notification_jobs j
+ WHERE j.session_id = ANY($1::text[])
+   AND NOT EXISTS (SELECT 1 FROM ${owedRows('$2')}
+                    WHERE o.session_id = j.session_id AND o.responder_id = j.responder_id AND o.kind = j.kind AND o.revision = j.revision)`;
+
+/**
+ * A batch's owed jobs ($1): new ones come due at their time (with the trace of the request that
+ * made them owed), and a job still owed keeps its attempts, its lease and its trace.
+ */
+export const INSERT_OWED_JOBS = `
 INSERT INTO notification_jobs (session_id, responder_id, kind, revision, due_at, next_attempt_at, trace_parent)
-SELECT session_id, responder_id, kind, revision, due_at, due_at, trace_parent FROM owed
+SELECT session_id, responder_id, kind, revision, due_at, due_at, trace_parent FROM ${owedRows('$1')}
 ON CONFLICT (session_id, responder_id, kind, revision) DO NOTHING`;
 
 /**

@@ -183,8 +183,11 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT_SHARED]], params: (s) => [s.session.linkHash] },
 
   // Notifications.
-  'src/notifications/sql.ts#SET_JOBS': {
+  'src/notifications/sql.ts#DROP_UNOWED_JOBS': {
     params: (s) => [[s.open.id], JSON.stringify([{ session_id: s.open.id, responder_id: newId('rsp'), kind: 'notify', revision: 1, due_at: s.now }])],
+  },
+  'src/notifications/sql.ts#INSERT_OWED_JOBS': {
+    params: (s) => [JSON.stringify([{ session_id: s.open.id, responder_id: newId('rsp'), kind: 'notify', revision: 1, due_at: s.now }])],
   },
   'src/notifications/sql.ts#CLAIM_DUE': { params: (s) => [s.now, 32, 60_000] },
   'src/notifications/sql.ts#RETRY_AT': { params: (s) => [s.open.id, newId('rsp'), 'notify', 1, later(s, 60_000)] },
