@@ -92,6 +92,8 @@ export class DeploymentKey {
   private readonly byId: ReadonlyMap<string, Buffer>;
   private readonly wrapping: DataKey | undefined;
   private digestKey: Buffer | undefined;
+  /** Each purpose's key, derived from the digest key once: a create with a plan makes several digests. */
+  private readonly purposeKeys = new Map<string, Buffer>();
   /** Why the digest key is not loaded, once a load found it cannot be. */
   private digestProblem: string | undefined;
   /** What the last load threw (the database out of reach): what a digest throws until a load succeeds. */
@@ -141,7 +143,11 @@ export class DeploymentKey {
    */
   digest(purpose: string, value: string): string {
     if (!this.digestKey) throw this.digestLoadFailure ?? new DataKeyUnavailable();
-    const purposeKey = createHmac('sha256', this.digestKey).update(`digest:${purpose}`, 'utf8').digest();
+    let purposeKey = this.purposeKeys.get(purpose);
+    if (!purposeKey) {
+      purposeKey = createHmac('sha256', this.digestKey).update(`digest:${purpose}`, 'utf8').digest();
+      this.purposeKeys.set(purpose, purposeKey);
+    }
     return createHmac('sha256', purposeKey).update(value, 'utf8').digest('base64url');
   }
 
@@ -212,6 +218,7 @@ export class DeploymentKey {
       return;
     }
     this.digestKey = this.unwrap(stored, DIGEST_KEY_STREAM);
+    this.purposeKeys.clear();
     this.digestProblem = undefined;
   }
 
