@@ -17,7 +17,7 @@ import {
 import { workspaceDisplayName } from '../workspaces/index.js';
 import { noticeMessage } from './message.js';
 import { checkSlackUrl, postToSlack, slackMessage, slackWebhookOf, type SlackMessage } from './slack/index.js';
-import { nextAttemptAt, NOTICE_LEASE_MS, REMINDER_WAIT_MS } from './retry.js';
+import { nextAttemptAt, NOTICE_LEASE_MS } from './retry.js';
 import * as sql from './sql.js';
 import { contextOf, inSpan } from '../tracing/index.js';
 
@@ -129,10 +129,6 @@ export class Notifier implements Worker {
     const decision = decideNotice(session, job, now);
     if ('drop' in decision) {
       await ctx.store.pool.query(sql.DROP_JOB, keyOf(job));
-      return;
-    }
-    if ('wait' in decision) {
-      await ctx.store.pool.query(sql.RETRY_AT, [...keyOf(job), new Date(now.getTime() + REMINDER_WAIT_MS)]);
       return;
     }
     const delivery = await this.send(session!, decision.send, job);

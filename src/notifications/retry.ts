@@ -10,9 +10,6 @@ const FIRST_DELAY_MS = 30_000;
 /** A notifier holds a claimed job this long: longer than the SMTP timeouts of one message. */
 export const NOTICE_LEASE_MS = 60_000;
 
-/** A reminder due before its responder's first message was sent waits this long, then looks again. */
-export const REMINDER_WAIT_MS = 60_000;
-
 /** The next attempt after `attempts` failed ones, or undefined when they are used up. */
 export function nextAttemptAt(attempts: number, now: Date): Date | undefined {
   if (attempts >= MAX_ATTEMPTS) return undefined;

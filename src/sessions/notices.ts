@@ -44,15 +44,16 @@ const sameTarget = (responder: ResponderRecord, entry: PlanEntry): boolean => re
 const recorded = (state: SessionState, responderId: string, kind: NoticeKind, revision: number): boolean =>
   state.notices.some((n) => n.responderId === responderId && n.kind === kind && n.revision === revision);
 
-/** Whether the responder's first message of the revision was given up: a reminder would go nowhere. */
-const firstFailed = (state: SessionState, responderId: string, revision: number): boolean =>
-  state.notices.some((n) => n.responderId === responderId && n.kind !== 'reminder' && n.revision === revision && n.failure !== undefined);
+/** Whether the responder's first message of the revision was recorded sent: only then is a reminder owed. */
+const firstSent = (state: SessionState, responderId: string, revision: number): boolean =>
+  state.notices.some((n) => n.responderId === responderId && n.kind !== 'reminder' && n.revision === revision && n.failure === undefined);
 
 /**
  * The messages the Session still owes: none once its plan's revision is answered or superseded, or
  * the Session completed; none falling due after its link expires; each (responder, kind, revision)
- * once, so a message recorded sent or failed is never owed again; no reminder to a responder whose
- * first message was given up.
+ * once, so a message recorded sent or failed is never owed again; a reminder only once its
+ * responder's first message was sent (its time still counted from the plan's start), so a create
+ * writes one job per responder, and a first message given up owes no reminder.
  */
 export function owedNotices(state: SessionState): NoticeJob[] {
   const inForce = state.notify;
@@ -70,29 +71,25 @@ export function owedNotices(state: SessionState): NoticeJob[] {
     const first: NoticeKind = entry.step === 0 ? 'notify' : 'escalation';
     if (!recorded(state, responder.id, first, revision)) owed.push({ responderId: responder.id, kind: first, revision, dueAt: new Date(start) });
     const remind = plan.remind_after_seconds !== undefined && entry.channel === 'email';
-    if (remind && !recorded(state, responder.id, 'reminder', revision) && !firstFailed(state, responder.id, revision)) {
+    if (remind && !recorded(state, responder.id, 'reminder', revision) && firstSent(state, responder.id, revision)) {
       owed.push({ responderId: responder.id, kind: 'reminder', revision, dueAt: new Date(start + plan.remind_after_seconds! * SECOND_MS) });
     }
   }
   return owed.filter((job) => job.dueAt.getTime() < expiry);
 }
 
-/** What a worker does with a claimed job: send it, try again later, or drop it (no longer owed). */
-export type NoticeDecision = { send: ResponderRecord } | { wait: true } | { drop: true };
+/** What a worker does with a claimed job: send it, or drop it (no longer owed). */
+export type NoticeDecision = { send: ResponderRecord } | { drop: true };
 
 /**
  * A claimed job judged against the Session as it stands: dropped once it is no longer owed (an
- * answer, a completion, a new revision, the link's expiry, or recorded already); a reminder waits
- * until its responder's first message was sent.
+ * answer, a completion, a new revision, the link's expiry, or recorded already).
  */
 export function decideNotice(state: SessionState | undefined, job: Omit<NoticeJob, 'dueAt'>, now: Date): NoticeDecision {
   if (!state || now.getTime() >= Date.parse(state.linkExpiresAt)) return { drop: true };
   const owed = owedNotices(state).some((o) => o.responderId === job.responderId && o.kind === job.kind && o.revision === job.revision);
   const responder = state.responders.find((r) => r.id === job.responderId);
   if (!owed || !responder) return { drop: true };
-  if (job.kind === 'reminder' && !state.notices.some((n) => n.responderId === job.responderId && n.kind !== 'reminder' && n.revision === job.revision && !n.failure)) {
-    return { wait: true };
-  }
   return { send: responder };
 }
 

@@ -49,9 +49,11 @@ const sent = (responderId: string, kind: Notice['kind'], failure?: string): Noti
 const summary = (state: SessionState) => owedNotices(state).map((j) => `${j.responderId} ${j.kind} +${(j.dueAt.getTime() - T0) / 1000}`);
 
 describe('owedNotices', () => {
-  it('owes each address once, at its earliest step, with its reminder; Slack without one', () => {
-    const state = session({ email: ['a@x'], slack: true, remind_after_seconds: 600, escalate: [{ after_seconds: 3_600, email: ['a@x', 'b@x'] }] });
-    expect(summary(state)).toEqual(['rsp_a@x notify +0', 'rsp_a@x reminder +600', 'rsp_b@x escalation +3600', 'rsp_b@x reminder +4200', 'rsp_slack notify +0']);
+  it('owes each address once, at its earliest step, and its reminder (timed from the plan) once its first message was sent; Slack none', () => {
+    const plan = { email: ['a@x'], slack: true, remind_after_seconds: 600, escalate: [{ after_seconds: 3_600, email: ['a@x', 'b@x'] }] };
+    expect(summary(session(plan))).toEqual(['rsp_a@x notify +0', 'rsp_b@x escalation +3600', 'rsp_slack notify +0']);
+    const firstSent = session(plan, { notices: [sent('rsp_a@x', 'notify'), sent('rsp_b@x', 'escalation'), sent('rsp_slack', 'notify')] });
+    expect(summary(firstSent)).toEqual(['rsp_a@x reminder +600', 'rsp_b@x reminder +4200']);
   });
 
   it('owes nothing falling due at or after the link expires', () => {
@@ -77,9 +79,9 @@ describe('decideNotice', () => {
   const plan = { email: ['a@x'], remind_after_seconds: 600 };
   const reminder = { responderId: 'rsp_a@x', kind: 'reminder' as const, revision: 1 };
 
-  it('sends what is owed, lets a reminder wait for its first message, drops what is not owed', () => {
+  it('sends what is owed, drops what is not (a reminder before its first message was sent, one of an earlier deployment)', () => {
     expect(decideNotice(session(plan), { ...reminder, kind: 'notify' }, at(1))).toEqual({ send: responder('a@x') });
-    expect(decideNotice(session(plan), reminder, at(700))).toEqual({ wait: true });
+    expect(decideNotice(session(plan), reminder, at(700))).toEqual({ drop: true });
     expect(decideNotice(session(plan, { notices: [sent('rsp_a@x', 'notify')] }), reminder, at(700))).toEqual({ send: responder('a@x') });
     expect(decideNotice(session(plan, { notices: [sent('rsp_a@x', 'notify'), sent('rsp_a@x', 'reminder')] }), reminder, at(700))).toEqual({ drop: true });
     expect(decideNotice(undefined, reminder, at(700))).toEqual({ drop: true });
