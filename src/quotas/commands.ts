@@ -20,6 +20,9 @@ const quotaLedger = ledger<QuotaEdges, QuotaUsed>();
  * Only developer workspaces have quotas; the operator's owner key spends nothing. Undefined: the
  * uses are admitted (and recorded); otherwise the refusal, counted in svc_quota_refusals_total.
  */
+/** Whether the principal's uses are counted: a developer workspace's only. */
+export const isMetered = (principal: OwnerPrincipal): boolean => principal.kind === 'developer_key';
+
 export async function spendQuota(
   uow: UnitOfWork,
   ctx: Pick<ServiceContext, 'clock' | 'metrics'>,
@@ -27,7 +30,7 @@ export async function spendQuota(
   use: QuotaUse,
   { count = 1, scope }: QuotaSpend = {},
 ): Promise<QuotaRefusal | undefined> {
-  if (principal.kind !== 'developer_key' || count === 0) return undefined;
+  if (!isMetered(principal) || count === 0) return undefined;
   const { workspaceId } = principal;
   const ledgerOf: QuotaUsed['use'] = scope === undefined ? use : `${use}:${scope}`;
   const names = quotasOf(use);

@@ -4,7 +4,7 @@ import { quotaUsesProjection } from './projection.js';
 import { QUOTA_REFUSALS } from './refusals.js';
 
 /** Quotas on what developer workspaces do: how many uses of each kind a rolling window admits. */
-export { spendQuota, type QuotaSpend } from './commands.js';
+export { isMetered, spendQuota, type QuotaSpend } from './commands.js';
 export type { QuotaRefusal } from './decide.js';
 export { QUOTAS, type QuotaName, type QuotaUse } from './limits.js';
 export { QUOTA_REFUSALS } from './refusals.js';

@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex, type Decision, type Reader, type UnitOfWork } from '../../eventstore/index.js';
 import { sessionAccess, type OwnerPrincipal } from '../auth/index.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { spendQuota, type QuotaRefusal, type QuotaSpend, type QuotaUse } from '../quotas/index.js';
+import { isMetered, spendQuota, type QuotaRefusal, type QuotaSpend, type QuotaUse } from '../quotas/index.js';
 import {
   decideComplete,
   decideCreate,
@@ -135,6 +135,8 @@ async function undoneOnQuota<T>(command: Promise<T>): Promise<T | QuotaRefusal> 
  * take their ledgers' turns in one order, so two plans naming the same ones never deadlock.
  */
 async function spendNotificationQuotas(uow: UnitOfWork, ctx: Pick<ServiceContext, 'clock' | 'metrics' | 'streamKeys'>, principal: OwnerPrincipal, plan: NotifyPlan): Promise<void> {
+  // Nothing to count, and no address digests to make, for a workspace whose uses are not metered.
+  if (!isMetered(principal)) return;
   const perAddress = plan.remind_after_seconds === undefined ? 1 : 2;
   const addresses = planEntries(plan).flatMap((entry) => (entry.address === null ? [] : [entry.address]));
   const spend = async (use: QuotaUse, spent: QuotaSpend) => {
