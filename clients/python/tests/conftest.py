@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -24,7 +25,10 @@ TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
 
 def load_tool(name: str) -> ModuleType:
-    """One of clients/python/tools, imported from its file (the tools are scripts, not a package)."""
+    """One of clients/python/tools, imported from its file (the tools are scripts, not a package,
+    importing their shared _generated.py as a script would: from their own folder)."""
+    if str(TOOLS) not in sys.path:
+        sys.path.insert(0, str(TOOLS))
     spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)

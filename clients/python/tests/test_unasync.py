@@ -18,17 +18,19 @@ def test_the_sync_client_is_what_the_tool_makes_of_the_async_one() -> None:
     assert done.returncode == 0, f"{done.stderr}(edit _async_client.py, then run clients/python/tools/unasync.py)"
 
 
-def test_a_construct_no_rule_covers_stops_the_tool(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("edit", "complaint"),
+    [
+        # A construct no token rule covers.
+        (("await asyncio.sleep(step.seconds)", "await asyncio.wait_for(asyncio.sleep(step.seconds), 60)"), "still says 'asyncio'"),
+        # A docstring of the source that no prose rule matches any longer.
+        (("each call is a coroutine", "each of its calls is a coroutine"), "update PROSE"),
+    ],
+)
+def test_what_its_rules_do_not_cover_stops_the_tool(tmp_path: Path, edit: tuple[str, str], complaint: str) -> None:
     source = tmp_path / "_async_client.py"
     text = unasync.SOURCE.read_text(encoding="utf-8")
-    source.write_text(text.replace("await asyncio.sleep(step.seconds)", "await asyncio.wait_for(asyncio.sleep(step.seconds), 60)"), encoding="utf-8")
-    with pytest.raises(ValueError, match="still says 'asyncio'"):
-        unasync.render(source)
-
-
-def test_a_docstring_of_the_source_no_prose_rule_matches_stops_the_tool(tmp_path: Path) -> None:
-    source = tmp_path / "_async_client.py"
-    text = unasync.SOURCE.read_text(encoding="utf-8")
-    source.write_text(text.replace("each call is a coroutine", "each of its calls is a coroutine"), encoding="utf-8")
-    with pytest.raises(ValueError, match="update PROSE"):
+    assert edit[0] in text
+    source.write_text(text.replace(*edit), encoding="utf-8")
+    with pytest.raises(ValueError, match=complaint):
         unasync.render(source)

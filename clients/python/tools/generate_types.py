@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _generated import write_or_check
+
 HERE = Path(__file__).resolve().parent
 CONTRACT = HERE.parents[2] / "docs" / "openapi.json"
 MODULE = HERE.parent / "src" / "svc_handoff" / "openapi.py"
@@ -240,13 +242,7 @@ def render(contract: Path = CONTRACT) -> str:
 
 def main(argv: list[str]) -> int:
     source = render()
-    if "--check" in argv:
-        if MODULE.read_text(encoding="utf-8") != source:
-            print(f"{MODULE} is not what {CONTRACT} generates: run {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    MODULE.write_text(source, encoding="utf-8")
-    return 0
+    return write_or_check(MODULE, CONTRACT, source, Path(__file__).name, argv)
 
 
 if __name__ == "__main__":

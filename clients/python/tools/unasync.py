@@ -16,6 +16,8 @@ import re
 import sys
 from pathlib import Path
 
+from _generated import write_or_check
+
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "svc_handoff"
 SOURCE = PACKAGE / "_async_client.py"
 MODULE = PACKAGE / "_client.py"
@@ -68,13 +70,7 @@ def render(source: Path = SOURCE) -> str:
 
 def main(argv: list[str]) -> int:
     output = render()
-    if "--check" in argv:
-        if MODULE.read_text(encoding="utf-8") != output:
-            print(f"{MODULE} is not what {SOURCE} generates: run {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    MODULE.write_text(output, encoding="utf-8")
-    return 0
+    return write_or_check(MODULE, SOURCE, output, Path(__file__).name, argv)
 
 
 if __name__ == "__main__":
