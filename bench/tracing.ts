@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { inSpan, traceParent, tracingOn } from '../src/tracing/index.js';
 import { testConfig } from '../test/support/config.js';
@@ -9,6 +8,7 @@ import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
 import { interleave, type Contender } from './support/rounds.js';
 import { creationsContender, submissionsContender } from './support/submitting.js';
+import { closeNow, listenOnLoopback } from '../test/support/servers.js';
 
 /**
  * What tracing costs (docs/operations.md#tracing). Two API processes over one database, alike but
@@ -49,14 +49,10 @@ async function startCollectorSink(): Promise<{ endpoint: string; requests: numbe
       res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await listenOnLoopback(server);
   return Object.assign(sink, {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    endpoint: `http://127.0.0.1:${port}/v1/traces`,
+    close: () => closeNow(server),
   });
 }
 

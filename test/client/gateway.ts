@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeNow, listenOnLoopback } from '../support/servers.js';
 
 /**
  * A real HTTP gateway in front of the service, as a deployment has one: it forwards every request
@@ -112,19 +112,15 @@ export async function startGateway(target: string): Promise<Gateway> {
       })().catch(() => res.destroy());
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     exchanges,
     fail: (fault, matches, count = 1) => {
       faults.push({ fault, matches, left: count });
     },
     seen: (matches, count) =>
       exchanges.filter(matches).length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ matches, count, resolve })),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeNow(server),
   };
 }

@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { OPENSSL } from './prerequisites.js';
+import { closeNow, listenOnLoopback } from './servers.js';
 
 /**
  * A real HTTPS webhook receiver on loopback, with a certificate authority made for the test run by
@@ -96,8 +96,7 @@ export async function startReceiver(authority: TestAuthority): Promise<Receiver>
       void Promise.resolve(responder(request, res, req)).catch(() => res.destroy());
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server);
   return {
     url: `https://127.0.0.1:${port}/hook`,
     port,
@@ -107,11 +106,7 @@ export async function startReceiver(authority: TestAuthority): Promise<Receiver>
     },
     received: (count) =>
       requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeNow(server),
   };
 }
 

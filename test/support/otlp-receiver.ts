@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeNow, listenOnLoopback } from './servers.js';
 
 /**
  * An OTLP/HTTP trace collector double on loopback: it accepts `POST /v1/traces` in the JSON
@@ -70,13 +70,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await listenOnLoopback(server);
   return Object.assign(receiver, {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    endpoint: `http://127.0.0.1:${port}/v1/traces`,
+    close: () => closeNow(server),
   });
 }
