@@ -19,12 +19,19 @@ const CLIENTS = 8;
 const db = await benchDatabase({ poolSize: 10 });
 const { rows } = await db.pool.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories');
 const socketDir = rows[0]!.unix_socket_directories.split(',')[0]!.trim();
+// The bench's own URL may name either (an embedded server's names its socket): both made from it.
 const viaSocket = new URL(db.url);
 viaSocket.searchParams.set('host', socketDir);
-const socketPool = createPool(viaSocket.toString(), 10);
-await socketPool.query('SELECT 1');
-const tcp = await startBenchService(db.url, db.pool);
-const socket = await startBenchService(viaSocket.toString(), socketPool);
+const viaTcp = new URL(db.url);
+if (viaTcp.searchParams.has('host')) {
+  viaTcp.searchParams.delete('host');
+  viaTcp.hostname = '127.0.0.1';
+}
+const pools = [createPool(viaTcp.toString(), 10), createPool(viaSocket.toString(), 10)] as const;
+const kinds = await Promise.all(pools.map(async (pool) => (await pool.query<{ tcp: boolean }>('SELECT inet_server_addr() IS NOT NULL AS tcp')).rows[0]!.tcp));
+if (kinds[0] !== true || kinds[1] !== false) throw new Error(`the pools are not over TCP and a socket: ${viaTcp.host}, ${socketDir}`);
+const tcp = await startBenchService(viaTcp.toString(), pools[0]);
+const socket = await startBenchService(viaSocket.toString(), pools[1]);
 const load = startLoadGenerator();
 
 const creations = (service: BenchService, label: string): Contender =>
@@ -45,6 +52,6 @@ try {
   await load.close();
   await socket.close();
   await tcp.close();
-  await socketPool.end();
+  for (const pool of pools) await pool.end();
   await db.close();
 }
