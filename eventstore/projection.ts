@@ -92,6 +92,33 @@ export async function inlineWrites(
   return { parts, after: () => applyProjections(after, uow, events) };
 }
 
+/** A stream a batch touches: read and cut at its last event in the batch, and the batch's own events of it. */
+export interface BatchStream {
+  stream: readonly RecordedEvent[];
+  batch: readonly RecordedEvent[];
+}
+
+/**
+ * Each stream a batch touches, in the order the batch first touches it, cut at its last event in
+ * the batch: what a projection that folds stream by stream folds, so that a rebuild's stretch of
+ * the log ends each fold where the live append did.
+ */
+export async function batchStreams(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<Map<string, BatchStream>> {
+  const batches = new Map<string, RecordedEvent[]>();
+  for (const event of events) {
+    const own = batches.get(event.streamId);
+    if (own) own.push(event);
+    else batches.set(event.streamId, [event]);
+  }
+  const streams = await uow.readStreams([...batches.keys()]);
+  return new Map(
+    [...batches].map(([id, batch]) => {
+      const upTo = batch.at(-1)!.streamVersion;
+      return [id, { stream: streams.get(id)!.filter((r) => r.streamVersion <= upTo), batch }];
+    }),
+  );
+}
+
 /** Rows as one array per column: the parameters of a set-wide `unnest(...)` write of a batch. */
 export const columnsOf = (rows: readonly unknown[][], width: number): unknown[][] =>
   Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));

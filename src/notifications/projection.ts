@@ -1,4 +1,4 @@
-import { compose, foldRecorded, type Part, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { batchStreams, compose, foldRecorded, type Part, type Projection, type RecordedEvent, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { isErased, owedNotices, sessionDecider, SESSION_EVENT_TYPES } from '../sessions/index.js';
 import * as sql from './sql.js';
 import { traceParent } from '../tracing/index.js';
@@ -24,24 +24,18 @@ interface JobRow {
 export function notificationJobsProjection(keys: StreamKeys): Projection {
   /** The batch's writes, as parts of one statement: none when no plan reached its Sessions. */
   async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<Part[]> {
-    const upTo = new Map<string, number>();
-    const fresh = new Set<string>();
-    for (const event of events) {
-      upTo.set(event.streamId, event.streamVersion);
-      if (event.streamVersion === 1) fresh.add(event.streamId);
-    }
-    const ids = [...upTo.keys()];
-    const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+    const ids = [...new Set(events.map((e) => e.streamId))];
+    const [streams, openers] = await Promise.all([batchStreams(uow, events), keys.openers(uow, ids)]);
     // Written in the unit of work of the request whose event made the job owed: its trace.
     const parent = traceParent() ?? null;
     const settled: string[] = [];
     const owed: JobRow[] = [];
-    for (const [id, version] of upTo) {
-      const { state } = foldRecorded(sessionDecider, streams.get(id)!.filter((r) => r.streamVersion <= version), openers.get(id)!);
+    for (const [id, { stream, batch }] of streams) {
+      const { state } = foldRecorded(sessionDecider, stream, openers.get(id)!);
       // A Session no plan ever reached has no jobs, and nothing to take away.
       if (!state || (!isErased(state) && state.responders.length === 0)) continue;
       // A Session whose stream starts in this batch has no jobs yet to take away.
-      if (!fresh.has(id)) settled.push(id);
+      if (batch[0]!.streamVersion !== 1) settled.push(id);
       if (isErased(state)) continue;
       for (const job of owedNotices(state)) {
         owed.push({ session_id: id, responder_id: job.responderId, kind: job.kind, revision: job.revision, due_at: job.dueAt.toISOString(), trace_parent: parent });

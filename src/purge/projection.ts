@@ -1,4 +1,4 @@
-import { columnsOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
+import { batchStreams, columnsOf, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { DECISION_RESOLVED, RESPONSE_ACCEPTED, REVISION_PUBLISHED, SESSION_COMPLETED, SESSION_CREATED, SESSION_EXPIRED, SESSION_EXTENDED, SESSION_PURGED } from '../sessions/index.js';
 import { expiryDue, purgeDeadline } from './decide.js';
 import { foldLifetime } from './lifetime.js';
@@ -27,13 +27,10 @@ export const purgeScheduleProjection: Projection = {
   tables: ['purge_schedule'],
   eventTypes: EVENT_TYPES,
   async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
-    const lastVersion = new Map<string, number>();
-    for (const event of events) lastVersion.set(event.streamId, event.streamVersion);
-    const streams = await uow.readStreams([...lastVersion.keys()]);
     const rows: unknown[][] = [];
     const purged: string[] = [];
-    for (const [id, version] of lastVersion) {
-      const row = rowOf(streams.get(id)!.filter((r) => r.streamVersion <= version));
+    for (const [id, { stream }] of await batchStreams(uow, events)) {
+      const row = rowOf(stream);
       if (row) rows.push(row);
       else purged.push(id);
     }

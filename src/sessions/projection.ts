@@ -1,4 +1,4 @@
-import { compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { batchStreams, compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, isErased, sessionDecider } from './state.js';
 import { clientReferenceDigest } from './references.js';
@@ -69,22 +69,16 @@ function rowsOf(
 export function sessionViewProjection(keys: StreamKeys): Projection {
   /** The batch's writes: each Session's view and the revisions published, as parts of one statement; the Sessions erased. */
   async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<{ parts: Part[]; erased: string[] }> {
-    const byStream = new Map<string, RecordedEvent[]>();
-    for (const event of events) {
-      const own = byStream.get(event.streamId);
-      if (own) own.push(event);
-      else byStream.set(event.streamId, [event]);
-    }
-    const ids = [...byStream.keys()];
-    const [streams, openers] = await Promise.all([uow.readStreams(ids), keys.openers(uow, ids)]);
+    const ids = [...new Set(events.map((e) => e.streamId))];
+    const [streams, openers] = await Promise.all([batchStreams(uow, events), keys.openers(uow, ids)]);
+    // After the openers, whose read of the keys it then needs no second time.
     const ciphers = await keys.rowCiphers(uow, ids);
     const views: Row[] = [];
     const revisions: Row[] = [];
     const links: Row[] = [];
     const erased: string[] = [];
-    for (const [id, own] of byStream) {
-      const upTo = own.at(-1)!.streamVersion;
-      const rows = rowsOf(keys, streams.get(id)!.filter((r) => r.streamVersion <= upTo), openers.get(id)!, ciphers.get(id), own);
+    for (const [id, { stream, batch }] of streams) {
+      const rows = rowsOf(keys, stream, openers.get(id)!, ciphers.get(id), batch);
       if (!rows) {
         erased.push(id);
         continue;

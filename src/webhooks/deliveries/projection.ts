@@ -1,4 +1,4 @@
-import type { Projection, RecordedEvent, UnitOfWork } from '../../../eventstore/index.js';
+import { batchStreams, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
 import { SESSION_PURGED } from '../../sessions/index.js';
 import { DELIVERY_EVENT_TYPES } from './events.js';
 import * as sql from '../sql.js';
@@ -22,17 +22,12 @@ export const deliveriesProjection: Projection = {
   foldsAcrossStreams: true,
   keep: [{ table: 'webhook_deliveries', key: 'delivery_id', columns: ['leased_by', 'leased_at', 'lease_until', 'trace_parent'] }],
   async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
-    const lastVersion = new Map<string, number>();
-    const purged: string[] = [];
-    for (const event of events) {
-      if (event.type === SESSION_PURGED) purged.push(event.streamId);
-      else lastVersion.set(event.streamId, event.streamVersion);
-    }
-    const streams = await uow.readStreams([...lastVersion.keys()]);
+    const purged = events.filter((e) => e.type === SESSION_PURGED).map((e) => e.streamId);
+    const streams = await batchStreams(uow, events.filter((e) => e.type !== SESSION_PURGED));
     // Inline: the active trace is the one of the request whose event this is (a new row's is the queuing request's).
     const parent = traceParent() ?? null;
-    for (const [streamId, version] of lastVersion) {
-      const job = foldDelivery(streams.get(streamId)!.filter((r) => r.streamVersion <= version));
+    for (const { stream } of streams.values()) {
+      const job = foldDelivery(stream);
       if (!job) continue;
       await uow.query(sql.DELIVERY_UPSERT, [
         job.id,
