@@ -1,10 +1,8 @@
 import { createPool } from '../src/service.js';
 import { benchDatabase } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
-import { heading, printFigure, ratios } from './support/result.js';
-import { interleave, type Contender } from './support/rounds.js';
-import { startBenchService, type BenchService } from './support/service.js';
-import { creationsContender, submissionsContender } from './support/submitting.js';
+import { startBenchService } from './support/service.js';
+import { compareServices } from './support/twoServices.js';
 
 /**
  * What the connection to a PostgreSQL on the same machine costs by its kind: two services over
@@ -13,8 +11,6 @@ import { creationsContender, submissionsContender } from './support/submitting.j
  * server), take accepted submissions and Session creations in turn, 8 clients each. Every
  * statement is a write and a read on that connection, on both sides of it.
  */
-
-const CLIENTS = 8;
 
 const db = await benchDatabase({ poolSize: 10 });
 const { rows } = await db.pool.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories');
@@ -34,20 +30,8 @@ const tcp = await startBenchService(viaTcp.toString(), pools[0]);
 const socket = await startBenchService(viaSocket.toString(), pools[1]);
 const load = startLoadGenerator();
 
-const creations = (service: BenchService, label: string): Contender =>
-  creationsContender(load, service, { clients: CLIENTS, label: `POST /v1/sessions, ${label}` });
-const submissions = (service: BenchService, label: string): Contender =>
-  submissionsContender(load, service, { clients: CLIENTS, label: `POST /s/{token} accepted, ${label}` });
-
-async function compare(name: string, contender: (service: BenchService, label: string) => Contender): Promise<void> {
-  heading(`${name}, ${CLIENTS} clients: the pool over loopback TCP and over the Unix socket (${socketDir})`);
-  const results = await interleave({ tcp: contender(tcp, 'loopback TCP'), socket: contender(socket, 'Unix socket') });
-  printFigure({ name: `${name}, Unix socket / loopback TCP`, values: ratios(results.socket, results.tcp) });
-}
-
 try {
-  await compare('POST /s/{token} accepted', submissions);
-  await compare('POST /v1/sessions', creations);
+  await compareServices(load, `the pool over loopback TCP and over the Unix socket (${socketDir})`, { service: tcp, label: 'loopback TCP' }, { service: socket, label: 'Unix socket' });
 } finally {
   await load.close();
   await socket.close();
