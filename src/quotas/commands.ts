@@ -9,6 +9,9 @@ import * as sql from './sql.js';
 /** A workspace's stream of uses of one kind: a ledger its projection counts. */
 const quotaLedger = ledger<QuotaEdges, QuotaUsed>();
 
+/** Whether the principal's uses are counted: a developer workspace's only. */
+export const isMetered = (principal: OwnerPrincipal): boolean => principal.kind === 'developer_key';
+
 /**
  * Spends one use of a kind under quota (or `count` at once, each counted) in the caller's unit of
  * work, so that the uses count exactly when the work they admit commits. Counted the way the
@@ -20,9 +23,6 @@ const quotaLedger = ledger<QuotaEdges, QuotaUsed>();
  * Only developer workspaces have quotas; the operator's owner key spends nothing. Undefined: the
  * uses are admitted (and recorded); otherwise the refusal, counted in svc_quota_refusals_total.
  */
-/** Whether the principal's uses are counted: a developer workspace's only. */
-export const isMetered = (principal: OwnerPrincipal): boolean => principal.kind === 'developer_key';
-
 export async function spendQuota(
   uow: UnitOfWork,
   ctx: Pick<ServiceContext, 'clock' | 'metrics'>,
