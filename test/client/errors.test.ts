@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, HandoffError, type HandoffClient } from '../../src/client/index.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { freePort } from '../support/processes.js';
 import { display } from '../support/sessions.js';
-import { startGateway, type Exchange, type Gateway } from './gateway.js';
+import { useGateway, type Exchange } from './gateway.js';
 import { answerThroughLink, clientOf, listeningApp, refundQuestion } from './support.js';
 import type { Interaction } from '../../src/client/index.js';
 
@@ -101,64 +101,56 @@ describe('refusals of the service', () => {
 });
 
 describe('unknown outcomes behind a gateway', () => {
-  let gateway: Gateway;
-  let client: HandoffClient;
-  beforeAll(async () => {
-    gateway = await startGateway(t.ctx.config.publicOrigin);
-    client = clientOf(t, { baseUrl: gateway.url });
-  });
-  afterAll(async () => {
-    await gateway.close();
-  });
-  const sent = (method: string, path: string) => gateway.exchanges.filter((e: Exchange) => e.method === method && e.path === path);
+  const via = useGateway(t);
+  const sent = (method: string, path: string) => via.gateway.sent(method, path);
   const request = ({ requestHeaders, requestBody }: Exchange) => [requestHeaders['if-match'], requestHeaders['idempotency-key'], requestBody];
 
   it('retries a publish whose answer a gateway replaced with its page, with the same key, body and If-Match: applied once', async () => {
-    const created = await client.createSession(refundQuestion());
+    const created = await via.client.createSession(refundQuestion());
     const path = `/v1/sessions/${created.id}`;
-    gateway.fail('page_after_forward', (method, at) => method === 'PATCH' && at === path);
-    const published = await client.publish(created.id, refundQuestion('Second revision'));
+    via.gateway.fail('page_after_forward', (method, at) => method === 'PATCH' && at === path);
+    const published = await via.client.publish(created.id, refundQuestion('Second revision'));
     expect(published).toMatchObject({ revision: 2, interaction: { title: 'Second revision' } });
 
     const [first, second] = sent('PATCH', path);
     expect([first!.status, second!.status]).toEqual([504, 200]);
     expect(request(second!)).toEqual(request(first!));
     expect(first!.requestHeaders['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
-    const { events } = await client.events(created.id);
+    const { events } = await via.client.events(created.id);
     expect(events.filter((event) => event.type === 'revision.published')).toHaveLength(1);
-    expect(client.etagOf(created.id)).toBe('"2.1"');
+    expect(via.client.etagOf(created.id)).toBe('"2.1"');
   });
 
   it('retries a complete whose connection dropped after it was sent: applied once', async () => {
-    const created = await client.createSession(refundQuestion());
+    const created = await via.client.createSession(refundQuestion());
     const path = `/v1/sessions/${created.id}/complete`;
-    gateway.fail('drop_after_forward', (method, at) => method === 'POST' && at === path);
-    expect((await client.complete(created.id)).status).toBe('completed');
+    via.gateway.fail('drop_after_forward', (method, at) => method === 'POST' && at === path);
+    expect((await via.client.complete(created.id)).status).toBe('completed');
     const [first, second] = sent('POST', path);
     expect([first!.status, second!.status]).toEqual([0, 200]);
     expect(request(second!)).toEqual(request(first!));
-    expect((await client.events(created.id)).events.map((event) => event.type)).toEqual(['session.completed']);
+    expect((await via.client.events(created.id)).events.map((event) => event.type)).toEqual(['session.completed']);
   });
 
   it('never retries a create (a repeat could create a second Session): OUTCOME_UNKNOWN with the gateway status', async () => {
     const creates = () => sent('POST', '/v1/sessions').length;
     const before = creates();
-    gateway.fail('page_after_forward', (method, at) => method === 'POST' && at === '/v1/sessions');
-    expect(await failure(client.createSession(refundQuestion()))).toEqual(clientError('OUTCOME_UNKNOWN', 504));
+    via.gateway.fail('page_after_forward', (method, at) => method === 'POST' && at === '/v1/sessions');
+    expect(await failure(via.client.createSession(refundQuestion()))).toEqual(clientError('OUTCOME_UNKNOWN', 504));
     expect(creates()).toBe(before + 1);
   });
 
   it('gives up after the configured tries with OUTCOME_UNKNOWN', async () => {
     const path = '/v1/sessions/ses_7ZZZZZZZZZZZZZZZZZZZZZZZZZ';
-    gateway.fail('page_before_forward', (method, at) => method === 'GET' && at === path, 10);
-    expect(await failure(client.getSession('ses_7ZZZZZZZZZZZZZZZZZZZZZZZZZ'))).toEqual(clientError('OUTCOME_UNKNOWN', 502));
+    via.gateway.fail('page_before_forward', (method, at) => method === 'GET' && at === path, 10);
+    expect(await failure(via.client.getSession('ses_7ZZZZZZZZZZZZZZZZZZZZZZZZZ'))).toEqual(clientError('OUTCOME_UNKNOWN', 502));
     expect(sent('GET', path)).toHaveLength(4);
   });
 
   it('UNEXPECTED_RESPONSE for a 4xx that is not the service answering, without retrying', async () => {
     const path = '/v1/sessions/ses_6ZZZZZZZZZZZZZZZZZZZZZZZZZ';
-    gateway.fail('not_found_page', (method, at) => method === 'GET' && at === path, 10);
-    expect(await failure(client.getSession('ses_6ZZZZZZZZZZZZZZZZZZZZZZZZZ'))).toEqual(clientError('UNEXPECTED_RESPONSE', 404));
+    via.gateway.fail('not_found_page', (method, at) => method === 'GET' && at === path, 10);
+    expect(await failure(via.client.getSession('ses_6ZZZZZZZZZZZZZZZZZZZZZZZZZ'))).toEqual(clientError('UNEXPECTED_RESPONSE', 404));
     expect(sent('GET', path)).toHaveLength(1);
   });
 });

@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
+import type { ClientOptions, HandoffClient } from '../../src/client/index.js';
+import type { TestApp } from '../support/app.js';
+import { made } from '../support/lifecycle.js';
 import { closeNow, listenOnLoopback } from '../support/servers.js';
+import { clientOf } from './support.js';
 
 /**
  * A real HTTP gateway in front of the service, as a deployment has one: it forwards every request
@@ -32,6 +37,8 @@ export type Fault =
 export interface Gateway {
   url: string;
   exchanges: Exchange[];
+  /** The exchanges of one method and path, in the order they crossed. */
+  sent(method: string, path: string): Exchange[];
   /** The next `count` requests for which `matches` holds meet `fault`. */
   fail(fault: Fault, matches: (method: string, path: string) => boolean, count?: number): void;
   /** Resolves once `count` exchanges satisfy `matches`. */
@@ -116,11 +123,36 @@ export async function startGateway(target: string): Promise<Gateway> {
   return {
     url: `http://127.0.0.1:${port}`,
     exchanges,
+    sent: (method, path) => exchanges.filter((e) => e.method === method && e.path === path),
     fail: (fault, matches, count = 1) => {
       faults.push({ fault, matches, left: count });
     },
     seen: (matches, count) =>
       exchanges.filter(matches).length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ matches, count, resolve })),
     close: () => closeNow(server),
+  };
+}
+
+/**
+ * A gateway in front of the test app for the file (or the describe block it is called in), made
+ * before its tests and closed after them, with a client of the app's owner key through it.
+ */
+export function useGateway(t: TestApp, options: Partial<ClientOptions> = {}): { readonly gateway: Gateway; readonly client: HandoffClient } {
+  let gateway: Gateway | undefined;
+  let client: HandoffClient | undefined;
+  beforeAll(async () => {
+    gateway = await startGateway(t.ctx.config.publicOrigin);
+    client = clientOf(t, { baseUrl: gateway.url, ...options });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+  return {
+    get gateway() {
+      return made(gateway);
+    },
+    get client() {
+      return made(client);
+    },
   };
 }
