@@ -80,7 +80,7 @@ export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';
 export { ACTION_INTENTS, type Action } from './interaction.js';
 export { checkResponse, responseSchemaOf } from './responseSchema.js';
 export { parseCreateInteraction, parsePublishInteraction } from './validation/interaction.js';
-export { sessionBodies, sessionBody, withLinkExpiry } from './view.js';
+export { sessionBodies, sessionBody, withLastMember, withLinkExpiry } from './view.js';
 
 export const sessions: Capability = {
   name: 'sessions',

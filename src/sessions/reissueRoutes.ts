@@ -6,10 +6,7 @@ import { reissuedLinkResponseSchema, reissueLinkOperation } from './reissueSchem
 import { sessionRefused } from './refusals.js';
 import { sessionIdParams } from './requestSchemas.js';
 import { etagOf } from './state.js';
-import { sessionBody } from './view.js';
-
-/** The Session's body with its new link as the last member: the body GET serves, and human_url. */
-const withHumanUrl = (body: string, humanUrl: string): string => `${body.slice(0, -1)},"human_url":${JSON.stringify(humanUrl)}}`;
+import { sessionBody, withLastMember } from './view.js';
 
 /** POST /v1/sessions/{id}/link (docs/sessions.md). Registered in the Sessions' owner scope. */
 export function reissueRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -29,7 +26,8 @@ export function reissueRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       if (request.headers['idempotency-key'] !== undefined) throw sessionRefused({ refused: 'link_not_replayable', route: 'POST /v1/sessions/{id}/link' });
       const outcome = await reissueLink(ctx, ownerOf(request), request.params.id);
       if ('refused' in outcome) throw sessionRefused(outcome);
-      return reply.header('etag', etagOf(outcome.state)).type('application/json; charset=utf-8').send(withHumanUrl(sessionBody(outcome.state), outcome.humanUrl));
+      // The body GET serves, with the new link as its last member.
+      return reply.header('etag', etagOf(outcome.state)).type('application/json; charset=utf-8').send(withLastMember(sessionBody(outcome.state), 'human_url', outcome.humanUrl));
     },
   );
 }

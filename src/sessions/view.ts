@@ -118,6 +118,9 @@ function sessionText(state: SessionState, members: string): string {
   return `{${id},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}${decided}}`;
 }
 
+/** A JSON object's text with one more member written last: the bytes JSON.stringify gives the object with it. */
+export const withLastMember = (body: string, name: string, value: unknown): string => `${body.slice(0, -1)},${JSON.stringify(name)}:${JSON.stringify(value)}}`;
+
 /**
  * A Session's body as owners receive it: the stored view with its link's expiry as the last
  * member. The expiry is kept in the view's own column, so it is added as the body is served, never
@@ -125,8 +128,7 @@ function sessionText(state: SessionState, members: string): string {
  * and a rebuild writes the same bytes as before. Only an extension moves it, and that is an Event
  * of its own, so the ETag changes with it.
  */
-export const withLinkExpiry = (body: string, linkExpiresAt: string): string =>
-  `${body.slice(0, -1)},"link_expires_at":${JSON.stringify(linkExpiresAt)}}`;
+export const withLinkExpiry = (body: string, linkExpiresAt: string): string => withLastMember(body, 'link_expires_at', linkExpiresAt);
 
 /** PATCH and complete answer: SessionResponse (display) or InteractiveSessionResponse, as GET /v1/sessions/{id} serves it. */
 export function sessionBody(state: SessionState): string {

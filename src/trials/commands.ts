@@ -1,7 +1,7 @@
 import { aggregateStream, appendDecision, handleCommand, ledger, type Reader, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
 import type { ServiceContext } from '../serviceContext.js';
-import { newSessionId, openSession, openView, type CreatedSession, type SessionStatus, type StoredViewRow } from '../sessions/index.js';
+import { newSessionId, openSession, openView, withLastMember, type CreatedSession, type SessionStatus, type StoredViewRow } from '../sessions/index.js';
 import type { InteractiveInteraction } from '../sessions/index.js';
 import { credentialHash, isManagementCredential, newManagementCredential, newTrialWorkspaceId } from './credential.js';
 import { decideAdmission, decideStart, decideTrialSession, type TrialRefusal } from './decide.js';
@@ -150,5 +150,5 @@ export async function readTrialSession(
     result_available_until: row.result_available_until.toISOString(),
   };
   // The Session's body as owners receive it, with `trial` added as its last member.
-  return { etag: view.etag, body: `${view.body.slice(0, -1)},"trial":${JSON.stringify(trial)}}`, resultAvailableUntil: row.result_available_until };
+  return { etag: view.etag, body: withLastMember(view.body, 'trial', trial), resultAvailableUntil: row.result_available_until };
 }
