@@ -56,6 +56,11 @@ describe('owedNotices', () => {
     expect(summary(firstSent)).toEqual(['rsp_a@x reminder +600', 'rsp_b@x reminder +4200']);
   });
 
+  it("owes a reminder whose first message went out late at the plan's time, so it is due at once", () => {
+    const late = { ...sent('rsp_a@x', 'notify'), at: at(900).toISOString() };
+    expect(summary(session({ email: ['a@x'], remind_after_seconds: 600 }, { notices: [late] }))).toEqual(['rsp_a@x reminder +600']);
+  });
+
   it('owes nothing falling due at or after the link expires', () => {
     const state = session({ email: ['a@x'], remind_after_seconds: 10 * 3_600 });
     expect(summary(state)).toEqual(['rsp_a@x notify +0']);
