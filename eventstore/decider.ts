@@ -308,6 +308,7 @@ async function appendPending<E extends DomainEvent>(
   pending: ReadonlyArray<Pending<E>>,
   options: StreamOptions = {},
 ): Promise<RecordedEvent[]> {
+  if (expectedVersion === 0) uow.expectEmpty(streamId);
   const stored: NewEvent[] = [];
   for (const p of pending) stored.push(await toNew(uow, decider.sealed, streamId, p, options));
   return uow.append(streamId, expectedVersion, stored);

@@ -273,7 +273,9 @@ export class StreamKeys {
   /**
    * The stream's key, made now if it has none; a concurrent first write may win the insert, and
    * its key is read back. A stream the unit of work has not read is most often new, so for it the
-   * insert comes first.
+   * insert comes first. A stream known to have no events gets its key row in the statement of its
+   * first append: a writer that started it first makes that statement conflict, and the command
+   * runs again.
    */
   private async keyForWriting(uow: UnitOfWork, streamId: string): Promise<OpenedKey> {
     if (uow.streamKeys.has(streamId) || uow.storedKeys.has(streamId)) {
@@ -282,6 +284,11 @@ export class StreamKeys {
     }
     const fresh = randomBytes(32);
     const { wrapped, keyId } = this.deploymentKey.wrap(fresh, streamId);
+    if (uow.knownEmpty(streamId)) {
+      uow.writeAlong(streamId, { name: 'stream_key', text: sql.KEY_WRITE, params: [streamId, wrapped, keyId] });
+      uow.streamKeys.set(streamId, fresh);
+      return fresh;
+    }
     const inserted = await uow.query(sql.KEY_INSERT, [streamId, wrapped, keyId]);
     if (inserted.rowCount === 1) {
       uow.streamKeys.set(streamId, fresh);

@@ -72,14 +72,14 @@ export async function applyProjections(projections: readonly Projection[], uow: 
 
 /**
  * The inline projections over events about to be appended: the parts that go along with the
- * append (eventstore/events.ts compose), and the rest, applied once it is stored. Parts run in
- * the append's statement, before the projections applied after it.
+ * append (eventstore/events.ts compose), and the rest, applied once it is stored (undefined when
+ * every one goes along). Parts run in the append's statement, before the projections applied after it.
  */
 export async function inlineWrites(
   projections: readonly Projection[],
   uow: UnitOfWork,
   events: readonly RecordedEvent[],
-): Promise<{ parts: Part[]; after: () => Promise<void> }> {
+): Promise<{ parts: Part[]; after: (() => Promise<void>) | undefined }> {
   const parts: Part[] = [];
   const after: Projection[] = [];
   for (const projection of projections) {
@@ -89,7 +89,7 @@ export async function inlineWrites(
     if (along) parts.push(...along);
     else after.push(projection);
   }
-  return { parts, after: () => applyProjections(after, uow, events) };
+  return { parts, after: after.length === 0 ? undefined : () => applyProjections(after, uow, events) };
 }
 
 /** A stream a batch touches: read and cut at its last event in the batch, and the batch's own events of it. */

@@ -188,6 +188,8 @@ UPDATE log_epoch SET epoch = epoch + 1,
 RETURNING epoch, ids_offset::text AS ids_offset, stored.newest::text AS newest`;
 
 export const KEY_GET = prepared('key_get', `SELECT stream_id, true AS has_key, wrapped_key, key_id FROM stream_keys WHERE stream_id = ANY($1::text[])`);
+/** A new stream's key row, in its first append's statement: a row there already is a lost race (stream_keys_pkey). */
+export const KEY_WRITE = `INSERT INTO stream_keys (stream_id, wrapped_key, key_id) VALUES ($1, $2, $3)`;
 /** $3: the id of the deployment data key that wrapped it. */
 export const KEY_INSERT = `
 INSERT INTO stream_keys (stream_id, wrapped_key, key_id) VALUES ($1, $2, $3)

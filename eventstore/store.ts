@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import pRetry from 'p-retry';
-import { StreamVersionConflict } from './errors.js';
+import { StaleRead, StreamVersionConflict } from './errors.js';
 import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
@@ -45,41 +45,53 @@ export class EventStore {
     this.onCommitted = options.onCommitted ?? (() => undefined);
   }
 
+  /** A unit of work whose transaction is open from the start (BEGIN sent now): the caller commits or rolls back. */
   async begin(): Promise<OpenUnitOfWork> {
-    const client = await this.pool.connect();
+    const open = await this.open();
     try {
-      await client.query('BEGIN');
+      await open.uow.begin();
     } catch (error) {
-      client.release(error as Error);
+      await open.rollback().catch(() => undefined);
       throw error;
     }
+    return open;
+  }
+
+  /** A unit of work that opens its transaction only when it must (UnitOfWork: held-back appends). */
+  private async open(): Promise<OpenUnitOfWork> {
+    const client = await this.pool.connect();
     const uow = new UnitOfWork(client, (unit, recorded) => inlineWrites(this.inline, unit, recorded));
-    const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
-      const wakeups = uow.end();
+    const end = async (how: 'commit' | 'rollback') => {
       try {
-        await client.query(statement);
+        await (how === 'commit' ? uow.commit() : uow.rollback());
       } catch (error) {
-        // A connection that failed to end its transaction is not handed to the next caller.
-        client.release(error as Error);
+        uow.end();
+        // A connection left inside a transaction that failed to end is not handed to the next
+        // caller; one whose autocommitted write failed (a lost race) is idle, and is.
+        client.release(uow.idle ? undefined : (error as Error));
         throw error;
       }
+      const wakeups = uow.end();
       client.release();
       return wakeups;
     };
     return {
       uow,
       commit: async () => {
-        const wakeups = await end('COMMIT');
+        const wakeups = await end('commit');
         if (uow.appended.length > 0) this.onCommitted(uow.appended);
         await this.notifier.send(wakeups);
       },
-      rollback: async () => void (await end('ROLLBACK')),
+      rollback: async () => void (await end('rollback')),
     };
   }
 
-  /** BEGIN; work; COMMIT; the wake-ups sent; the work's result. Any failure rolls everything back. */
+  /**
+   * The work in a unit of work, committed (its transaction opened only when it must be); the
+   * wake-ups sent; the work's result. Any failure rolls everything back.
+   */
   async withUnitOfWork<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-    const open = await this.begin();
+    const open = await this.open();
     let result: T;
     try {
       result = await work(open.uow);
@@ -93,7 +105,8 @@ export class EventStore {
 
   /**
    * A command: its work in a unit of work, run again on a fresh one when it lost a race to another
-   * writer of its stream, so its decision is always made on the state it appends to.
+   * writer of its stream (or what it read changed), so its decision is always made on the state it
+   * appends to.
    */
   command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     return inSpan('command', (span) =>
@@ -108,7 +121,7 @@ export class EventStore {
           minTimeout: 2,
           maxTimeout: 50,
           randomize: true,
-          shouldRetry: ({ error }) => error instanceof StreamVersionConflict,
+          shouldRetry: ({ error }) => error instanceof StreamVersionConflict || error instanceof StaleRead,
         },
       ),
     );

@@ -9,6 +9,8 @@ import { EVENTS_CHANNEL, type Wakeup } from './wakeup.js';
 type StreamRow = { requested: string } & KeyRow & { [K in keyof EventRow]: EventRow[K] | null };
 
 const UNIQUE_VIOLATION = '23505';
+// A writer lost the race to start a stream: another appended its first event, or wrote its key.
+const RACE_CONSTRAINTS = new Set(['events_stream_id_stream_version_key', 'stream_keys_pkey']);
 // Raised by the chain trigger when the predecessor is missing or not the one linked to, or was
 // appended by a transaction newer than this one (migrations/0005_event_links.sql).
 const SERIALIZATION_FAILURE = '40001';
@@ -35,11 +37,29 @@ export interface KeyRow {
 export const storedKeyOf = (row: KeyRow): StoredKey =>
   !row.has_key ? undefined : row.wrapped_key === null ? null : { wrapped: row.wrapped_key, keyId: row.key_id! };
 
+/** An append's one statement, with the events it records (their positions filled in once it has run). */
+interface AppendWrite {
+  statement: Statement;
+  params: unknown[];
+  streamId: string;
+  expectedVersion: number;
+  recorded: RecordedEvent[];
+}
+
 /**
- * Everything one command does in one transaction: its queries, the streams it read (each read
- * once, then kept here with what it appended), the events it appended (inline projections
- * applied in the same transaction), and the wake-ups to send once it has committed. Created and
- * ended by the event store; used after it ended, it throws.
+ * Everything one command does atomically: its queries, the streams it read (each read once, then
+ * kept here with what it appended), the events it appended (inline projections applied with
+ * them), and the wake-ups to send once it has committed. Created and ended by the event store;
+ * used after it ended, it throws.
+ *
+ * A lazy unit of work (EventStore.command) is optimistic, as event stores commit a command: it
+ * reads its streams without a transaction (under READ COMMITTED a transaction gives each
+ * statement its own snapshot anyway, so a read sees the same either way), and holds back its
+ * append. When the append, with what goes along it, is the unit of work's only write, it runs at
+ * commit as one autocommitted statement: a read and a write, two round trips. The unique stream
+ * version refuses a writer that lost the race, and the command runs again. Anything else opens the
+ * transaction first: a statement of the caller's (it may write or take a lock), a stream's turn, a
+ * second append, a projection applied after the append; what was held back is written in it then.
  */
 export class UnitOfWork {
   /** Set only here, so a pool or a bare client never type-checks as a unit of work. */
@@ -54,6 +74,12 @@ export class UnitOfWork {
   private readonly recorded: RecordedEvent[] = [];
   private readonly wakeups: Wakeup[] = [];
   private ended = false;
+  /** Whether BEGIN has been sent: from the start for an eager unit of work, at the first need for a lazy one. */
+  private inTransaction = false;
+  /** The append held back until commit or until something else must be sent. */
+  private heldAppend: AppendWrite | undefined;
+  /** Writes that go in the next append's statement (a new stream's key), or alone before anything else is sent. */
+  private along: Array<{ streamId: string; part: Part }> = [];
 
   /**
    * `inline` folds what each append records into the inline projections, in this transaction: the
@@ -62,12 +88,89 @@ export class UnitOfWork {
    */
   constructor(
     private readonly client: pg.PoolClient,
-    private readonly inline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<{ parts: Part[]; after: () => Promise<void> }>,
+    private readonly inline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<{ parts: Part[]; after: (() => Promise<void>) | undefined }>,
   ) {}
 
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
+  /** A statement of the caller's, in the transaction (opened now if it is not yet): it may write, or take a lock. */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.ended) throw new UnitOfWorkEnded();
+    await this.begin();
+    return this.send<R>(statement, params);
+  }
+
+  /** A read of the event store's own: outside a transaction until one is open, after what was held back. */
+  private async read<R extends pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.ended) throw new UnitOfWorkEnded();
+    if (this.heldAppend || this.along.length > 0) await this.begin();
+    return this.send<R>(statement, params);
+  }
+
+  private send<R extends pg.QueryResultRow>(statement: string | Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
     return typeof statement === 'string' ? this.client.query<R>(statement, params) : this.client.query<R>({ ...statement, values: params });
+  }
+
+  /** Opens the transaction if it is not open, and writes what was held back in it. */
+  async begin(): Promise<void> {
+    if (!this.inTransaction) {
+      await this.send('BEGIN');
+      this.inTransaction = true;
+    }
+    const held = this.heldAppend;
+    this.heldAppend = undefined;
+    if (held) await this.write(held);
+    await this.writeAlongAlone();
+  }
+
+  /**
+   * A write that goes in the statement of this unit of work's next append (or alone, before
+   * anything else is sent, when none comes): a new stream's key row, written with its first events.
+   */
+  writeAlong(streamId: string, part: Part): void {
+    if (this.ended) throw new UnitOfWorkEnded();
+    this.along.push({ streamId, part });
+  }
+
+  private takeAlong(): Part[] {
+    const parts = this.along.map((a) => a.part);
+    this.along = [];
+    return parts;
+  }
+
+  private async writeAlongAlone(): Promise<void> {
+    const [first] = this.along;
+    if (!first) return;
+    const { statement, params } = compose(this.takeAlong());
+    await this.sendWrite(statement, params, first.streamId, 0);
+  }
+
+  /**
+   * Commits: the held-back write alone as one autocommitted statement when it is all there is,
+   * otherwise what is held back and COMMIT in the transaction. A lost race is a
+   * StreamVersionConflict, and nothing was written.
+   */
+  async commit(): Promise<void> {
+    if (this.ended) throw new UnitOfWorkEnded();
+    if (!this.inTransaction && !(this.heldAppend && this.along.length > 0)) {
+      const held = this.heldAppend;
+      this.heldAppend = undefined;
+      if (held) await this.write(held);
+      else await this.writeAlongAlone();
+      return;
+    }
+    await this.begin();
+    await this.send('COMMIT');
+  }
+
+  /** Rolls back what was sent; what was held back is never sent. */
+  async rollback(): Promise<void> {
+    this.heldAppend = undefined;
+    this.along = [];
+    if (this.inTransaction) await this.send('ROLLBACK');
+  }
+
+  /** Whether the connection is outside any transaction: after a failed autocommitted statement it is, and can be reused. */
+  get idle(): boolean {
+    return !this.inTransaction;
   }
 
   /** The stream as this unit of work sees it: what was committed before it, and its own appends. */
@@ -79,7 +182,7 @@ export class UnitOfWork {
   async readStreams(streamIds: readonly string[]): Promise<ReadonlyMap<string, readonly RecordedEvent[]>> {
     const missing = [...new Set(streamIds)].filter((id) => !this.streams.has(id));
     if (missing.length > 0) {
-      const { rows } = await this.query<StreamRow>(sql.READ_STREAMS, [missing]);
+      const { rows } = await this.read<StreamRow>(sql.READ_STREAMS, [missing]);
       for (const id of missing) this.streams.set(id, []);
       this.keepRead(rows);
     }
@@ -89,11 +192,11 @@ export class UnitOfWork {
   /**
    * A statement of the caller's that reads streams beside what else it reads, in one round trip:
    * its rows carry `requested` and the columns of STREAM_READ_COLUMNS (eventstore/sql.ts), in
-   * version order. The streams are kept as readStreams keeps them (one this unit of work has read
+   * version order. It is a read: it takes no lock (outside a transaction, none would hold). The streams are kept as readStreams keeps them (one this unit of work has read
    * already stays as it has it); the rows are returned for the caller's own columns.
    */
   async readStreamsWith<R extends pg.QueryResultRow>(statement: string | Statement, params: unknown[]): Promise<Array<R & StreamRow>> {
-    const { rows } = await this.query<R & StreamRow>(statement, params);
+    const { rows } = await this.read<R & StreamRow>(statement, params);
     this.keepRead(rows.filter((row) => !this.streams.has(row.requested)));
     return rows;
   }
@@ -116,6 +219,19 @@ export class UnitOfWork {
   }
 
   /**
+   * Takes a stream the command starts (it appends at version 0) to have no events, without reading
+   * it: the append checks that it has none, and conflicts if it has.
+   */
+  expectEmpty(streamId: string): void {
+    if (!this.streams.has(streamId)) this.streams.set(streamId, []);
+  }
+
+  /** Whether the stream is known to have no events (read so, or expected so): its first write is this unit of work's. */
+  knownEmpty(streamId: string): boolean {
+    return this.streams.get(streamId)?.length === 0;
+  }
+
+  /**
    * Waits until no other unit of work holds this stream's turn, and holds it until this one ends;
    * call it before reading the stream. For a stream many writers append to at once: each would
    * read, lose the append race to another and run again, and enough at once outrun any bound on
@@ -132,7 +248,7 @@ export class UnitOfWork {
   async streamVersion(streamId: string): Promise<number> {
     const known = this.streams.get(streamId) ?? this.heads.get(streamId);
     if (known) return Array.isArray(known) ? known.length : known.version;
-    const { rows } = await this.query<{ version: number; hash: string }>(sql.STREAM_HEAD, [streamId]);
+    const { rows } = await this.read<{ version: number; hash: string }>(sql.STREAM_HEAD, [streamId]);
     // Kept: the append that follows links to this head without reading it again.
     const head = rows[0] ?? { version: 0, hash: '' };
     this.heads.set(streamId, head);
@@ -141,8 +257,10 @@ export class UnitOfWork {
 
   /**
    * Appends at expectedVersion + 1.. and applies the inline projections to what was appended. A
-   * lost race or a wrong expectation is a StreamVersionConflict; the transaction is then aborted,
-   * and the command must run again in a new unit of work (EventStore.command does).
+   * lost race or a wrong expectation is a StreamVersionConflict, here or, for an append held back,
+   * at commit; the unit of work is then spent, and the command must run again in a new one
+   * (EventStore.command does). The events' global positions and transaction are known once their
+   * statement has run: after commit, for a held-back append.
    */
   async append(streamId: string, expectedVersion: number, events: readonly NewEvent[]): Promise<RecordedEvent[]> {
     if (events.length === 0) return [];
@@ -187,40 +305,60 @@ export class UnitOfWork {
     else if (expectedVersion === 0) this.streams.set(streamId, [...recorded]);
     else this.streams.delete(streamId);
     const inline = await this.inline(this, recorded);
-    const { statement, params } = compose(inline.parts, {
-      statement: sql.APPEND,
-      params: [
-        streamId,
-        expectedVersion,
-        recordedAt,
-        linked.map((l) => l.event_id),
-        linked.map((l) => l.type),
-        linked.map((l) => l.data),
-        linked.map((l) => l.metadata),
-        linked.map((l) => l.prev_hash),
-        linked.map((l) => l.hash),
-      ],
-    });
-    let rows: Array<Pick<EventRow, 'global_position' | 'stream_version' | 'transaction_id'>>;
-    try {
-      ({ rows } = await this.query(statement, params));
-    } catch (error) {
-      const { code, constraint } = error as { code?: string; constraint?: string };
-      if (code === SERIALIZATION_FAILURE || (code === UNIQUE_VIOLATION && constraint === 'events_stream_id_stream_version_key')) {
-        throw new StreamVersionConflict(streamId, expectedVersion);
-      }
-      throw error;
+    const write: AppendWrite = {
+      ...compose([...this.takeAlong(), ...inline.parts], {
+        statement: sql.APPEND,
+        params: [
+          streamId,
+          expectedVersion,
+          recordedAt,
+          linked.map((l) => l.event_id),
+          linked.map((l) => l.type),
+          linked.map((l) => l.data),
+          linked.map((l) => l.metadata),
+          linked.map((l) => l.prev_hash),
+          linked.map((l) => l.hash),
+        ],
+      }),
+      streamId,
+      expectedVersion,
+      recorded,
+    };
+    // Held back while it may be the only write; written now when the transaction is open already,
+    // another append is held, or projections must be applied after it.
+    if (!this.inTransaction && !this.heldAppend && !inline.after) this.heldAppend = write;
+    else {
+      await this.begin();
+      await this.write(write);
     }
+    this.heads.set(streamId, { version: expectedVersion + recorded.length, hash: recorded.at(-1)!.hash });
+    this.recorded.push(...recorded);
+    this.wakeAfterCommit(EVENTS_CHANNEL, streamId);
+    await inline.after?.();
+    return recorded;
+  }
+
+  /** Runs an append's statement; its events' positions and transaction come back from it. */
+  private async write({ statement, params, streamId, expectedVersion, recorded }: AppendWrite): Promise<void> {
+    const { rows } = await this.sendWrite<Pick<EventRow, 'global_position' | 'stream_version' | 'transaction_id'>>(statement, params, streamId, expectedVersion);
     for (const row of rows) {
       const event = recorded[row.stream_version - expectedVersion - 1]!;
       event.globalPosition = row.global_position;
       event.transactionId = row.transaction_id;
     }
-    this.heads.set(streamId, { version: expectedVersion + recorded.length, hash: recorded.at(-1)!.hash });
-    this.recorded.push(...recorded);
-    this.wakeAfterCommit(EVENTS_CHANNEL, streamId);
-    await inline.after();
-    return recorded;
+  }
+
+  /** A write on a stream: losing the race to another writer of it is a StreamVersionConflict. */
+  private async sendWrite<R extends pg.QueryResultRow>(statement: Statement, params: unknown[], streamId: string, expectedVersion: number): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.send<R>(statement, params);
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === SERIALIZATION_FAILURE || (code === UNIQUE_VIOLATION && RACE_CONSTRAINTS.has(constraint ?? ''))) {
+        throw new StreamVersionConflict(streamId, expectedVersion);
+      }
+      throw error;
+    }
   }
 
   /** The hash of the stream's event at `version` when this unit of work knows it: it read the stream, or its head. */
@@ -233,7 +371,7 @@ export class UnitOfWork {
 
   /** The link of the stream's event at a version; a conflict when the stream has no such event. */
   private async linkAt(streamId: string, version: number): Promise<string> {
-    const { rows } = await this.query<{ hash: string }>(sql.LINK_AT, [streamId, version]);
+    const { rows } = await this.read<{ hash: string }>(sql.LINK_AT, [streamId, version]);
     if (!rows[0]) throw new StreamVersionConflict(streamId, version);
     return rows[0].hash;
   }

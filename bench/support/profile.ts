@@ -15,8 +15,10 @@ import { startBenchService } from './service.js';
  * (every role running, as `npm start`), with load from the load generator's process, and prints:
  * the CPU time per request of this process and of the database's backends (from /proc, so the
  * server must run on this machine), the round trips per request (statements the service sent,
- * BEGIN and COMMIT included, from pg_stat_statements), and the ten functions of this process with
- * the most self time over the run (a V8 CPU profile of the timed window only).
+ * BEGIN and COMMIT included, from pg_stat_statements), this process's CPU per request by kind of
+ * work (framework, logging, validation, rendering, canonical JSON, crypto, protocol, garbage
+ * collection...), and the ten functions of this process with the most self time over the run (a
+ * V8 CPU profile of the timed window only).
  */
 
 type Kind = 'submission' | 'creation';
@@ -85,6 +87,38 @@ function topFunctions(profile: { nodes: ProfileNode[]; samples: number[]; timeDe
     .map(([name, micros]) => `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`);
 }
 
+/**
+ * What the service's CPU goes to, by kind of work: each sample's own function put in the first
+ * category whose test it meets (by its package, file or name), the rest under "the service's own
+ * code" or "Node and V8 besides".
+ */
+const CATEGORIES: ReadonlyArray<[string, (url: string, name: string) => boolean]> = [
+  ['garbage collection', (_, name) => name === '(garbage collector)'],
+  ['protocol: pg and sockets', (url, name) => /node_modules\/pg(-protocol|-pool|-types)?\/|node:net|stream_base_commons/.test(url) || ['writev', 'writeBuffer', 'writeUtf8String', 'onStreamRead'].includes(name)],
+  ['framework: fastify, routing, hooks', (url) => /node_modules\/(fastify|@fastify|find-my-way|avvio|fast-json-stringify|light-my-request|fastq|toad-cache)\//.test(url)],
+  ['logging', (url) => /node_modules\/(pino|sonic-boom|thread-stream|pino-std-serializers)\//.test(url)],
+  ['tracing', (url) => /node_modules\/@opentelemetry\/|\/src\/tracing\/|\/eventstore\/tracing\.ts/.test(url)],
+  ['validation', (url) => /node_modules\/ajv|\/src\/sessions\/validation\/|\/src\/http\/ajv|responseSchema\.ts|requestSchemas\.ts/.test(url)],
+  ['rendering: HTML pages', (url) => /\/src\/human\/render\/|\/src\/html\//.test(url)],
+  ['canonical JSON', (url) => /node_modules\/canonicalize\/|\/eventstore\/canonical\.ts/.test(url)],
+  ['crypto: hashes, seals, signatures', (url, name) => /node:crypto|node:internal\/crypto|node_modules\/jose\//.test(url) || ['digest', 'update', 'createHash', 'final', 'randomFillSync'].includes(name)],
+  ['JSON parse and stringify', (url, name) => url === '' && (name === 'parse' || name === 'stringify')],
+  ["the service's own code", (url) => /\/(src|eventstore|projections)\//.test(url) && !url.includes('node_modules')],
+];
+
+/** CPU milliseconds per request by category (CATEGORIES) over the profiled window, idle left out. */
+function byCategory(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, requests: number): string[] {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const micros = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const { url, functionName } = byNode.get(id)!.callFrame;
+    if (functionName === '(idle)') return;
+    const category = CATEGORIES.find(([, test]) => test(url, functionName))?.[0] ?? 'Node and V8 besides';
+    micros.set(category, (micros.get(category) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  return [...micros].sort((a, b) => b[1] - a[1]).map(([category, total]) => `${(total / 1000 / requests).toFixed(3).padStart(7)} ms  ${category}`);
+}
+
 const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool, {}, { background: true });
 const load = startLoadGenerator();
@@ -129,6 +163,8 @@ try {
   console.log(`load generator process CPU per request: ${(loadMs / n).toFixed(2)} ms`);
   console.log(`statements sent per request (round trips, BEGIN and COMMIT included; background roles too): ${(sent / n).toFixed(2)}`);
   for (const r of rows.slice(0, 12)) console.log(`  ${(r.calls / n).toFixed(2).padStart(6)}  ${r.mean_ms.toFixed(3).padStart(7)} ms  ${r.query.replace(/\s+/g, ' ').slice(0, 100)}`);
+  console.log('service process CPU per request by kind of work (sampled; idle left out):');
+  for (const line of byCategory(profile as never, n)) console.log(`  ${line}`);
   console.log('ten functions with the most self time in the service process:');
   for (const line of topFunctions(profile as never, Number(process.env.PROFILE_TOP ?? 10))) console.log(`  ${line}`);
   if (process.env.PROFILE_INCLUSIVE) {

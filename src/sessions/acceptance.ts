@@ -37,7 +37,7 @@ export interface Acceptance {
  * accepting unit of work before the answer is stored. Its capability owns what it reads.
  */
 export interface AnswerReaction {
-  /** What it reads beside the Session (sql.ts answerLoad): a SELECT of at most one row of the Session's workspace, $1. */
+  /** What it reads beside the Session (sql.ts answerLoad): a SELECT of at most one row of the Session's workspace, $1, with no lock. */
   read?: string;
   /** Whether it sends the answer back, by what its read found: the channel a receipt then promises. */
   sends?(session: SessionState, row: JsonObject | null, now: Date): Exclude<ReturnChannel, 'poll' | null> | undefined;

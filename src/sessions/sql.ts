@@ -85,7 +85,8 @@ export const SESSION_BY_LINK = prepared(
  * token's hash, $1, with the link's expiry and the responder whose link it is, if one's), its stream with its data key, and beside them what the
  * reactions to the answer read, each a SELECT of at most one row of the Session's workspace (its
  * own $1), owned by its capability: each comes back as one JSON column `beside_<i>`, null for no
- * row. Locks a read takes (FOR SHARE) hold until commit. No row: the link opens nothing.
+ * row. It runs outside a transaction (eventstore UnitOfWork), so it takes no lock: a reaction
+ * that must hold its row locks it in its work. No row: the link opens nothing.
  */
 export const answerLoad = (beside: readonly string[]): Statement =>
   prepared(

@@ -56,6 +56,7 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#LOG_EPOCH_ADVANCE': { params: () => [] },
   'eventstore/sql.ts#KEY_GET': { params: (s) => [[s.session.id]] },
   'eventstore/sql.ts#KEY_INSERT': { params: (s) => [s.session.id, randomBytes(96), 'initial'] },
+  'eventstore/sql.ts#KEY_WRITE': { params: () => ['stream-new-in-the-plan', randomBytes(96), 'initial'] },
   'eventstore/sql.ts#KEY_IDS_IN_USE': { params: () => [] },
   'eventstore/sql.ts#KEYS_WRAPPED_BY': { params: (s) => ['initial', s.session.id, 1_000] },
   'eventstore/sql.ts#REWRAP_BATCH': { params: (s) => ['initial', s.session.id, 1_000] },

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
+import { StaleRead, handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
 import type { AnswerReaction, ExpiryReaction, ResolutionReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
@@ -57,19 +57,24 @@ async function queueDelivery(
 
 /**
  * An accepted answer's delivery, queued in the accepting unit of work. The workspace's current
- * endpoint is read with the Session and share-locked until commit, so the delivery goes where the
- * receipt says (a PUT that replaces the endpoint waits, then ends this job with the others). A
- * trial Session has no return channel: its result is only read, never sent.
+ * endpoint is read with the Session, without a lock (the answer's read runs outside a
+ * transaction): a workspace with no endpoint that may receive is answered on that read, and its
+ * answer commits in one more statement. When the endpoint may receive, it is share-locked now and
+ * must still be the one read, so the delivery goes where the receipt says (a PUT that replaces the
+ * endpoint waits, then ends this job with the others); one replaced in between runs the command
+ * again. A trial Session has no return channel: its result is only read, never sent.
  */
 const receiving = (read: JsonObject | null, trial: boolean, now: Date): Endpoint | undefined =>
   trial || !read ? undefined : mayReceive(endpointOfJson(read), now);
 
 export const deliverAcceptedAnswer: AnswerReaction = {
-  read: sql.CURRENT_ENDPOINT_SHARED,
+  read: sql.CURRENT_ENDPOINT,
   sends: (session, read, now) => (receiving(read, session.trial, now) ? 'webhook' : undefined),
   async react({ uow, session, eventId, now }, read, ctx) {
     const endpoint = receiving(read, session.trial, now);
-    if (endpoint) await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'accepted');
+    if (!endpoint) return;
+    if ((await receivingEndpoint(uow, session.workspaceId, now))?.id !== endpoint.id) throw new StaleRead(`the webhook endpoint of ${session.workspaceId}`);
+    await queueDelivery(uow, ctx, endpoint, { workspaceId: session.workspaceId, sessionId: session.id, eventId }, 'accepted');
   },
 };
 
