@@ -1,17 +1,22 @@
-import { readFile } from 'node:fs/promises';
+import type pg from 'pg';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { interactive } from '../../test/support/sessions.js';
 import { benchDatabase, type BenchDatabase } from './database.js';
 import { startLoadGenerator, type HttpLoad } from './load.js';
 import { describe } from './measure.js';
+import { startRoundTripFloor } from './floor.js';
 import { startBenchService } from './service.js';
 
 /**
  * Where a write's time goes, for a person looking for the next lever (not a figure of the suite):
  *
- *   npx tsx bench/support/profile.ts submission|creation [seconds] [clients]
+ *   npx tsx bench/support/profile.ts submission|creation|floor [seconds] [clients]
  *
  * runs one write path at `clients` connections for `seconds` against the service in this process
+ * (`floor`: the bare route of two round trips that bench/submissions.ts compares with, the same
+ * work without the service's own, on the same pool and in the same process; PROFILE_FLOOR_BYTES=
+ * SENT,RECEIVED makes its round trips carry as many bytes as a request of the service does)
  * (every role running, as `npm start`), with load from the load generator's process, and prints:
  * the CPU time per request of this process and of the database's backends (from /proc, so the
  * server must run on this machine), the round trips per request (statements the service sent,
@@ -21,7 +26,7 @@ import { startBenchService } from './service.js';
  * V8 CPU profile of the timed window only).
  */
 
-type Kind = 'submission' | 'creation';
+type Kind = 'submission' | 'creation' | 'floor';
 const kind = (process.argv[2] ?? 'submission') as Kind;
 const SECONDS = Number(process.argv[3] ?? 10);
 const CLIENTS = Number(process.argv[4] ?? 8);
@@ -89,8 +94,9 @@ function topFunctions(profile: { nodes: ProfileNode[]; samples: number[]; timeDe
 
 /**
  * What the service's CPU goes to, by kind of work: each sample's own function put in the first
- * category whose test it meets (by its package, file or name), the rest under "the service's own
- * code" or "Node and V8 besides".
+ * category whose test it meets (by its package, file or name); a built-in of no file that meets
+ * none (a signature's native `run`) goes with the nearest caller that has one; the rest is "Node
+ * and V8 besides".
  */
 const CATEGORIES: ReadonlyArray<[string, (url: string, name: string) => boolean]> = [
   ['garbage collection', (_, name) => name === '(garbage collector)'],
@@ -103,27 +109,43 @@ const CATEGORIES: ReadonlyArray<[string, (url: string, name: string) => boolean]
   ['canonical JSON', (url) => /node_modules\/canonicalize\/|\/eventstore\/canonical\.ts/.test(url)],
   ['crypto: hashes, seals, signatures', (url, name) => /node:crypto|node:internal\/crypto|node_modules\/jose\//.test(url) || ['digest', 'update', 'createHash', 'final', 'randomFillSync'].includes(name)],
   ['JSON parse and stringify', (url, name) => url === '' && (name === 'parse' || name === 'stringify')],
+  ['the profiler itself', (url) => url === 'node:inspector'],
   ["the service's own code", (url) => /\/(src|eventstore|projections)\//.test(url) && !url.includes('node_modules')],
 ];
 
 /** CPU milliseconds per request by category (CATEGORIES) over the profiled window, idle left out. */
 function byCategory(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, requests: number): string[] {
   const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const categoryOf = (url: string, name: string) => CATEGORIES.find(([, test]) => test(url, name))?.[0];
   const micros = new Map<string, number>();
   profile.samples.forEach((id, i) => {
     const { url, functionName } = byNode.get(id)!.callFrame;
     if (functionName === '(idle)') return;
-    const category = CATEGORIES.find(([, test]) => test(url, functionName))?.[0] ?? 'Node and V8 besides';
+    let caller = parent.get(id);
+    while (!url && caller !== undefined && !byNode.get(caller)!.callFrame.url) caller = parent.get(caller);
+    const named = url || caller === undefined ? undefined : byNode.get(caller)!.callFrame;
+    const category = categoryOf(url, functionName) ?? (named && categoryOf(named.url, named.functionName)) ?? 'Node and V8 besides';
     micros.set(category, (micros.get(category) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
   return [...micros].sort((a, b) => b[1] - a[1]).map(([category, total]) => `${(total / 1000 / requests).toFixed(3).padStart(7)} ms  ${category}`);
+}
+
+/** Bytes written to and read from PostgreSQL so far on the pool's connections (its private list: a bench's look, not the service's). */
+function poolBytes(pool: pg.Pool): { written: number; read: number } {
+  const clients = (pool as unknown as { _clients: Array<{ connection: { stream: { bytesWritten: number; bytesRead: number } } }> })._clients;
+  return clients.reduce((sum, c) => ({ written: sum.written + c.connection.stream.bytesWritten, read: sum.read + c.connection.stream.bytesRead }), { written: 0, read: 0 });
 }
 
 const db = await benchDatabase({ poolSize: 10 });
 const service = await startBenchService(db.url, db.pool, {}, { background: true });
 const load = startLoadGenerator();
 const owner = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json' };
+const floorBytes = process.env.PROFILE_FLOOR_BYTES?.split(',').map(Number);
+const floor = kind === 'floor' ? await startRoundTripFloor(db.pool, 2, floorBytes && { sent: floorBytes[0]!, received: floorBytes[1]! }) : undefined;
 const job = async (seconds: number, rate: number): Promise<HttpLoad> => {
+  if (floor) return { label: 'bare route, 2 round trips', origin: floor.url, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} } };
   if (kind === 'creation') {
     const body = JSON.stringify({ interaction: interactive() });
     return { label: 'POST /v1/sessions', origin: service.baseUrl, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers: owner, body } };
@@ -143,12 +165,16 @@ try {
   const backendsBefore = await backendsCpuMs(db);
   const loadBefore = await cpuMsOf(load.pid);
   const before = process.cpuUsage();
+  const bytesBefore = poolBytes(db.pool);
   const measured = await load.http(timed);
   const used = process.cpuUsage(before);
+  const bytesAfter = poolBytes(db.pool);
   const loadMs = (await cpuMsOf(load.pid)) - loadBefore;
   const backendsAfter = await backendsCpuMs(db);
   const { profile } = await inspector.post('Profiler.stop');
   inspector.disconnect();
+  // For a closer look (Chrome's DevTools, or a script over its nodes): PROFILE_SAVE=file.cpuprofile.
+  if (process.env.PROFILE_SAVE) await writeFile(process.env.PROFILE_SAVE, JSON.stringify(profile));
   const backendMs = [...backendsAfter].reduce((sum, [pid, ms]) => sum + ms - (backendsBefore.get(pid) ?? 0), 0);
   const { rows } = await db.pool.query<{ calls: number; mean_ms: number; query: string }>(
     `SELECT calls::integer AS calls, mean_exec_time AS mean_ms, query FROM pg_stat_statements
@@ -161,6 +187,7 @@ try {
   console.log(`service process CPU per request: ${((used.user + used.system) / 1000 / n).toFixed(2)} ms (user ${(used.user / 1000 / n).toFixed(2)}, system ${(used.system / 1000 / n).toFixed(2)})`);
   console.log(`database backends CPU per request: ${(backendMs / n).toFixed(2)} ms (${backendsAfter.size} backends, 10 ms ticks)`);
   console.log(`load generator process CPU per request: ${(loadMs / n).toFixed(2)} ms`);
+  console.log(`bytes per request on the pool's connections to PostgreSQL: ${((bytesAfter.written - bytesBefore.written) / n).toFixed(0)} sent, ${((bytesAfter.read - bytesBefore.read) / n).toFixed(0)} received`);
   console.log(`statements sent per request (round trips, BEGIN and COMMIT included; background roles too): ${(sent / n).toFixed(2)}`);
   for (const r of rows.slice(0, 12)) console.log(`  ${(r.calls / n).toFixed(2).padStart(6)}  ${r.mean_ms.toFixed(3).padStart(7)} ms  ${r.query.replace(/\s+/g, ' ').slice(0, 100)}`);
   console.log('service process CPU per request by kind of work (sampled; idle left out):');
@@ -175,6 +202,7 @@ try {
   for (const line of topFunctions(profile as never, Number(process.env.PROFILE_FILES ?? 15), true)) console.log(`  ${line}`);
 } finally {
   await load.close();
+  await floor?.close();
   await service.close();
   await db.close();
 }
