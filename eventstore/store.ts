@@ -67,8 +67,9 @@ export class EventStore {
       } catch (error) {
         uow.end();
         // A connection left inside a transaction that failed to end is not handed to the next
-        // caller; one whose autocommitted write failed (a lost race) is idle, and is.
-        client.release(uow.idle ? undefined : (error as Error));
+        // caller, nor one that failed otherwise than by the server refusing a lost race (after
+        // which it is idle and sound).
+        client.release(uow.idle && error instanceof StreamVersionConflict ? undefined : (error as Error));
         throw error;
       }
       const wakeups = uow.end();

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { StreamVersionConflict, readStream, type NewEvent } from '../../eventstore/index.js';
 import { catchUpOnce, rebuild, type Projection } from '../../projections/index.js';
@@ -25,7 +26,12 @@ async function write(streamId: string, inline: Projection | undefined): Promise<
   }
 }
 
-/** Writers appending to a handful of shared streams until stopped; returns how many they wrote. */
+/**
+ * Writers appending to a handful of shared streams until stopped; returns how many they wrote. Each
+ * pauses a few milliseconds between appends: a test projection folds an event a statement, and
+ * writers unpaced (an append is one statement) outrun its replay on two cores, so its passes
+ * would end only at their cap (MAX_PASSES), long after the point is made.
+ */
 function writers(prefix: string, inline: Projection | undefined, count = 4): { stop(): Promise<number> } {
   let running = true;
   let written = 0;
@@ -33,6 +39,7 @@ function writers(prefix: string, inline: Projection | undefined, count = 4): { s
     for (let i = 0; running; i++) {
       await write(`${prefix}-${(worker + i) % 6}`, inline);
       written++;
+      await setTimeout(4);
     }
   });
   return {
