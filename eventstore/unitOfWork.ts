@@ -52,9 +52,9 @@ interface AppendWrite {
  * them), and the wake-ups to send once it has committed. Created and ended by the event store;
  * used after it ended, it throws.
  *
- * A lazy unit of work (EventStore.command) is optimistic, as event stores commit a command: it
- * reads its streams without a transaction (under READ COMMITTED a transaction gives each
- * statement its own snapshot anyway, so a read sees the same either way), and holds back its
+ * A lazy unit of work (EventStore.command, withUnitOfWork) is optimistic, as event stores commit a
+ * command: it reads its streams without a transaction (under READ COMMITTED a transaction gives
+ * each statement its own snapshot anyway, so a read sees the same either way), and holds back its
  * append. When the append, with what goes along it, is the unit of work's only write, it runs at
  * commit as one autocommitted statement: a read and a write, two round trips. The unique stream
  * version refuses a writer that lost the race, and the command runs again. Anything else opens the
@@ -192,8 +192,9 @@ export class UnitOfWork {
   /**
    * A statement of the caller's that reads streams beside what else it reads, in one round trip:
    * its rows carry `requested` and the columns of STREAM_READ_COLUMNS (eventstore/sql.ts), in
-   * version order. It is a read: it takes no lock (outside a transaction, none would hold). The streams are kept as readStreams keeps them (one this unit of work has read
-   * already stays as it has it); the rows are returned for the caller's own columns.
+   * version order. It is a read, and takes no lock (outside a transaction none would hold). The
+   * streams are kept as readStreams keeps them (one this unit of work has read already stays as it
+   * has it); the rows are returned for the caller's own columns.
    */
   async readStreamsWith<R extends pg.QueryResultRow>(statement: string | Statement, params: unknown[]): Promise<Array<R & StreamRow>> {
     const { rows } = await this.read<R & StreamRow>(statement, params);
