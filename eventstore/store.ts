@@ -46,21 +46,22 @@ export class EventStore {
   }
 
   /** A unit of work whose transaction is open from the start (BEGIN sent now): the caller commits or rolls back. */
-  async begin(): Promise<OpenUnitOfWork> {
-    const open = await this.open();
-    try {
-      await open.uow.begin();
-    } catch (error) {
-      await open.rollback().catch(() => undefined);
-      throw error;
-    }
-    return open;
+  begin(): Promise<OpenUnitOfWork> {
+    return this.open(true);
   }
 
-  /** A unit of work that opens its transaction only when it must (UnitOfWork: held-back appends). */
-  private async open(): Promise<OpenUnitOfWork> {
+  /** A unit of work, eager (BEGIN sent now) or lazy (it opens its transaction only when it must: UnitOfWork). */
+  private async open(eager = false): Promise<OpenUnitOfWork> {
     const client = await this.pool.connect();
     const uow = new UnitOfWork(client, (unit, recorded) => inlineWrites(this.inline, unit, recorded));
+    if (eager) {
+      try {
+        await uow.begin();
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+    }
     const end = async (how: 'commit' | 'rollback') => {
       try {
         await (how === 'commit' ? uow.commit() : uow.rollback());
