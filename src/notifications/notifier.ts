@@ -49,6 +49,9 @@ export interface NotifierOptions {
 }
 
 /** How a claimed job's row is named in every statement about it. */
+/** A workspace's display name, if it set one: read once per claimed batch. */
+type AskerOf = (workspaceId: string) => Promise<string | null>;
+
 const keyOf = (job: ClaimedJob): unknown[] => [job.sessionId, job.responderId, job.kind, job.revision];
 
 export class Notifier implements Worker {
@@ -108,7 +111,13 @@ export class Notifier implements Worker {
       attempts: r.attempts,
       traceParent: r.trace_parent,
     }));
-    await Promise.all(jobs.map((job) => this.traced(job, now)));
+    // A batch's jobs read each workspace's display name once, however many of its messages it sends.
+    const askers = new Map<string, Promise<string | null>>();
+    const askerOf = (workspaceId: string) => {
+      if (!askers.has(workspaceId)) askers.set(workspaceId, workspaceDisplayName(this.ctx.store.pool, workspaceId));
+      return askers.get(workspaceId)!;
+    };
+    await Promise.all(jobs.map((job) => this.traced(job, now, askerOf)));
     return jobs.length;
   }
 
@@ -118,12 +127,12 @@ export class Notifier implements Worker {
   }
 
   /** A job's run as a span in the trace of the request that made it owed. */
-  private traced(job: ClaimedJob, now: Date): Promise<void> {
+  private traced(job: ClaimedJob, now: Date, askerOf: AskerOf): Promise<void> {
     const attributes = { 'svc.session.id': job.sessionId, 'svc.notification.kind': job.kind, 'svc.notification.attempt': job.attempts };
-    return inSpan('notification send', () => this.run(job, now), { kind: SpanKind.CLIENT, parent: contextOf(job.traceParent), attributes });
+    return inSpan('notification send', () => this.run(job, now, askerOf), { kind: SpanKind.CLIENT, parent: contextOf(job.traceParent), attributes });
   }
 
-  private async run(job: ClaimedJob, now: Date): Promise<void> {
+  private async run(job: ClaimedJob, now: Date, askerOf: AskerOf): Promise<void> {
     const { ctx } = this;
     const session = await loadSession(ctx.store.pool, ctx.streamKeys, job.sessionId);
     const decision = decideNotice(session, job, now);
@@ -131,7 +140,7 @@ export class Notifier implements Worker {
       await ctx.store.pool.query(sql.DROP_JOB, keyOf(job));
       return;
     }
-    const delivery = await this.send(session!, decision.send, job);
+    const delivery = await this.send(session!, decision.send, job, askerOf);
     if (delivery.sent) return this.record(job, { sent: true });
     const retryAt = delivery.permanent ? undefined : nextAttemptAt(job.attempts, now);
     if (retryAt) {
@@ -143,12 +152,12 @@ export class Notifier implements Worker {
   }
 
   /** One message through its responder's channel: mail to an address, or a post to the workspace's Slack webhook. */
-  private async send(session: SessionState, responder: ResponderRecord, job: ClaimedJob): Promise<MailDelivery> {
+  private async send(session: SessionState, responder: ResponderRecord, job: ClaimedJob, askerOf: AskerOf): Promise<MailDelivery> {
     const { config, streamKeys } = this.ctx;
     const interaction = currentInteraction(session);
     const content = {
       // Who asks: the workspace's display name when it set one, else the workspace as the service names it.
-      asker: (await workspaceDisplayName(this.ctx.store.pool, session.workspaceId)) ?? `Workspace ${session.workspaceId} at ${new URL(config.publicOrigin).host}`,
+      asker: (await askerOf(session.workspaceId)) ?? `Workspace ${session.workspaceId} at ${new URL(config.publicOrigin).host}`,
       title: interaction.title,
       description: interaction.description,
       deadline: new Date(session.linkExpiresAt),
