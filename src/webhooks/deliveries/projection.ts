@@ -1,4 +1,4 @@
-import { batchStreams, compose, type Part, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
+import { batchStreams, type Part, type Projection, type RecordedEvent, type UnitOfWork } from '../../../eventstore/index.js';
 import { SESSION_PURGED } from '../../sessions/index.js';
 import { DELIVERY_EVENT_TYPES } from './events.js';
 import * as sql from '../sql.js';
@@ -16,7 +16,7 @@ import { traceParent } from '../../tracing/index.js';
  * (every later writer needs the job's row, or the Session, and finds neither). A live append
  * writes the rows in its own statement (Projection.along).
  */
-/** A batch's writes, as parts of one statement: each job's row, and the forgetting of purged Sessions' jobs. */
+/** A batch's writes: each job's row, and the forgetting of purged Sessions' jobs, as parts a live append's statement takes along. */
 async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<Part[]> {
   const purged = new Set(events.filter((e) => e.type === SESSION_PURGED).map((e) => e.streamId));
   const streams = await batchStreams(uow, events.filter((e) => e.type !== SESSION_PURGED));
@@ -59,11 +59,10 @@ export const deliveriesProjection: Projection = {
   eventTypes: [...DELIVERY_EVENT_TYPES, SESSION_PURGED],
   foldsAcrossStreams: true,
   keep: [{ table: 'webhook_deliveries', key: 'delivery_id', columns: ['leased_by', 'leased_at', 'lease_until', 'trace_parent'] }],
+  // A batch of a rebuild or a catch-up may hold a job per event: each is its own statement, so that
+  // no statement of as many parts is prepared for every size a batch comes in.
   async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
-    const parts = await writes(uow, events);
-    if (parts.length === 0) return;
-    const { statement, params } = compose(parts);
-    await uow.query(statement, params);
+    for (const part of await writes(uow, events)) await uow.query(part.text, part.params);
   },
   along: writes,
 };
