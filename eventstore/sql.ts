@@ -191,8 +191,7 @@ export const KEY_GET = prepared('key_get', `SELECT stream_id, true AS has_key, w
 /** A new stream's key row, in its first append's statement: a row there already is a lost race (stream_keys_pkey). */
 export const KEY_WRITE = `INSERT INTO stream_keys (stream_id, wrapped_key, key_id) VALUES ($1, $2, $3)`;
 /** $3: the id of the deployment data key that wrapped it. */
-export const KEY_INSERT = `
-INSERT INTO stream_keys (stream_id, wrapped_key, key_id) VALUES ($1, $2, $3)
+export const KEY_INSERT = `${KEY_WRITE}
 ON CONFLICT (stream_id) DO NOTHING
 RETURNING wrapped_key`;
 export const KEY_DESTROY = `

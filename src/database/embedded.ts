@@ -76,7 +76,7 @@ export async function startEmbeddedPostgres(
   };
   // The socket in the cluster's own folder, which its server user owns (it may be a created one).
   const socketDir = resolve(dir);
-  const socket = Buffer.byteLength(join(socketDir, `.s.PGSQL.${port}`)) <= SOCKET_PATH_MAX;
+  const socketFits = Buffer.byteLength(join(socketDir, `.s.PGSQL.${port}`)) <= SOCKET_PATH_MAX;
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',
@@ -89,7 +89,7 @@ export async function startEmbeddedPostgres(
     postgresFlags: [
       '-c',
       'listen_addresses=127.0.0.1',
-      ...(socket ? ['-c', `unix_socket_directories=${socketDir}`] : []),
+      ...(socketFits ? ['-c', `unix_socket_directories=${socketDir}`] : []),
       ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : []),
       ...(options.preload?.length ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
     ],
@@ -117,7 +117,7 @@ export async function startEmbeddedPostgres(
   overSocket.hostname = 'localhost';
   overSocket.searchParams.set('host', socketDir);
   return {
-    url: socket ? overSocket.toString() : tcpUrl,
+    url: socketFits ? overSocket.toString() : tcpUrl,
     tcpUrl,
     stop: async () => {
       process.off('exit', stopOnExit);

@@ -48,10 +48,10 @@ export interface NotifierOptions {
   batch?: number;
 }
 
-/** How a claimed job's row is named in every statement about it. */
 /** A workspace's display name, if it set one: read once per claimed batch. */
 type AskerOf = (workspaceId: string) => Promise<string | null>;
 
+/** How a claimed job's row is named in every statement about it. */
 const keyOf = (job: ClaimedJob): unknown[] => [job.sessionId, job.responderId, job.kind, job.revision];
 
 export class Notifier implements Worker {

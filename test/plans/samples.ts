@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CURRENT_ENDPOINT_SHARED } from '../../src/webhooks/sql.js';
+import { CURRENT_ENDPOINT } from '../../src/webhooks/sql.js';
 import type { StoreSample } from './liveStore.js';
 
 /**
@@ -181,7 +181,8 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
   'src/sessions/sql.ts#INSERT_RESPONDER_LINKS': { params: (s) => [JSON.stringify([{ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') }])] },
   // With what the service's reactions read beside it: the webhooks capability's current endpoint.
-  'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT_SHARED]], params: (s) => [s.session.linkHash] },
+  // As the service builds it: the webhooks reaction's read of the endpoint beside the Session.
+  'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT]], params: (s) => [s.session.linkHash] },
 
   // Notifications.
   'src/notifications/sql.ts#DROP_UNOWED_JOBS': {
