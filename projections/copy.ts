@@ -1,40 +1,155 @@
 import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { quoteIdent } from './sql.js';
+import { COLUMN_TYPES, quoteIdent } from './sql.js';
 
 /**
- * One value in COPY's text format: \N for null, anything else as its text input, with a backslash
- * before each backslash and the characters that would end a field or a row written as escapes.
- * Most values hold none of them, and a body (JSON) holds backslashes but never a raw line break:
- * plain searches and replacements cost less than a regular expression over every value.
+ * COPY in its binary format: each value goes over as the bytes the server stores, so the server
+ * parses no text (a rebuild's bodies are kilobytes each, and their text input cost the server a
+ * quarter of its time loading them). Each column is written by the encoder of its type; a type
+ * without one is refused before anything is sent, never written wrong.
  */
-function field(value: unknown): string {
-  if (value === null || value === undefined) return '\\N';
-  let text = typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (text.includes('\\')) text = text.replaceAll('\\', '\\\\');
-  if (text.includes('\n') || text.includes('\r') || text.includes('\t')) text = text.replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\t', '\\t');
-  return text;
+
+/** Writes one non-null value into `out` at `at` (room for `size` bytes ensured by the caller); returns where it ended. */
+interface Encoder {
+  size(value: unknown): number;
+  write(value: unknown, out: Buffer, at: number): number;
 }
 
-/**
- * The text handed to the COPY stream at a time. A page's rows in one string (megabytes) cost a
- * tenth of a rebuild's CPU in its encoding alone, each a fresh mapping of memory; chunks this size
- * reuse the allocator's memory.
- */
-const CHUNK_CHARS = 64 * 1024;
+const text: Encoder = {
+  size: (value) => Buffer.byteLength(textOf(value)),
+  write: (value, out, at) => at + out.write(textOf(value), at),
+};
 
-/** Writes rows (values in `columns` order) into a table with one COPY, in the client's transaction if it has one. */
-export async function copyRows(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
-  if (rows.length === 0) return;
-  const stream = client.query(copyFrom(`COPY ${table} (${columns.map(quoteIdent).join(', ')}) FROM STDIN`));
-  let text = '';
-  for (const row of rows) {
-    text += `${row.map(field).join('\t')}\n`;
-    if (text.length < CHUNK_CHARS) continue;
-    stream.write(text);
-    text = '';
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+const integer = (bytes: 2 | 4): Encoder => ({
+  size: () => bytes,
+  write: (value, out, at) => (bytes === 2 ? out.writeInt16BE(Number(value), at) : out.writeInt32BE(Number(value), at)),
+});
+
+const bigint: Encoder = { size: () => 8, write: (value, out, at) => out.writeBigInt64BE(BigInt(value as number | string | bigint), at) };
+
+const boolean: Encoder = { size: () => 1, write: (value, out, at) => out.writeUInt8(value ? 1 : 0, at) };
+
+/** PostgreSQL's epoch, 2000-01-01T00:00:00Z, in milliseconds of JavaScript's. */
+const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
+
+/**
+ * A time as microseconds since PostgreSQL's epoch. A string keeps the microseconds that a Date
+ * would drop (the fraction's fourth to sixth digits).
+ */
+function microsecondsOf(value: unknown): number {
+  const ms = value instanceof Date ? value.getTime() : Date.parse(String(value));
+  if (Number.isNaN(ms)) throw new Error(`COPY: ${String(value)} is not a time`);
+  const beyond = typeof value === 'string' ? (/\.\d{3}(\d{1,3})/.exec(value)?.[1] ?? '') : '';
+  return (ms - PG_EPOCH_MS) * 1000 + (beyond === '' ? 0 : Number(beyond.padEnd(3, '0')));
+}
+
+const timestamp: Encoder = {
+  size: () => 8,
+  write(value, out, at) {
+    const micros = microsecondsOf(value);
+    // Two's complement in two words: exact for every time JavaScript holds (well inside 2^53).
+    const high = Math.floor(micros / 2 ** 32);
+    out.writeInt32BE(high, at);
+    return out.writeUInt32BE(micros - high * 2 ** 32, at + 4);
+  },
+};
+
+/** jsonb's binary input: a version byte, then the text. */
+const jsonb: Encoder = {
+  size: (value) => 1 + text.size(value),
+  write: (value, out, at) => text.write(value, out, out.writeUInt8(1, at)),
+};
+
+const bytea: Encoder = {
+  size: (value) => (value as Buffer).length,
+  write: (value, out, at) => at + (value as Buffer).copy(out, at),
+};
+
+const ENCODERS: Record<string, Encoder> = {
+  text,
+  'character varying': text,
+  json: text,
+  jsonb,
+  smallint: integer(2),
+  integer: integer(4),
+  bigint,
+  boolean,
+  'timestamp with time zone': timestamp,
+  bytea,
+};
+
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/** The signature, no flags, no header extension. */
+const HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
+const TRAILER = Buffer.from([0xff, 0xff]);
+
+/**
+ * Bytes handed to the COPY stream at a time: a page's rows in one buffer (megabytes) cost a fresh
+ * mapping of memory each; chunks this size reuse the allocator's memory.
+ */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Loads rows into tables with binary COPY. Each table's column types are read on its first load
+ * and kept: a rebuild loads the same copies page after page.
+ */
+export class RowCopier {
+  private readonly encoders = new Map<string, Encoder[]>();
+
+  /** Writes rows (values in `columns` order, null for NULL) into a table with one COPY, in the client's transaction if it has one. */
+  async copy(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
+    if (rows.length === 0) return;
+    const encoders = await this.encodersOf(client, table, columns);
+    const stream = client.query(copyFrom(`COPY ${table} (${columns.map(quoteIdent).join(', ')}) FROM STDIN (FORMAT binary)`));
+    let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let at = HEADER.copy(chunk, 0);
+    for (const row of rows) {
+      let size = 2;
+      for (let i = 0; i < encoders.length; i++) size += 4 + (row[i] == null ? 0 : encoders[i]!.size(row[i]));
+      if (at + size > chunk.length) {
+        stream.write(chunk.subarray(0, at));
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, size));
+        at = 0;
+      }
+      at = chunk.writeInt16BE(encoders.length, at);
+      for (let i = 0; i < encoders.length; i++) {
+        const value = row[i];
+        if (value == null) {
+          at = chunk.writeInt32BE(-1, at);
+          continue;
+        }
+        const start = at + 4;
+        const end = encoders[i]!.write(value, chunk, start);
+        chunk.writeInt32BE(end - start, at);
+        at = end;
+      }
+    }
+    stream.write(chunk.subarray(0, at));
+    stream.end(TRAILER);
+    await once(stream, 'finish');
   }
-  stream.end(text);
-  await once(stream, 'finish');
+
+  private async encodersOf(client: pg.PoolClient, table: string, columns: readonly string[]): Promise<Encoder[]> {
+    const key = `${table}(${columns.join(',')})`;
+    let encoders = this.encoders.get(key);
+    if (!encoders) {
+      const { rows } = await client.query<{ name: string; type: string }>(COLUMN_TYPES, [table]);
+      const types = new Map(rows.map((r) => [r.name, r.type]));
+      encoders = columns.map((column) => {
+        const type = types.get(column);
+        const encoder = type === undefined ? undefined : ENCODERS[type];
+        if (!encoder) throw new Error(`COPY into ${table}: column ${column} ${type === undefined ? 'does not exist' : `is of type ${type}, which has no binary encoder here`}`);
+        return encoder;
+      });
+      this.encoders.set(key, encoders);
+    }
+    return encoders;
+  }
 }

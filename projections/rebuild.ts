@@ -16,7 +16,7 @@ import {
   type UnitOfWork,
   type WholeStreams,
 } from '../eventstore/index.js';
-import { copyRows } from './copy.js';
+import { RowCopier } from './copy.js';
 import { saveCheckpoint } from './runner.js';
 import * as sql from './sql.js';
 
@@ -162,12 +162,12 @@ async function copyIndexes(db: UnitOfWork, tables: readonly string[]): Promise<v
 const loads = (p: Projection): boolean => p.load !== undefined && !p.foldsAcrossStreams;
 
 /** COPYs a page's rows into the copies, on a connection of their own. */
-async function loadPage(store: EventStore, rows: ReadonlyArray<{ projection: Projection; rows: TableRows }>): Promise<void> {
+async function loadPage(store: EventStore, copier: RowCopier, rows: ReadonlyArray<{ projection: Projection; rows: TableRows }>): Promise<void> {
   if (rows.length === 0) return;
   const client = await store.pool.connect();
   try {
     for (const { projection, rows: byTable } of rows) {
-      for (const [table, tableRows] of Object.entries(byTable)) await copyRows(client, sql.rebuildTable(table), projection.load!.columns[table]!, tableRows);
+      for (const [table, tableRows] of Object.entries(byTable)) await copier.copy(client, sql.rebuildTable(table), projection.load!.columns[table]!, tableRows);
     }
   } finally {
     client.release();
@@ -197,6 +197,7 @@ async function applyPage(store: EventStore, projections: readonly Projection[], 
 async function replayStreams(store: EventStore, projections: readonly Projection[], part: StreamPart, onEvents: (events: number) => void): Promise<number> {
   const loaded = projections.filter(loads);
   const applied = projections.filter((p) => !loads(p));
+  const copier = new RowCopier();
   const reader = await store.pool.connect();
   const before = part.before ?? undefined;
   let reading: Promise<WholeStreams> | undefined;
@@ -213,7 +214,7 @@ async function replayStreams(store: EventStore, projections: readonly Projection
       await writing;
       writing = quietly(
         (async () => {
-          await loadPage(store, rows);
+          await loadPage(store, copier, rows);
           if (applied.length > 0) await applyPage(store, applied, page);
           onEvents(page.events);
         })(),

@@ -38,6 +38,11 @@ export const TRY_REBUILD_LOCK = `SELECT pg_try_advisory_xact_lock(hashtext('svc.
 
 export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
+/** A table's columns and their types, as format_type names them: what a binary COPY encodes each value as. */
+export const COLUMN_TYPES = `
+SELECT attname AS name, format_type(atttypid, NULL) AS type
+  FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`;
+
 export const dropRebuildSchema = `DROP SCHEMA IF EXISTS ${REBUILD_SCHEMA} CASCADE`;
 export const createRebuildSchema = `CREATE SCHEMA ${REBUILD_SCHEMA}`;
 export const rebuildTable = (table: string): string => `${REBUILD_SCHEMA}.${quoteIdent(table)}`;
