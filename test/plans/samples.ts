@@ -80,6 +80,7 @@ export const SAMPLES: Record<string, Sample> = {
   'projections/sql.ts#CHECKPOINT_REACHED': { params: (s) => ['purge_schedule', s.log.transactionId, s.log.globalPosition] },
   'projections/sql.ts#TRY_REBUILD_LOCK': { params: () => [] },
   'projections/sql.ts#quoteIdent': { unplanned: 'quotes a name: not a statement' },
+  'projections/sql.ts#COLUMN_TYPES': { params: () => ['public.session_views'] },
   'projections/sql.ts#dropRebuildSchema': { unplanned: 'DDL of a rebuild' },
   'projections/sql.ts#createRebuildSchema': { unplanned: 'DDL of a rebuild' },
   'projections/sql.ts#copyTableShape': { unplanned: 'DDL of a rebuild' },
