@@ -20,7 +20,7 @@ RETURNING global_position, stream_version, transaction_id::text AS transaction_i
 );
 
 /** The hash a stream's event at a version was linked with: what the next append links to. */
-export const LINK_AT = `SELECT encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 AND stream_version = $2`;
+export const LINK_AT = prepared('link_at', `SELECT encode(hash, 'hex') AS hash FROM events WHERE stream_id = $1 AND stream_version = $2`);
 
 // transaction_id leaves as text (a JavaScript number cannot hold every xid8). Statements that
 // compare or order by it must name the column (events.transaction_id): a bare name in ORDER BY
@@ -260,9 +260,12 @@ export const ANY_EVENT = `SELECT global_position FROM events ORDER BY global_pos
  * polling; waiting would hold the notification lock, and every command waiting on its wake-up,
  * for a WAL flush.
  */
-export const NOTIFY = `
+export const NOTIFY = prepared(
+  'notify',
+  `
 SELECT pg_notify(w.channel, w.payload)
-  FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush, unnest($1::text[], $2::text[]) AS w(channel, payload)`;
+  FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush, unnest($1::text[], $2::text[]) AS w(channel, payload)`,
+);
 
 /** Every stored value of an event's link, under its stored name, as an export line holds it (eventstore/chain.ts). */
 export const LINK_COLUMNS = `events.global_position::text AS global_position, events.transaction_id::text AS transaction_id,
