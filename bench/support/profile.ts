@@ -113,8 +113,14 @@ const CATEGORIES: ReadonlyArray<[string, (url: string, name: string) => boolean]
   ["the service's own code", (url) => /\/(src|eventstore|projections)\//.test(url) && !url.includes('node_modules')],
 ];
 
-/** CPU milliseconds per request by category (CATEGORIES) over the profiled window, idle left out. */
-function byCategory(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, requests: number): string[] {
+/**
+ * Sampled milliseconds per request by category (CATEGORIES) over the profiled window, idle left
+ * out, and their sum. V8 samples the thread's wall clock: a sample taken while the thread is
+ * descheduled in the middle of its work (preempted on busy cores, most often inside a system call
+ * such as writev) counts as work of what it was running. The sum says how far that went: against
+ * the process's CPU from /proc, the difference is time the thread waited for a core.
+ */
+function byCategory(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, requests: number): { lines: string[]; sampledMs: number } {
   const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -129,7 +135,8 @@ function byCategory(profile: { nodes: ProfileNode[]; samples: number[]; timeDelt
     const category = categoryOf(url, functionName) ?? (named && categoryOf(named.url, named.functionName)) ?? 'Node and V8 besides';
     micros.set(category, (micros.get(category) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
-  return [...micros].sort((a, b) => b[1] - a[1]).map(([category, total]) => `${(total / 1000 / requests).toFixed(3).padStart(7)} ms  ${category}`);
+  const lines = [...micros].sort((a, b) => b[1] - a[1]).map(([category, total]) => `${(total / 1000 / requests).toFixed(3).padStart(7)} ms  ${category}`);
+  return { lines, sampledMs: [...micros.values()].reduce((a, b) => a + b, 0) / 1000 / requests };
 }
 
 /** Bytes written to and read from PostgreSQL so far on the pool's connections (its private list: a bench's look, not the service's). */
@@ -190,8 +197,15 @@ try {
   console.log(`bytes per request on the pool's connections to PostgreSQL: ${((bytesAfter.written - bytesBefore.written) / n).toFixed(0)} sent, ${((bytesAfter.read - bytesBefore.read) / n).toFixed(0)} received`);
   console.log(`statements sent per request (round trips, BEGIN and COMMIT included; background roles too): ${(sent / n).toFixed(2)}`);
   for (const r of rows.slice(0, 12)) console.log(`  ${(r.calls / n).toFixed(2).padStart(6)}  ${r.mean_ms.toFixed(3).padStart(7)} ms  ${r.query.replace(/\s+/g, ' ').slice(0, 100)}`);
+  const cpuMs = (used.user + used.system) / 1000 / n;
+  const kinds = byCategory(profile as never, n);
   console.log('service process CPU per request by kind of work (sampled; idle left out):');
-  for (const line of byCategory(profile as never, n)) console.log(`  ${line}`);
+  for (const line of kinds.lines) console.log(`  ${line}`);
+  const waited = kinds.sampledMs - cpuMs;
+  console.log(
+    `  sampled ${kinds.sampledMs.toFixed(2)} ms a request against ${cpuMs.toFixed(2)} ms of CPU` +
+      (waited > 0.1 * cpuMs ? `: ${waited.toFixed(2)} ms of the samples were taken while the thread waited for a core (most in system calls, so under protocol); read the kinds as shares` : ': the samples are CPU'),
+  );
   console.log('ten functions with the most self time in the service process:');
   for (const line of topFunctions(profile as never, Number(process.env.PROFILE_TOP ?? 10))) console.log(`  ${line}`);
   if (process.env.PROFILE_INCLUSIVE) {
