@@ -30,6 +30,8 @@ export interface AcceptedDecision {
   revision: number;
   /** The answered revision exactly as stored. */
   interaction: AnsweredRevision;
+  /** Its digest (revision_sha256): SHA-256 of its canonical JSON, as the Session recorded it. */
+  revisionSha256: string;
   actionId: string;
   /** The validated, typed input. */
   data: Readonly<Record<string, unknown>>;
@@ -93,7 +95,7 @@ export function buildReceiptClaims(decision: AcceptedDecision): ReceiptClaims {
     event_id: decision.eventId,
     step_id: stepId(decision.sessionId, decision.revision),
     revision: decision.revision,
-    revision_sha256: sha256Hex(canonicalJson(decision.interaction)),
+    revision_sha256: decision.revisionSha256,
     action_id: action.id,
     action_label: action.label,
     summary: decisionSummary(action.label, decision.interaction.title, decision.revision),

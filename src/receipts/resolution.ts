@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
 import type { DecidingResponse, ResolutionClaims } from '../client/types.js';
-import { revisionInteraction, type AcceptedResponse, type ResolutionReaction } from '../sessions/index.js';
+import { revisionInteraction, revisionSha256, type AcceptedResponse, type ResolutionReaction } from '../sessions/index.js';
 import { decisionSummary, receiptExpiry, stepId } from './claims.js';
 import { latestPurgeOf, RESOLUTION_TYP, signReceipt } from './sign.js';
 
@@ -42,7 +41,7 @@ export const signResolution: ResolutionReaction = {
       event_id: eventId,
       step_id: step,
       revision: event.revision,
-      revision_sha256: sha256Hex(canonicalJson(interaction)),
+      revision_sha256: revisionSha256(session, event.revision),
       outcome: event.outcome,
       required: decision.required,
       summary: decisionSummary(how, interaction.title, event.revision),

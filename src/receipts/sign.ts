@@ -1,7 +1,7 @@
 import { sign } from 'node:crypto';
 import { canonicalJson } from '../../eventstore/index.js';
 import { HOUR } from '../clock.js';
-import { revisionInteraction, type AnswerReaction, type SessionState } from '../sessions/index.js';
+import { revisionInteraction, revisionSha256, type AnswerReaction, type SessionState } from '../sessions/index.js';
 import { buildReceiptClaims } from './claims.js';
 import type { ReceiptKeyRing } from '../receiptKeys.js';
 import type { ReceiptRefusal } from './refusals.js';
@@ -43,6 +43,7 @@ export const signAcceptedAnswer: AnswerReaction = {
       eventId,
       revision: event.revision,
       interaction: revisionInteraction(session, event.revision)!,
+      revisionSha256: revisionSha256(session, event.revision),
       actionId: event.action_id,
       data: event.data,
       linkHash: session.linkHash,

@@ -23,6 +23,7 @@ import {
   type SessionEvent,
 } from './events.js';
 import { checkResponse, responseSchemaOf } from './responseSchema.js';
+import { interactionSha256 } from './surfaceMeasure.js';
 import {
   currentRevision,
   decisionOf,
@@ -122,6 +123,7 @@ export function decideCreate(command: CreateSession): SessionEvent[] {
       ...(command.trial ? { trial: true as const } : {}),
       auto_purge: true,
       interaction: command.interaction,
+      interaction_sha256: interactionSha256(command.interaction),
       ...notificationFields(command.notify),
       ...(command.clientReferenceId === undefined ? {} : { client_reference_id: command.clientReferenceId }),
     },
@@ -166,6 +168,7 @@ export function decidePublish(
         at: command.now.toISOString(),
         revision: currentRevision(state) + 1,
         interaction: command.interaction,
+        interaction_sha256: interactionSha256(command.interaction),
         ...notificationFields(command.notify),
       },
     ],

@@ -93,6 +93,12 @@ export interface SessionCreated {
    */
   auto_purge: boolean;
   interaction: Interaction;
+  /**
+   * The interaction's digest as receipts name it (revision_sha256), made from the canonical text
+   * the size limit measured: an answer's receipt need not canonicalize the Surface again. Absent
+   * from events written before it was recorded (the fold computes it then).
+   */
+  interaction_sha256?: string;
   /** Present when the owner asked for responders to be notified (sealed: it holds addresses). */
   notify?: NotifyPlan;
   responders?: ResponderRecord[];
@@ -112,6 +118,8 @@ export interface RevisionPublished {
   at: string;
   revision: number;
   interaction: InteractiveInteraction;
+  /** As on session.created. */
+  interaction_sha256?: string;
   /** A plan for this revision on: its responders are notified of it (the Session's earlier ones keep their links). */
   notify?: NotifyPlan;
   responders?: ResponderRecord[];
@@ -231,8 +239,8 @@ export type SessionEvent =
  */
 export const sessionSealing = new SealedFields(
   {
-    [SESSION_CREATED]: ['interaction', 'notify', 'responders', 'decision', 'client_reference_id'],
-    [REVISION_PUBLISHED]: ['interaction', 'notify', 'responders', 'decision'],
+    [SESSION_CREATED]: ['interaction', 'interaction_sha256', 'notify', 'responders', 'decision', 'client_reference_id'],
+    [REVISION_PUBLISHED]: ['interaction', 'interaction_sha256', 'notify', 'responders', 'decision'],
     [RESPONSE_ACCEPTED]: ['action_id', 'data', 'receipt', 'client_event_id', 'request_digest'],
     [SESSION_COMPLETED]: [],
     [SESSION_EXTENDED]: [],

@@ -23,6 +23,7 @@ export {
   isErased,
   sessionDecider,
   revisionInteraction,
+  revisionSha256,
   type AcceptedResponse,
   type SessionState,
   type SessionStatus,
@@ -68,6 +69,7 @@ export { responderLinkToken } from './ids.js';
 export type { NoticeKind, ResponderRecord } from './events.js';
 export type { NoticeOutcome } from './decide.js';
 export { checkInteraction } from './rules.js';
+export { interactionSha256 } from './surfaceMeasure.js';
 export { createRequestSchema, publishRequestSchema, REQUEST_SCHEMAS, sessionIdParams } from './requestSchemas.js';
 export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 /** The event feed lists a Session's events as its own GET does. */

@@ -24,6 +24,7 @@ import {
   type SessionPurged,
 } from './events.js';
 import { LINK_EXTENSION_FACTOR } from './limits.js';
+import { interactionSha256 } from './surfaceMeasure.js';
 import { sessionStreams } from './upcast.js';
 
 export type SessionStatus = 'active' | 'responded' | 'completed';
@@ -119,6 +120,8 @@ export interface SessionState {
   trial: boolean;
   /** Every revision as stored, index = revision - 1. */
   revisions: Interaction[];
+  /** Each revision's interaction_sha256 as its event recorded it (undefined: recorded before there was one); index = revision - 1. */
+  revisionDigests: Array<string | undefined>;
   /** Each revision's decision by several people, or null for one its first answer settles; index = revision - 1. */
   decisions: Array<DecisionRule | null>;
   /** The decisions resolved, in order (at most one a revision). */
@@ -153,6 +156,10 @@ export const isErased = (value: SessionState | ErasedSession): value is ErasedSe
 
 export const currentRevision = (state: SessionState): number => state.revisions.length;
 export const currentInteraction = (state: SessionState): Interaction => state.revisions[state.revisions.length - 1]!;
+
+/** A revision's digest as receipts name it (revision_sha256): as its event recorded it, or made from the interaction for an older event. */
+export const revisionSha256 = (state: SessionState, revision: number): string =>
+  state.revisionDigests[revision - 1] ?? interactionSha256(state.revisions[revision - 1]!);
 
 export function revisionInteraction(state: SessionState, revision: number): InteractiveInteraction | undefined {
   const interaction = state.revisions[revision - 1];
@@ -239,6 +246,7 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
       retentionHours: event.retention_hours,
       trial: event.trial === true,
       revisions: [event.interaction],
+      revisionDigests: [event.interaction_sha256],
       decisions: [event.decision ?? null],
       resolutions: [],
       status: 'active',
@@ -260,6 +268,7 @@ function evolve(state: SessionFold, event: SessionEvent | SessionPurged, positio
         ...state,
         version: streamVersion,
         revisions: [...state.revisions, event.interaction],
+        revisionDigests: [...state.revisionDigests, event.interaction_sha256],
         decisions: [...state.decisions, event.decision ?? null],
         responders: withResponders(state.responders, event.responders),
         // A revision published without a plan ends the one before: its messages were about an older revision.

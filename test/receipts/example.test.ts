@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { expect, it } from 'vitest';
-import { canonicalJson } from '../../eventstore/index.js';
+import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
 import { buildReceiptClaims } from '../../src/receipts/claims.js';
 import type { InteractiveInteraction } from '../../src/sessions/index.js';
 
@@ -59,6 +59,8 @@ it('docs/receipts.md shows a receipt that jose verifies and that our claims rebu
     eventId: 'evt_01KAZ40H2J3K4M5N6P7Q8R9S0T',
     revision: 1,
     interaction,
+    // As the page defines it: SHA-256 of the revision's canonical JSON.
+    revisionSha256: sha256Hex(canonicalJson(interaction)),
     actionId: 'approve',
     data,
     linkHash: `${'c0ffee'.repeat(10)}c0ff`,

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { parseReceiptKeys } from '../../src/receiptKeys.js';
 import { signReceipt } from '../../src/receipts/sign.js';
 import { RECEIPT_REFUSALS, type ReceiptRefusal } from '../../src/receipts/index.js';
 import { refusalStatus } from '../../src/http/refusal.js';
-import type { InteractiveInteraction } from '../../src/sessions/index.js';
+import { interactionSha256, type InteractiveInteraction } from '../../src/sessions/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/envelope.js';
 import { useTestDatabase } from '../support/lifecycle.js';
@@ -53,6 +53,7 @@ function decision(overrides: Partial<AcceptedDecision> = {}): AcceptedDecision {
     eventId: 'evt_01J0000000000000000000000B',
     revision: 2,
     interaction,
+    revisionSha256: createHash('sha256').update(canonicalize(interaction)!).digest('hex'),
     actionId: 'approve',
     data: { amount: 12.5 },
     linkHash: 'f'.repeat(64),
@@ -221,12 +222,14 @@ describe('the claims', () => {
   it('hash the validated input and the revision content, so a different value or revision changes them', () => {
     const base = buildReceiptClaims(decision());
     expect(buildReceiptClaims(decision({ data: { amount: 13 } })).input_sha256).not.toBe(base.input_sha256);
+    // The revision's digest is the Session's: the one it records, made as below.
+    expect(base.revision_sha256).toBe(interactionSha256(interaction));
     const edited = { ...interaction, title: 'Approve the refund!' };
-    expect(buildReceiptClaims(decision({ interaction: edited })).revision_sha256).not.toBe(base.revision_sha256);
+    expect(interactionSha256(edited)).not.toBe(interactionSha256(interaction));
     // Key order does not matter: the hash is over canonical JSON.
     const reordered = Object.fromEntries(Object.entries(interaction).reverse()) as unknown as InteractiveInteraction;
     expect(Object.keys(reordered)[0]).not.toBe(Object.keys(interaction)[0]);
-    expect(buildReceiptClaims(decision({ interaction: reordered })).revision_sha256).toBe(base.revision_sha256);
+    expect(interactionSha256(reordered)).toBe(interactionSha256(interaction));
   });
 
   it('name a subject that is stable per link and differs between workspaces', () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { decideAcceptance, decideComplete, decideExpiry, decideExtend, decidePublish, decideReissueLink, findReplay, type AnswerRefusal, type Submission } from '../../src/sessions/decide.js';
 import type { IdempotencyMark, SessionEvent } from '../../src/sessions/events.js';
 import type { InteractiveInteraction } from '../../src/sessions/interaction.js';
-import { sessionDecider, type SessionFold, type SessionState } from '../../src/sessions/state.js';
+import { interactionSha256 } from '../../src/sessions/surfaceMeasure.js';
+import { revisionSha256, sessionDecider, type SessionFold, type SessionState } from '../../src/sessions/state.js';
+import { checkInteraction } from '../../src/sessions/rules.js';
 import { deciderSpec, foldGiven } from '../support/decider.js';
 import { display, interactive } from '../support/sessions.js';
 
@@ -57,7 +59,8 @@ const submission = (overrides: Partial<Submission> = {}): Submission => ({
 describe('publish', () => {
   const publish = (ifMatch: string) => (state: SessionFold) => decidePublish(live(state), { ifMatch, now: NOW, interaction: surface });
   it('publishes the next revision when If-Match names the current ETag', () => {
-    spec(created()).when(publish('"1.0"')).then({ type: 'revision.published', at: NOW.toISOString(), revision: 2, interaction: surface });
+    // With the digest its receipts name it by, so an answer's receipt need not canonicalize the Surface again.
+    spec(created()).when(publish('"1.0"')).then({ type: 'revision.published', at: NOW.toISOString(), revision: 2, interaction: surface, interaction_sha256: interactionSha256(surface) });
   });
   it('refuses a stale or weak If-Match, naming the current ETag', () => {
     spec(created(), answered(1)).when(publish('"1.0"')).refuses('if_match_stale', { etag: '"1.1"' });
@@ -190,5 +193,19 @@ describe('the fold', () => {
       version: 2,
       purged: { at: NOW.toISOString(), reason: 'erasure' },
     });
+  });
+});
+
+describe('revision digests', () => {
+  it('are read as the revision recorded them, and made from the interaction for one recorded before there were any', () => {
+    const state = given({ ...created(), interaction_sha256: 'as recorded' } as SessionEvent, published(2));
+    expect(revisionSha256(state, 1)).toBe('as recorded');
+    expect(revisionSha256(state, 2)).toBe(interactionSha256(surface));
+  });
+
+  it('are the same bytes whether the size limit measured the interaction first or not', () => {
+    const checked = checkInteraction(structuredClone(surface));
+    if ('refused' in checked) throw new Error(checked.refused);
+    expect(interactionSha256(checked)).toBe(interactionSha256(structuredClone(checked)));
   });
 });

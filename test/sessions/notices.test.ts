@@ -32,6 +32,7 @@ function session(plan: NotifyPlan, more: Partial<SessionState> = {}): SessionSta
     retentionHours: 720,
     trial: false,
     revisions: [{} as SessionState['revisions'][number]],
+    revisionDigests: [undefined],
     decisions: [null],
     resolutions: [],
     status: 'active',
