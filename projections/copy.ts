@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { COLUMN_TYPES, quoteIdent } from './sql.js';
@@ -27,9 +28,16 @@ function textOf(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
+/** A whole number, or an error: the server refuses "1.5" for an integer column, and so does this. */
+function wholeNumberOf(value: unknown): number {
+  const number = Number(value);
+  if (!Number.isInteger(number)) throw new Error(`COPY: ${String(value)} is not an integer`);
+  return number;
+}
+
 const integer = (bytes: 2 | 4): Encoder => ({
   size: () => bytes,
-  write: (value, out, at) => (bytes === 2 ? out.writeInt16BE(Number(value), at) : out.writeInt32BE(Number(value), at)),
+  write: (value, out, at) => (bytes === 2 ? out.writeInt16BE(wholeNumberOf(value), at) : out.writeInt32BE(wholeNumberOf(value), at)),
 });
 
 const bigint: Encoder = { size: () => 8, write: (value, out, at) => out.writeBigInt64BE(BigInt(value as number | string | bigint), at) };
@@ -96,6 +104,35 @@ const TRAILER = Buffer.from([0xff, 0xff]);
  */
 const CHUNK_BYTES = 64 * 1024;
 
+/** The rows, in chunks, then the trailer; throws on a value its column's encoder refuses. */
+function writeRows(stream: Writable, encoders: readonly Encoder[], rows: readonly unknown[][]): void {
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let at = HEADER.copy(chunk, 0);
+  for (const row of rows) {
+    let size = 2;
+    for (let i = 0; i < encoders.length; i++) size += 4 + (row[i] == null ? 0 : encoders[i]!.size(row[i]));
+    if (at + size > chunk.length) {
+      stream.write(chunk.subarray(0, at));
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, size));
+      at = 0;
+    }
+    at = chunk.writeInt16BE(encoders.length, at);
+    for (let i = 0; i < encoders.length; i++) {
+      const value = row[i];
+      if (value == null) {
+        at = chunk.writeInt32BE(-1, at);
+        continue;
+      }
+      const start = at + 4;
+      const end = encoders[i]!.write(value, chunk, start);
+      chunk.writeInt32BE(end - start, at);
+      at = end;
+    }
+  }
+  stream.write(chunk.subarray(0, at));
+  stream.end(TRAILER);
+}
+
 /**
  * Loads rows into tables with binary COPY. Each table's column types are read on its first load
  * and kept: a rebuild loads the same copies page after page.
@@ -108,31 +145,15 @@ export class RowCopier {
     if (rows.length === 0) return;
     const encoders = await this.encodersOf(client, table, columns);
     const stream = client.query(copyFrom(`COPY ${table} (${columns.map(quoteIdent).join(', ')}) FROM STDIN (FORMAT binary)`));
-    let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    let at = HEADER.copy(chunk, 0);
-    for (const row of rows) {
-      let size = 2;
-      for (let i = 0; i < encoders.length; i++) size += 4 + (row[i] == null ? 0 : encoders[i]!.size(row[i]));
-      if (at + size > chunk.length) {
-        stream.write(chunk.subarray(0, at));
-        chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, size));
-        at = 0;
-      }
-      at = chunk.writeInt16BE(encoders.length, at);
-      for (let i = 0; i < encoders.length; i++) {
-        const value = row[i];
-        if (value == null) {
-          at = chunk.writeInt32BE(-1, at);
-          continue;
-        }
-        const start = at + 4;
-        const end = encoders[i]!.write(value, chunk, start);
-        chunk.writeInt32BE(end - start, at);
-        at = end;
-      }
+    try {
+      writeRows(stream, encoders, rows);
+    } catch (error) {
+      // A value that cannot be encoded fails the COPY, not the connection: the server is told to
+      // abandon it (CopyFail), and the connection is ready for the next statement.
+      stream.destroy(error as Error);
+      await once(stream, 'close').catch(() => undefined);
+      throw error;
     }
-    stream.write(chunk.subarray(0, at));
-    stream.end(TRAILER);
     await once(stream, 'finish');
   }
 

@@ -37,9 +37,17 @@ it('loads a value larger than a chunk, and rows across many chunks', async () =>
   expect(loaded.map((r) => [r.id, r.body])).toEqual(rows);
 });
 
-it('refuses a column of a type it has no encoder for, before writing anything', async () => {
+it('refuses a column it cannot encode before writing anything, and a value it cannot encode by abandoning the COPY', async () => {
   await db.pool.query(`CREATE TABLE odd (id integer, at interval)`);
   await expect(copied('odd', ['id', 'at'], [[1, '1 day']])).rejects.toThrow(/column at is of type interval/);
   await expect(copied('odd', ['id', 'missing'], [[1, 2]])).rejects.toThrow(/column missing does not exist/);
+  // A value refused half way abandons the whole COPY and leaves the connection ready.
+  const client = await db.pool.connect();
+  try {
+    await expect(new RowCopier().copy(client, 'odd', ['id'], [[1], [1.5]])).rejects.toThrow(/1.5 is not an integer/);
+    expect((await client.query('SELECT 1 AS ready')).rows).toEqual([{ ready: 1 }]);
+  } finally {
+    client.release();
+  }
   expect((await db.pool.query('SELECT count(*)::int AS n FROM odd')).rows[0].n).toBe(0);
 });
