@@ -96,7 +96,7 @@ export interface SessionCreated {
   /**
    * The interaction's digest as receipts name it (revision_sha256), made from the canonical text
    * the size limit measured: an answer's receipt need not canonicalize the Surface again. Absent
-   * from events written before it was recorded (the fold computes it then).
+   * from events written before it was recorded (revisionSha256 makes it from the interaction then).
    */
   interaction_sha256?: string;
   /** Present when the owner asked for responders to be notified (sealed: it holds addresses). */

@@ -173,6 +173,24 @@ describe('POST /s/{token}', () => {
     expect(payload.exp).toBe(Math.ceil((acceptedAt.getTime() + (2 * 720 + 720) * HOUR) / 1000));
   });
 
+  it('names a published revision in its receipt by the digest of that revision as GET serves it (revision_sha256)', async () => {
+    const session = await createSession(t);
+    const published = await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/sessions/${session.id}`,
+      headers: owner(t, { 'if-match': '"1.0"' }),
+      payload: { interaction: interactive({ title: 'The second revision' }) },
+    });
+    expect(published.statusCode, published.body).toBe(200);
+    const res = await post(session.token, answer({ surface_revision: '2' }));
+    expect(res.statusCode, res.body).toBe(200);
+    const [response] = (await sessionBody(session.id)).responses;
+    const surface = (await t.app.inject({ url: `/v1/sessions/${session.id}/surfaces/2`, headers: owner(t) })).json<{ interaction: object }>();
+    const claims = JSON.parse(Buffer.from(response!.receipt.split('.')[1]!, 'base64url').toString('utf8')) as { revision: number; revision_sha256: string };
+    expect(claims.revision).toBe(2);
+    expect(claims.revision_sha256).toBe(createHash('sha256').update(canonicalize(surface.interaction)!, 'utf8').digest('hex'));
+  });
+
   it('answers a repeated client_event_id with the original result and receipt; a changed request is a conflict', async () => {
     const session = await createSession(t);
     const fields = answer();

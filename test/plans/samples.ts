@@ -181,8 +181,7 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#REVISION_BY_ID': { params: (s) => [s.session.id, 2] },
   'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
   'src/sessions/sql.ts#INSERT_RESPONDER_LINKS': { params: (s) => [JSON.stringify([{ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') }])] },
-  // With what the service's reactions read beside it: the webhooks capability's current endpoint.
-  // As the service builds it: the webhooks reaction's read of the endpoint beside the Session.
+  // As the service builds it: the webhooks reaction's read of the current endpoint beside the Session.
   'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT]], params: (s) => [s.session.linkHash] },
 
   // Notifications.

@@ -6,16 +6,6 @@ import { foldDelivery } from './delivery.js';
 import { attemptsBody, shownOutcome } from './views.js';
 import { traceParent } from '../../tracing/index.js';
 
-/**
- * The delivery jobs: after a batch of events, each job's state folded from its stream up to its
- * last event in the batch, so the row is what evolve says and a rebuild writes exactly what the
- * live fold wrote. The lease columns are the dispatchers' own (lease.ts): never written here. The
- * trace of the queuing request is written with the job's row, in that request's unit of work, and
- * never changed after. A rebuild carries both over from the live rows. A purged Session's jobs are
- * forgotten with it; the purge ends its pending ones first, and no job of it is written after
- * (every later writer needs the job's row, or the Session, and finds neither). A live append
- * writes the rows in its own statement (Projection.along).
- */
 /** A batch's writes: each job's row, and the forgetting of purged Sessions' jobs, as parts a live append's statement takes along. */
 async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promise<Part[]> {
   const purged = new Set(events.filter((e) => e.type === SESSION_PURGED).map((e) => e.streamId));
@@ -53,6 +43,16 @@ async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promis
   return parts;
 }
 
+/**
+ * The delivery jobs: after a batch of events, each job's state folded from its stream up to its
+ * last event in the batch, so the row is what evolve says and a rebuild writes exactly what the
+ * live fold wrote. The lease columns are the dispatchers' own (lease.ts): never written here. The
+ * trace of the queuing request is written with the job's row, in that request's unit of work, and
+ * never changed after. A rebuild carries both over from the live rows. A purged Session's jobs are
+ * forgotten with it; the purge ends its pending ones first, and no job of it is written after
+ * (every later writer needs the job's row, or the Session, and finds neither). A live append
+ * writes the rows in its own statement (Projection.along).
+ */
 export const deliveriesProjection: Projection = {
   name: 'webhook_deliveries',
   tables: ['webhook_deliveries'],
