@@ -9,7 +9,7 @@ import { withTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { errorCodeOf, postForm, SAME_ORIGIN } from './form-post.js';
-import { createSession, display, interactive, owner } from '../support/sessions.js';
+import { createSession, display, interactive, owner, publishRevision } from '../support/sessions.js';
 
 const clock = new ManualClock(new Date());
 const ORIGIN = 'http://127.0.0.1:8080';
@@ -175,13 +175,7 @@ describe('POST /s/{token}', () => {
 
   it('names a published revision in its receipt by the digest of that revision as GET serves it (revision_sha256)', async () => {
     const session = await createSession(t);
-    const published = await t.app.inject({
-      method: 'PATCH',
-      url: `/v1/sessions/${session.id}`,
-      headers: owner(t, { 'if-match': '"1.0"' }),
-      payload: { interaction: interactive({ title: 'The second revision' }) },
-    });
-    expect(published.statusCode, published.body).toBe(200);
+    await publishRevision(t, session.id, '"1.0"');
     const res = await post(session.token, answer({ surface_revision: '2' }));
     expect(res.statusCode, res.body).toBe(200);
     const [response] = (await sessionBody(session.id)).responses;

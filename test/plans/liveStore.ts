@@ -13,7 +13,7 @@ import { answerOn } from '../audit/support.js';
 import type { TestApp } from '../support/app.js';
 import { cloneOf, cloneStore, type CloneOptions } from '../support/history.js';
 import type { Receiver } from '../support/https-receiver.js';
-import { createSession, interactive, owner } from '../support/sessions.js';
+import { createSession, interactive, owner, publishRevision } from '../support/sessions.js';
 import { postTrial } from '../trials/support.js';
 import { registerVerified } from '../webhooks/support.js';
 
@@ -70,13 +70,7 @@ async function makeTemplate(t: TestApp, receiver: Receiver): Promise<void> {
   await registerVerified(t, receiver);
   for (let i = 0; i < TEMPLATE.revisedAndCompleted; i++) {
     const session = await createSession(t);
-    const patch = await t.app.inject({
-      method: 'PATCH',
-      url: `/v1/sessions/${session.id}`,
-      headers: owner(t, { 'if-match': '"1.0"' }),
-      payload: { interaction: interactive({ title: 'Approve the revised refund' }) },
-    });
-    expect(patch.statusCode, patch.body).toBe(200);
+    await publishRevision(t, session.id, '"1.0"', interactive({ title: 'Approve the revised refund' }));
     await answerOn(t, session.token, 2);
     const complete = await t.app.inject({ method: 'POST', url: `/v1/sessions/${session.id}/complete`, headers: owner(t, { 'if-match': '"2.2"' }) });
     expect(complete.statusCode, complete.body).toBe(200);

@@ -44,3 +44,10 @@ export async function createSession(t: TestApp, interaction: object = interactiv
   const body = res.json<{ id: string; revision: number; human_url: string; link_expires_at: string }>();
   return { ...body, etag: res.headers.etag as string, token: body.human_url.split('/s/')[1]! };
 }
+
+/** Publishes the Session's next revision (PATCH with If-Match); fails unless it is published. */
+export async function publishRevision(t: TestApp, sessionId: string, ifMatch: string, interaction: object = interactive({ title: 'The next revision' })) {
+  const res = await t.app.inject({ method: 'PATCH', url: `/v1/sessions/${sessionId}`, headers: owner(t, { 'if-match': ifMatch }), payload: { interaction } });
+  if (res.statusCode !== 200) throw new Error(`publish failed: ${res.statusCode} ${res.body}`);
+}
+
