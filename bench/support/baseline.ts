@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchDatabase } from './database.js';
-import type { LoadGenerator } from './load.js';
+import type { AppendWay, LoadGenerator } from './load.js';
 import { summarize, type Measurement } from './measure.js';
 import type { Contender } from './rounds.js';
 
@@ -85,8 +85,14 @@ export async function scriptContender(db: BenchDatabase, load: LoadGenerator, la
 export const plainInsert = (db: BenchDatabase, load: LoadGenerator, clients: number): Promise<Contender> =>
   scriptContender(db, load, `plain INSERT, ${clients} clients`, PLAIN_INSERT, clients);
 
-/** `append` from the load generator: one Session-sized event per transaction, `writers` streams. */
+const APPEND_LABELS: Record<AppendWay, string> = {
+  store: 'append',
+  insert: "append's INSERT alone, its head known",
+  'insert and wake-up': "append's INSERT and its wake-up, its head known",
+};
+
+/** `append` from the load generator: one Session-sized event per transaction, `writers` streams (or a floor of it: AppendWay). */
 export const appendContender =
-  (db: BenchDatabase, load: LoadGenerator, writers: number): Contender =>
+  (db: BenchDatabase, load: LoadGenerator, writers: number, way: AppendWay = 'store'): Contender =>
   ({ seconds }) =>
-    load.append({ label: `append, ${writers} writers`, databaseUrl: db.url, clients: writers, seconds });
+    load.append({ label: `${APPEND_LABELS[way]}, ${writers} writers`, databaseUrl: db.url, clients: writers, seconds, way });

@@ -39,6 +39,14 @@ export interface DatabaseLoad {
   seconds: number;
 }
 
+/**
+ * How the `append` job writes each event: through the store (`store`, a unit of work that has not
+ * read its stream, so it reads the predecessor's link first), or as its floor, the store's events
+ * INSERT alone from a writer that knows its stream's head (`insert`), and that INSERT followed by
+ * the store's wake-up, awaited as a command awaits it before it answers (`insert and wake-up`).
+ */
+export type AppendWay = 'store' | 'insert' | 'insert and wake-up';
+
 /** The webhook receiver's TLS identity, made by bench's authority (trusted by the service). */
 export interface ReceiverIdentity {
   key: string;
@@ -55,7 +63,7 @@ export interface LoadJobs {
   /** Exactly `count` Sessions with every kind of field, created through the owner API. */
   createSessions(job: { origin: string; ownerKey: string; count: number }): OpenSession[];
   /** `append` of one Session-sized event per transaction, each client on a stream of its own. */
-  append(load: DatabaseLoad): Measurement;
+  append(load: DatabaseLoad & { way: AppendWay }): Measurement;
   /** A transaction of these statements per operation, `:client_id` replaced (when pgbench is not installed). */
   script(load: DatabaseLoad & { script: string[] }): Measurement;
   /** Starts the HTTPS webhook receiver in the load generator; its URL. */

@@ -1,12 +1,13 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { EventStore } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, EventStore, canonicalJson } from '../../eventstore/index.js';
 import { startReceiver, type Receiver } from '../../test/support/https-receiver.js';
 import { EVENT_DATA, EVENT_METADATA } from './baseline.js';
-import type { DatabaseLoad, HttpLoad, LoadJobs, LoadReply, LoadRequest, RequestPlan } from './load.js';
+import type { AppendWay, DatabaseLoad, HttpLoad, LoadJobs, LoadReply, LoadRequest, RequestPlan } from './load.js';
 import { summarize, timedLoop, type Measurement } from './measure.js';
 import { createSessions, nextSession, submission, submit } from './submissions.js';
 
@@ -80,13 +81,32 @@ function http(load: HttpLoad): Promise<Measurement> {
 }
 
 let appendRuns = 0;
-function appendLoop(load: DatabaseLoad): Promise<Measurement> {
-  const store = new EventStore({ pool: dbPool(load.databaseUrl, load.clients), log: console });
+
+/**
+ * The events INSERT of an append as its floor sends it: the log's table, indexes, chain trigger
+ * and transaction id, with the links a writer that knows its stream's head has already (the
+ * trigger checks that each names its predecessor's, not how it was made).
+ */
+const EVENTS_INSERT = `INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash)
+  VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8) RETURNING global_position, stream_version, transaction_id::text AS transaction_id`;
+const linkOf = (streamId: string, version: number): Buffer => createHash('sha256').update(`${streamId}/${version}`).digest();
+
+function appendLoop(load: DatabaseLoad & { way: AppendWay }): Promise<Measurement> {
+  const pool = dbPool(load.databaseUrl, load.clients);
+  const store = new EventStore({ pool, log: console });
   const run = appendRuns++;
   const versions = new Array<number>(load.clients).fill(0);
   const event = { type: 'answered', data: EVENT_DATA, metadata: EVENT_METADATA };
+  const [data, metadata] = [canonicalJson(EVENT_DATA), canonicalJson(EVENT_METADATA)];
   return timedLoop(load.label, { concurrency: load.clients, durationMs: load.seconds * 1000 }, async (worker) => {
-    await store.withUnitOfWork((uow) => uow.append(`bench-${process.pid}-${run}-${worker}`, versions[worker]!, [event]));
+    const streamId = `bench-${process.pid}-${run}-${worker}`;
+    const version = versions[worker]!;
+    if (load.way === 'store') await store.withUnitOfWork((uow) => uow.append(streamId, version, [event]));
+    else {
+      const values = [`evt_${streamId}-${version + 1}`, streamId, version + 1, event.type, data, metadata, version === 0 ? null : linkOf(streamId, version), linkOf(streamId, version + 1)];
+      await pool.query({ name: 'bench_events_insert', text: EVENTS_INSERT, values });
+      if (load.way === 'insert and wake-up') await store.notifier.send([{ channel: EVENTS_CHANNEL, payload: streamId }]);
+    }
     versions[worker]!++;
   });
 }
