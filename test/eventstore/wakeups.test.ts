@@ -59,6 +59,19 @@ describe('Wakeups', () => {
     });
   });
 
+  it('is flushed only once every wake-up it was given has gone out', async () => {
+    await listening(async (payloads, wakeups) => {
+        const notifier = storeOf(db).notifier;
+        const streams = Array.from({ length: 30 }, (_, i) => `flushed-${i}`);
+        let sent = 0;
+        for (const id of streams) void notifier.send([{ channel: EVENTS_CHANNEL, payload: id }]).then(() => sent++);
+        await notifier.flushed();
+        expect(sent).toBe(streams.length);
+        await wakeups.fence();
+        expect(new Set(payloads.flatMap((p) => wakeupTargets(p)))).toEqual(new Set(streams));
+    });
+  });
+
   it('sends no wake-up for work that rolled back', async () => {
     await listening(async (payloads, wakeups) => {
         const store = storeOf(db);
