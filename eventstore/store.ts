@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { LRUCache } from 'lru-cache';
 import pRetry from 'p-retry';
 import { StaleRead, StreamVersionConflict } from './errors.js';
 import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type RecordedEvent } from './events.js';
@@ -6,7 +7,7 @@ import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
 import { inSpan } from './tracing.js';
-import { UnitOfWork, isUnitOfWork, storedKeyOf, type KeyRow, type StoredKey } from './unitOfWork.js';
+import { UnitOfWork, isUnitOfWork, storedKeyOf, type KeyRow, type StoredKey, type StreamHead } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
 export interface OpenUnitOfWork {
@@ -28,6 +29,9 @@ export interface EventStoreOptions {
 /** How often a command is run again after losing a race before the conflict reaches its caller. */
 const COMMAND_RETRIES = 4;
 
+/** How many streams' newest committed events a store remembers, for appends that did not read them. */
+const REMEMBERED_HEADS = 10_000;
+
 /**
  * The event store: units of work over one pool, with the inline projections registered at start.
  * It knows no projection by name; the composition root hands them over.
@@ -37,6 +41,12 @@ export class EventStore {
   readonly inline: readonly Projection[];
   readonly notifier: WakeupNotifier;
   private readonly onCommitted: (events: readonly RecordedEvent[]) => void;
+  /**
+   * The newest event this process committed on each recent stream. An append at that version that
+   * did not read its stream links to it without asking the database first: a committed event never
+   * changes, and a stream someone else has moved on refuses the append as it always did.
+   */
+  private readonly heads = new LRUCache<string, StreamHead>({ max: REMEMBERED_HEADS });
 
   constructor(options: EventStoreOptions) {
     this.pool = options.pool;
@@ -53,7 +63,11 @@ export class EventStore {
   /** A unit of work, eager (BEGIN sent now) or lazy (it opens its transaction only when it must: UnitOfWork). */
   private async open(eager = false): Promise<OpenUnitOfWork> {
     const client = await this.pool.connect();
-    const uow = new UnitOfWork(client, (unit, recorded) => inlineWrites(this.inline, unit, recorded));
+    const uow = new UnitOfWork(
+      client,
+      (unit, recorded) => inlineWrites(this.inline, unit, recorded),
+      (streamId) => this.heads.get(streamId),
+    );
     if (eager) {
       try {
         await uow.begin();
@@ -81,6 +95,7 @@ export class EventStore {
       uow,
       commit: async () => {
         const wakeups = await end('commit');
+        for (const event of uow.appended) this.heads.set(event.streamId, { version: event.streamVersion, hash: event.hash });
         if (uow.appended.length > 0) this.onCommitted(uow.appended);
         await this.notifier.send(wakeups);
       },

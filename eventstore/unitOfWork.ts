@@ -37,6 +37,12 @@ export interface KeyRow {
 export const storedKeyOf = (row: KeyRow): StoredKey =>
   !row.has_key ? undefined : row.wrapped_key === null ? null : { wrapped: row.wrapped_key, keyId: row.key_id! };
 
+/** A stream's newest version and the link of its event there: what the next append links to. */
+export interface StreamHead {
+  version: number;
+  hash: string;
+}
+
 /** An append's one statement, with the events it records (their positions filled in once it has run). */
 interface AppendWrite {
   statement: Statement;
@@ -70,7 +76,7 @@ export class UnitOfWork {
   readonly storedKeys = new Map<string, StoredKey>();
   private readonly streams = new Map<string, RecordedEvent[]>();
   /** The newest version and link of streams whose head alone this unit of work read or wrote. */
-  private readonly heads = new Map<string, { version: number; hash: string }>();
+  private readonly heads = new Map<string, StreamHead>();
   private readonly recorded: RecordedEvent[] = [];
   private readonly wakeups: Wakeup[] = [];
   private ended = false;
@@ -89,6 +95,8 @@ export class UnitOfWork {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly inline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<{ parts: Part[]; after: (() => Promise<void>) | undefined }>,
+    /** A stream's newest event that this process committed, if it remembers it (EventStore). */
+    private readonly remembered: (streamId: string) => StreamHead | undefined = () => undefined,
   ) {}
 
   /** A statement of the caller's, in the transaction (opened now if it is not yet): it may write, or take a lock. */
@@ -362,11 +370,14 @@ export class UnitOfWork {
     }
   }
 
-  /** The hash of the stream's event at `version` when this unit of work knows it: it read the stream, or its head. */
+  /**
+   * The hash of the stream's event at `version` when it is known without a read: this unit of work
+   * read the stream or its head, or this process committed that event (which never changes).
+   */
   private headAt(streamId: string, version: number): string | undefined {
     const known = this.streams.get(streamId);
     if (known?.length === version) return known.at(-1)!.hash;
-    const head = this.heads.get(streamId);
+    const head = this.heads.get(streamId) ?? this.remembered(streamId);
     return head?.version === version ? head.hash : undefined;
   }
 

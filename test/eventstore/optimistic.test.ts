@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { DeploymentKey, StreamKeys, readStream, type NewEvent, type UnitOfWork } from '../../eventstore/index.js';
+import { DeploymentKey, EventStore, StreamKeys, StreamVersionConflict, readStream, verify, type NewEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { statementsOf } from '../support/statements.js';
 import { appendTo, storeOf } from '../support/store.js';
@@ -120,5 +120,24 @@ describe("a new stream's key", () => {
     await open.commit();
     await second;
     expect(await secretOf('contested')).toBe('first');
+  });
+});
+
+describe('an append that did not read its stream', () => {
+  it('links to the event its process committed last without reading the link, and reads one another process wrote', async () => {
+    const [ours, theirs] = [storeOf(db), storeOf(db)];
+    await ours.withUnitOfWork((uow) => uow.append('remembered', 0, [event('a')]));
+    const blind = (store: EventStore, version: number) => statementsOf(db.pool, () => store.withUnitOfWork((uow) => uow.append('remembered', version, [event('b')])));
+    expect(await blind(ours, 1)).toEqual(['svc_append']);
+    expect(await blind(theirs, 2)).toEqual(['svc_link_at', 'svc_append']);
+    expect(await verify(db.pool, 'remembered')).toEqual([]);
+  });
+
+  it('still loses its race to another writer of the stream, and nothing is written', async () => {
+    const [ours, theirs] = [storeOf(db), storeOf(db)];
+    await ours.withUnitOfWork((uow) => uow.append('overtaken', 0, [event('a')]));
+    await theirs.withUnitOfWork((uow) => uow.append('overtaken', 1, [event('theirs')]));
+    await expect(ours.withUnitOfWork((uow) => uow.append('overtaken', 1, [event('ours')]))).rejects.toBeInstanceOf(StreamVersionConflict);
+    expect((await readStream(db.pool, 'overtaken')).map((e) => e.type)).toEqual(['a', 'theirs']);
   });
 });
