@@ -66,7 +66,7 @@ export class EventStore {
     const uow = new UnitOfWork(
       client,
       (unit, recorded) => inlineWrites(this.inline, unit, recorded),
-      (streamId) => this.heads.get(streamId),
+      this.heads,
     );
     if (eager) {
       try {

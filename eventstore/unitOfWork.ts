@@ -43,6 +43,9 @@ export interface StreamHead {
   hash: string;
 }
 
+/** The heads a store remembers across units of work: read by an append, forgotten on a conflict. */
+export type RememberedHeads = Pick<Map<string, StreamHead>, 'get' | 'delete'>;
+
 /** An append's one statement, with the events it records (their positions filled in once it has run). */
 interface AppendWrite {
   statement: Statement;
@@ -95,8 +98,8 @@ export class UnitOfWork {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly inline: (uow: UnitOfWork, recorded: readonly RecordedEvent[]) => Promise<{ parts: Part[]; after: (() => Promise<void>) | undefined }>,
-    /** A stream's newest event that this process committed, if it remembers it (EventStore). */
-    private readonly remembered: (streamId: string) => StreamHead | undefined = () => undefined,
+    /** The newest event this process committed on each recent stream (EventStore). */
+    private readonly remembered: RememberedHeads = new Map(),
   ) {}
 
   /** A statement of the caller's, in the transaction (opened now if it is not yet): it may write, or take a lock. */
@@ -364,6 +367,9 @@ export class UnitOfWork {
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === SERIALIZATION_FAILURE || (code === UNIQUE_VIOLATION && RACE_CONSTRAINTS.has(constraint ?? ''))) {
+        // Whatever this process remembers of the stream is not to be trusted on the next try (a
+        // database restored beneath it, say): the next append that needs the link reads it.
+        this.remembered.delete(streamId);
         throw new StreamVersionConflict(streamId, expectedVersion);
       }
       throw error;
@@ -377,7 +383,7 @@ export class UnitOfWork {
   private headAt(streamId: string, version: number): string | undefined {
     const known = this.streams.get(streamId);
     if (known?.length === version) return known.at(-1)!.hash;
-    const head = this.heads.get(streamId) ?? this.remembered(streamId);
+    const head = this.heads.get(streamId) ?? this.remembered.get(streamId);
     return head?.version === version ? head.hash : undefined;
   }
 

@@ -133,6 +133,26 @@ describe('an append that did not read its stream', () => {
     expect(await verify(db.pool, 'remembered')).toEqual([]);
   });
 
+  it('forgets what it remembered of a stream once an append on it conflicts, and reads the link next time', async () => {
+    const [ours, theirs] = [storeOf(db), storeOf(db)];
+    await ours.withUnitOfWork((uow) => uow.append('restored', 0, [event('a')]));
+    // The database restored beneath the process to before that event, and the stream begun again.
+    const admin = await db.pool.connect();
+    try {
+      await admin.query(`SET session_replication_role = replica`);
+      await admin.query(`DELETE FROM events WHERE stream_id = 'restored'`);
+    } finally {
+      await admin.query(`RESET session_replication_role`);
+      admin.release();
+    }
+    await theirs.withUnitOfWork((uow) => uow.append('restored', 0, [event('again')]));
+    const append = () => ours.withUnitOfWork((uow) => uow.append('restored', 1, [event('b')]));
+    await expect(append()).rejects.toBeInstanceOf(StreamVersionConflict);
+    await append();
+    expect((await readStream(db.pool, 'restored')).map((e) => e.type)).toEqual(['again', 'b']);
+    expect(await verify(db.pool, 'restored')).toEqual([]);
+  });
+
   it('still loses its race to another writer of the stream, and nothing is written', async () => {
     const [ours, theirs] = [storeOf(db), storeOf(db)];
     await ours.withUnitOfWork((uow) => uow.append('overtaken', 0, [event('a')]));
