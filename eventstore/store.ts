@@ -63,11 +63,7 @@ export class EventStore {
   /** A unit of work, eager (BEGIN sent now) or lazy (it opens its transaction only when it must: UnitOfWork). */
   private async open(eager = false): Promise<OpenUnitOfWork> {
     const client = await this.pool.connect();
-    const uow = new UnitOfWork(
-      client,
-      (unit, recorded) => inlineWrites(this.inline, unit, recorded),
-      this.heads,
-    );
+    const uow = new UnitOfWork(client, (unit, recorded) => inlineWrites(this.inline, unit, recorded), this.heads);
     if (eager) {
       try {
         await uow.begin();
