@@ -91,7 +91,6 @@ export class EventStore {
       uow,
       commit: async () => {
         const wakeups = await end('commit');
-        for (const event of uow.appended) this.heads.set(event.streamId, { version: event.streamVersion, hash: event.hash });
         if (uow.appended.length > 0) this.onCommitted(uow.appended);
         await this.notifier.send(wakeups);
       },

@@ -43,8 +43,16 @@ export interface StreamHead {
   hash: string;
 }
 
-/** The heads a store remembers across units of work: read by an append, forgotten on a conflict. */
-export type RememberedHeads = Pick<Map<string, StreamHead>, 'get' | 'delete'>;
+/**
+ * The heads a store remembers across units of work (a Map, or a bounded cache): an append that
+ * did not read its stream links to the one remembered, a commit remembers what it appended, and a
+ * conflict on a stream forgets it.
+ */
+export interface RememberedHeads {
+  get(streamId: string): StreamHead | undefined;
+  set(streamId: string, head: StreamHead): unknown;
+  delete(streamId: string): unknown;
+}
 
 /** An append's one statement, with the events it records (their positions filled in once it has run). */
 interface AppendWrite {
@@ -157,7 +165,8 @@ export class UnitOfWork {
   /**
    * Commits: the held-back write alone as one autocommitted statement when it is all there is,
    * otherwise what is held back and COMMIT in the transaction. A lost race is a
-   * StreamVersionConflict, and nothing was written.
+   * StreamVersionConflict, and nothing was written. Once committed, the streams' new heads are
+   * remembered for appends that will not read them.
    */
   async commit(): Promise<void> {
     if (this.ended) throw new UnitOfWorkEnded();
@@ -166,10 +175,11 @@ export class UnitOfWork {
       this.heldAppend = undefined;
       if (held) await this.write(held);
       else await this.writeAlongAlone();
-      return;
+    } else {
+      await this.begin();
+      await this.send('COMMIT');
     }
-    await this.begin();
-    await this.send('COMMIT');
+    for (const event of this.recorded) this.remembered.set(event.streamId, { version: event.streamVersion, hash: event.hash });
   }
 
   /** Rolls back what was sent; what was held back is never sent. */
