@@ -38,6 +38,18 @@ describe('StreamKeys', () => {
     expect(await openAll('ses_a')).toEqual([{ title: 'Approve the refund' }, { answer: 'yes' }]);
   });
 
+  it('seals the same value under a new IV every time, past the refills of the block IVs are cut from', async () => {
+    const sealed = await storeOf(db).withUnitOfWork(async (uow) => {
+      const values: string[] = [];
+      for (let i = 0; i < 1000; i++) values.push(await keys.seal(uow, 'ses_iv', { answer: 'yes' }));
+      await uow.append('ses_iv', 0, [{ type: 'content', data: { sealed: values[0]! } }]);
+      return values;
+    });
+    expect(new Set(sealed.map((value) => value.split('.')[1])).size).toBe(1000);
+    const open = await keys.opener(db.pool, 'ses_iv');
+    expect(new Set(sealed.map((value) => JSON.stringify(open(value))))).toEqual(new Set(['{"answer":"yes"}']));
+  });
+
   it('binds a sealed value to its stream', async () => {
     await appendSealed('ses_b', 0, { secret: 1 });
     await appendSealed('ses_c', 0, { secret: 2 });
