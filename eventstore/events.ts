@@ -1,6 +1,7 @@
 import type { QueryResult, QueryResultRow } from 'pg';
-import { createHash, randomFillSync } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
+import { pooledRandomFraction } from './random.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -46,23 +47,8 @@ export const checkpointOf = (event: RecordedEvent): Checkpoint => ({
   globalPosition: event.globalPosition,
 });
 
-/**
- * Random bytes drawn 4 KiB at a time: ulid's own source asks the system for one byte per
- * character, sixteen calls an id, which showed in profiles of the write path.
- */
-const randomPool = Buffer.alloc(4096);
-let randomAt = randomPool.length;
-const pooledRandom = (): number => {
-  if (randomAt === randomPool.length) {
-    randomFillSync(randomPool);
-    randomAt = 0;
-  }
-  // A byte over 256 picks each of ulid's 32 characters with equal chance.
-  return randomPool[randomAt++]! / 256;
-};
-
 /** A ULID: time-ordered, 80 random bits. */
-export const newUlid = (): string => ulid(undefined, pooledRandom);
+export const newUlid = (): string => ulid(undefined, pooledRandomFraction);
 
 export const newEventId = (): string => `evt_${newUlid()}`;
 

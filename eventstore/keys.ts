@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Reader } from './events.js';
 import { isUnitOfWork, storedKeyOf, type KeyRow, type OpenedKey, type StoredKey, type UnitOfWork, type WrappedKey } from './unitOfWork.js';
+import { pooledRandomBytes } from './random.js';
 import * as sql from './sql.js';
 
 /**
@@ -53,25 +54,9 @@ export function parseDataKey(encoded: string | undefined): Buffer | undefined {
   return key.length === 32 && key.toString('base64url') === encoded.replace(/=+$/, '') ? key : undefined;
 }
 
-const IV_BYTES = 12;
-/**
- * Random IVs are cut from a block drawn 4 KiB at a time: a call into the CSPRNG costs about 2 µs
- * whatever its size, as much as sealing a short answer, and a submission seals several values.
- * Each IV is its own slice of the block, and a block is never drawn again, so none repeats.
- */
-let ivBlock = Buffer.alloc(0);
-let ivAt = 0;
-function randomIv(): Buffer {
-  if (ivAt + IV_BYTES > ivBlock.length) {
-    ivBlock = randomBytes(IV_BYTES * 341);
-    ivAt = 0;
-  }
-  return ivBlock.subarray(ivAt, (ivAt += IV_BYTES));
-}
-
 /** AES-256-GCM with a context bound in (the stream, or what a value is): `v1.<iv>.<body>.<tag>`. */
 export function sealWith(key: Buffer, plaintext: Buffer, aad: string): string {
-  return sealUnder(key, randomIv(), plaintext, aad);
+  return sealUnder(key, pooledRandomBytes(12), plaintext, aad);
 }
 
 function sealUnder(key: Buffer, iv: Buffer, plaintext: Buffer, aad: string): string {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ulid } from 'ulid';
+import { newUlid } from './events.js';
 import * as sql from './sql.js';
 import { EVENTS_CHANNEL, EVERYTHING, wakeupPayload, type Wakeup } from './wakeup.js';
 
@@ -29,7 +29,7 @@ const IN_FLIGHT = 2;
  * stands, and caches elsewhere expire their entries after a short maximum age.
  */
 export class WakeupNotifier {
-  private readonly token = ulid();
+  private readonly token = newUlid();
   private sent = 0;
   private queued = new Map<string, Set<string>>();
   private waiting: Array<() => void> = [];

@@ -1,5 +1,4 @@
-import { ulid } from 'ulid';
-import { EVENTS_CHANNEL, EVERYTHING, WokenLoop, wakeupTargets } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, EVERYTHING, WokenLoop, newUlid, wakeupTargets } from '../../eventstore/index.js';
 import { catchUpAll, catchUpOnce } from '../../projections/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
@@ -38,7 +37,7 @@ const namesSession = (payload: string): boolean => {
 
 export class PurgeWorker {
   /** Recorded with every purge it makes: the log says who made each. */
-  readonly id = `prg_${ulid()}`;
+  readonly id = `prg_${newUlid()}`;
   private readonly loop: WokenLoop;
   private recheckMs = FIRST_RECHECK_MS;
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
-import { sha256Hex } from '../../eventstore/index.js';
+import { newUlid, sha256Hex } from '../../eventstore/index.js';
 
 const CREDENTIAL = /^svc_mg_[A-Za-z0-9_-]{43}$/;
 
@@ -17,4 +16,4 @@ export const isManagementCredential = (value: string): boolean => CREDENTIAL.tes
 export const credentialHash = (credential: string): string => sha256Hex(credential);
 
 /** A trial's workspace, the audience of its receipts. */
-export const newTrialWorkspaceId = (): string => `wks_${ulid()}`;
+export const newTrialWorkspaceId = (): string => `wks_${newUlid()}`;

@@ -1,5 +1,4 @@
-import { ulid } from 'ulid';
-import { handleCommand, type Step } from '../../eventstore/index.js';
+import { handleCommand, newUlid, type Step } from '../../eventstore/index.js';
 import type { OwnerPrincipal } from '../principal.js';
 import { spendQuota, type QuotaRefusal } from '../quotas/index.js';
 import type { ServiceContext } from '../serviceContext.js';
@@ -70,7 +69,7 @@ export async function registerEndpoint(
   const secret = newSigningSecret();
   return ctx.store.command(async (uow) => {
     const now = ctx.clock.now();
-    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${ulid()}`, url, events: subscribed, at: now, secret }) });
+    const decide = (state: WebhookState) => ({ events: register(state, { workspaceId, endpointId: `whe_${newUlid()}`, url, events: subscribed, at: now, secret }) });
     const handled = await handleCommand<WebhookState, WebhookEvent, QuotaRefusal>(uow, webhookDecider, webhookStreamId(workspaceId), decide, {
       keys: ctx.streamKeys,
       steps: [spendChange(ctx, principal)],

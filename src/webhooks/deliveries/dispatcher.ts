@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
-import { ulid } from 'ulid';
 import type { Dispatcher as Transport } from 'undici';
-import { WokenLoop, handleCommand } from '../../../eventstore/index.js';
+import { WokenLoop, handleCommand, newUlid } from '../../../eventstore/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { postWebhook } from '../attempt.js';
 import { renderDelivery } from './body.js';
@@ -42,7 +41,7 @@ export interface DispatcherOptions {
 
 export class DeliveryDispatcher {
   /** Holds this process's leases, and is recorded with every attempt: the log says who made each. */
-  readonly id = `dsp_${ulid()}`;
+  readonly id = `dsp_${newUlid()}`;
   private readonly recordedBy = { metadata: { dispatcher: this.id } };
   private readonly egress: Transport | undefined;
   private readonly concurrency: number;

@@ -1,5 +1,4 @@
-import { ulid } from 'ulid';
-import { StaleRead, handleCommand, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
+import { StaleRead, handleCommand, newUlid, type JsonObject, type UnitOfWork } from '../../../eventstore/index.js';
 import type { AnswerReaction, ExpiryReaction, ResolutionReaction } from '../../sessions/index.js';
 import type { ServiceContext } from '../../serviceContext.js';
 import { decideQueued, deliveryDecider, endUnavailable } from './delivery.js';
@@ -34,7 +33,7 @@ async function receivingEndpoint(uow: UnitOfWork, workspaceId: string, now: Date
 }
 
 async function enqueue(uow: UnitOfWork, job: AcceptedDelivery & { endpointId: string; kind: DeliveryKind; now: Date }): Promise<string> {
-  const deliveryId = `obx_${ulid()}`;
+  const deliveryId = `obx_${newUlid()}`;
   await handleCommand(uow, deliveryDecider, deliveryStreamId(deliveryId), () => decideQueued({ ...job, deliveryId }), { starts: true });
   uow.wakeAfterCommit(sql.DELIVERIES_CHANNEL, deliveryId);
   return deliveryId;

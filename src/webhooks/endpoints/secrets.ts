@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
-import { erased, type Reader, type StreamKeys } from '../../../eventstore/index.js';
+import { erased, newUlid, type Reader, type StreamKeys } from '../../../eventstore/index.js';
 import { webhookSealing, webhookStreamId } from './events.js';
 
 /**
@@ -40,7 +39,7 @@ export interface StoredSecret extends SecretLifetime {
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 export function newSigningSecret(): SigningSecret {
-  return { kid: `wk_${ulid()}`, secret: `whsec_${randomBytes(32).toString('base64')}` };
+  return { kid: `wk_${newUlid()}`, secret: `whsec_${randomBytes(32).toString('base64')}` };
 }
 
 /** A secret sealed directly with the deployment data key `initial`, under its kid, as secrets were before every one went under its stream's key. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
 import type { Dispatcher } from 'undici';
+import { newUlid } from '../../../eventstore/index.js';
 import { postWebhook } from '../attempt.js';
 import { outcomeOf } from '../retryPolicy.js';
 import type { SigningSecret } from './secrets.js';
@@ -23,7 +23,7 @@ export async function sendChallenge(
 ): Promise<{ ok: true } | { ok: false; reason: VerificationFailure }> {
   const challenge = randomBytes(32).toString('base64url');
   const body = JSON.stringify({ type: 'svc.webhook.verification', challenge });
-  const headers = signatureHeaders({ messageId: `whv_${ulid()}`, timestamp: input.now, body, secrets: input.secrets });
+  const headers = signatureHeaders({ messageId: `whv_${newUlid()}`, timestamp: input.now, body, secrets: input.secrets });
   const result = await postWebhook(egress, { url: input.url, headers, body, maxBytes: MAX_VERIFICATION_ANSWER_BYTES });
   const outcome = outcomeOf(result);
   if (result.kind === 'failure' || outcome !== 'delivered') return { ok: false, reason: outcome };
