@@ -53,6 +53,7 @@ export default tseslint.config(
               message: 'Import another capability (or shared room) only through its index.ts.',
             },
           ],
+          paths: [{ name: 'ulid', message: "Make ids with newUlid (eventstore): ulid's own source asks the system for one byte per character." }],
         },
       ],
     },

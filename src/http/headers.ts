@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newUlid } from '../../eventstore/index.js';
 
 /**
  * What every response carries, whatever answers it (a route, a refusal, a client error written to
@@ -23,7 +23,7 @@ export function edgeHeaders(publicOrigin: string): EdgeHeaders {
  * Request ids unique across processes without a random draw per request: a random per-process
  * prefix (a ULID, so ids sort by process start) and a counter.
  */
-const REQUEST_ID_PREFIX = `req_${ulid()}`;
+const REQUEST_ID_PREFIX = `req_${newUlid()}`;
 let requestCounter = 0;
 
 export const nextRequestId = (): string => `${REQUEST_ID_PREFIX}${(requestCounter++).toString(36).padStart(6, '0')}`;
