@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import type { Reader } from './events.js';
+import { pooledRandomBytes, type Reader } from './events.js';
 import { isUnitOfWork, storedKeyOf, type KeyRow, type OpenedKey, type StoredKey, type UnitOfWork, type WrappedKey } from './unitOfWork.js';
-import { pooledRandomBytes } from './random.js';
 import * as sql from './sql.js';
 
 /**
