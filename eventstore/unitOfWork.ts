@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { StreamVersionConflict, UnitOfWorkEnded } from './errors.js';
-import { linkHash, recordedAtText } from './chain.js';
+import { linkHash, recordedAtText, type LinkFields } from './chain.js';
 import { canonicalJson } from './canonical.js';
 import { compose, newEventId, toRecorded, type EventRow, type NewEvent, type Part, type Reader, type RecordedEvent, type Statement } from './events.js';
 import * as sql from './sql.js';
@@ -328,20 +328,7 @@ export class UnitOfWork {
     else this.streams.delete(streamId);
     const inline = await this.inline(this, recorded);
     const write: AppendWrite = {
-      ...compose([...this.takeAlong(), ...inline.parts], {
-        statement: sql.APPEND,
-        params: [
-          streamId,
-          expectedVersion,
-          recordedAt,
-          linked.map((l) => l.event_id),
-          linked.map((l) => l.type),
-          linked.map((l) => l.data),
-          linked.map((l) => l.metadata),
-          linked.map((l) => l.prev_hash),
-          linked.map((l) => l.hash),
-        ],
-      }),
+      ...compose([...this.takeAlong(), ...inline.parts], appendStatement(expectedVersion, linked)),
       streamId,
       expectedVersion,
       recorded,
@@ -420,6 +407,21 @@ export class UnitOfWork {
     this.ended = true;
     return this.wakeups;
   }
+}
+
+/** The values of an event as its link covers them, as the append's statement stores them. */
+type LinkedEvent = Omit<LinkFields, 'link_format'> & { hash: string };
+
+/**
+ * The statement that appends linked events after `expectedVersion`: one event's values as they
+ * are, several as arrays. `recorded_at` goes as the text the links were computed from.
+ */
+function appendStatement(expectedVersion: number, linked: readonly LinkedEvent[]): { statement: Statement; params: unknown[] } {
+  const [first] = linked;
+  const head = [first!.stream_id, expectedVersion, first!.recorded_at];
+  if (linked.length === 1) return { statement: sql.APPEND, params: [...head, first!.event_id, first!.type, first!.data, first!.metadata, first!.prev_hash, first!.hash] };
+  const columns = (['event_id', 'type', 'data', 'metadata', 'prev_hash', 'hash'] as const).map((column) => linked.map((l) => l[column]));
+  return { statement: sql.APPEND_RUN, params: [...head, ...columns] };
 }
 
 /** Whether a reader is a unit of work (its reads see its own appends) rather than a pool or client. */

@@ -28,6 +28,9 @@ const digest = () => randomBytes(32).toString('base64url');
 export const SAMPLES: Record<string, Sample> = {
   // The event store.
   'eventstore/sql.ts#APPEND': {
+    params: (s) => [s.open.id, s.open.version, s.now, newId('evt'), 'revision.published', '{"revision":2}', '{}', s.open.head, hex64()],
+  },
+  'eventstore/sql.ts#APPEND_RUN': {
     params: (s) => [s.open.id, s.open.version, s.now, [newId('evt')], ['revision.published'], ['{"revision":2}'], ['{}'], [s.open.head], [hex64()]],
   },
   'eventstore/sql.ts#LINK_AT': { params: (s) => [s.session.id, s.session.version] },
