@@ -282,7 +282,7 @@ export class StreamKeys {
       const existing = (await this.keysOf(uow, [streamId])).get(streamId);
       if (existing) return existing;
     }
-    const fresh = randomBytes(32);
+    const fresh = pooledRandomBytes(32);
     const { wrapped, keyId } = this.deploymentKey.wrap(fresh, streamId);
     if (uow.knownEmpty(streamId)) {
       uow.writeAlong(streamId, { name: 'stream_key', text: sql.KEY_WRITE, params: [streamId, wrapped, keyId] });

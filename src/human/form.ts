@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../../eventstore/index.js';
 import { formEntries } from '../http/bodies.js';
 import type { ApiError } from '../http/errors.js';
 import { refusalError } from '../http/refusal.js';
@@ -32,7 +32,7 @@ const ACTION_ID = new RegExp(PATTERNS.actionId);
 const DATA_FIELD = new RegExp(`^data\\.(${PATTERNS.fieldName.slice(1, -1)})$`);
 
 /** A fresh client_event_id for each rendered form: 24 random bytes, 32 base64url characters. */
-export const newClientEventId = (): string => randomBytes(24).toString('base64url');
+export const newClientEventId = (): string => pooledRandomBytes(24).toString('base64url');
 
 const malformed = (problem: string): ApiError => refusalError(FORM_REFUSALS, { refused: 'form_malformed', problem });
 

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { newUlid, sha256Hex, type DeploymentKey } from '../../eventstore/index.js';
+import { newUlid, pooledRandomBytes, sha256Hex, type DeploymentKey } from '../../eventstore/index.js';
 import { PATTERNS } from './limits.js';
 
 const SESSION_ID = new RegExp(PATTERNS.sessionId);
@@ -9,7 +8,7 @@ export const isSessionId = (value: string): boolean => SESSION_ID.test(value);
 
 /** A human link capability: 256 random bits. Only its hash is ever stored. */
 export function newHumanLinkToken(): string {
-  return randomBytes(32).toString('base64url');
+  return pooledRandomBytes(32).toString('base64url');
 }
 
 export function humanLinkHash(token: string): string {
