@@ -9,12 +9,12 @@ import { startRoundTripFloor } from './floor.js';
 import { startBenchService } from './service.js';
 
 /**
- * Where a write's time goes, for a person looking for the next lever (not a figure of the suite):
+ * Where a request's time goes, for a person looking for the next lever (not a figure of the suite):
  *
- *   npx tsx bench/support/profile.ts submission|creation|floor [seconds] [clients]
+ *   npx tsx bench/support/profile.ts submission|creation|poll|floor [seconds] [clients]
  *
- * runs one write path at `clients` connections for `seconds` against the service in this process
- * (`floor`: the bare route of two round trips that bench/submissions.ts compares with, the same
+ * runs one path at `clients` connections for `seconds` against the service in this process
+ * (`poll`: an owner's GET of one unchanged Session, as agents poll; `floor`: the bare route of two round trips that bench/submissions.ts compares with, the same
  * work without the service's own, on the same pool and in the same process; PROFILE_FLOOR_BYTES=
  * SENT,RECEIVED makes its round trips carry as many bytes as a request of the service does)
  * (every role running, as `npm start`), with load from the load generator's process, and prints:
@@ -26,7 +26,7 @@ import { startBenchService } from './service.js';
  * V8 CPU profile of the timed window only).
  */
 
-type Kind = 'submission' | 'creation' | 'floor';
+type Kind = 'submission' | 'creation' | 'poll' | 'floor';
 const kind = (process.argv[2] ?? 'submission') as Kind;
 const SECONDS = Number(process.argv[3] ?? 10);
 const CLIENTS = Number(process.argv[4] ?? 8);
@@ -153,6 +153,11 @@ const floorBytes = process.env.PROFILE_FLOOR_BYTES?.split(',').map(Number);
 const floor = kind === 'floor' ? await startRoundTripFloor(db.pool, 2, floorBytes && { sent: floorBytes[0]!, received: floorBytes[1]! }) : undefined;
 const job = async (seconds: number, rate: number): Promise<HttpLoad> => {
   if (floor) return { label: 'bare route, 2 round trips', origin: floor.url, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} } };
+  if (kind === 'poll') {
+    const created = await fetch(`${service.baseUrl}/v1/sessions`, { method: 'POST', headers: owner, body: JSON.stringify({ interaction: interactive() }) });
+    const { id } = (await created.json()) as { id: string };
+    return { label: 'GET /v1/sessions/{id}, unchanged', origin: service.baseUrl, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'GET', path: `/v1/sessions/${id}`, headers: owner } };
+  }
   if (kind === 'creation') {
     const body = JSON.stringify({ interaction: interactive() });
     return { label: 'POST /v1/sessions', origin: service.baseUrl, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers: owner, body } };
@@ -191,8 +196,8 @@ try {
   const n = measured.operations;
   const sent = rows.reduce((sum, r) => sum + r.calls, 0);
   console.log(describe(measured));
-  console.log(`service process CPU per request: ${((used.user + used.system) / 1000 / n).toFixed(2)} ms (user ${(used.user / 1000 / n).toFixed(2)}, system ${(used.system / 1000 / n).toFixed(2)})`);
-  console.log(`database backends CPU per request: ${(backendMs / n).toFixed(2)} ms (${backendsAfter.size} backends, 10 ms ticks)`);
+  console.log(`service process CPU per request: ${((used.user + used.system) / 1000 / n).toFixed(3)} ms (user ${(used.user / 1000 / n).toFixed(3)}, system ${(used.system / 1000 / n).toFixed(3)})`);
+  console.log(`database backends CPU per request: ${(backendMs / n).toFixed(3)} ms (${backendsAfter.size} backends, 10 ms ticks)`);
   console.log(`load generator process CPU per request: ${(loadMs / n).toFixed(2)} ms`);
   console.log(`bytes per request on the pool's connections to PostgreSQL: ${((bytesAfter.written - bytesBefore.written) / n).toFixed(0)} sent, ${((bytesAfter.read - bytesBefore.read) / n).toFixed(0)} received`);
   console.log(`statements sent per request (round trips, BEGIN and COMMIT included; background roles too): ${(sent / n).toFixed(2)}`);
