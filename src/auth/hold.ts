@@ -13,6 +13,9 @@ export function ownerHold(request: FastifyRequest, ctx: ServiceContext): Pick<He
   return {
     workspaceId: principal.workspaceId,
     workspaceKind: principal.kind === 'owner_key' ? 'operator' : 'developer',
-    recheck: async () => void (await authenticateOwner(request, ctx)),
+    // A method, as the held read's own (src/sessions/routes.ts says why).
+    async recheck() {
+      await authenticateOwner(request, ctx);
+    },
   };
 }
