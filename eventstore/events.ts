@@ -59,6 +59,7 @@ let randomAt = randomPool.length;
 
 /** Where the next `length` bytes start, refilling the pool when fewer are left. */
 function takeRandom(length: number): number {
+  if (length > randomPool.length) throw new RangeError(`at most ${randomPool.length} random bytes are drawn at once, not ${length}`);
   if (randomAt + length > randomPool.length) {
     randomFillSync(randomPool);
     randomAt = 0;

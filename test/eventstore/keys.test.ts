@@ -38,7 +38,7 @@ describe('StreamKeys', () => {
     expect(await openAll('ses_a')).toEqual([{ title: 'Approve the refund' }, { answer: 'yes' }]);
   });
 
-  it('seals the same value under a new IV every time, past the refills of the block IVs are cut from', async () => {
+  it('seals the same value under a new IV every time, past the refills of the random pool', async () => {
     const sealed = await storeOf(db).withUnitOfWork(async (uow) => {
       const values: string[] = [];
       for (let i = 0; i < 1000; i++) values.push(await keys.seal(uow, 'ses_iv', { answer: 'yes' }));
