@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { EVENTS_CHANNEL, EventStore, canonicalJson } from '../../eventstore/index.js';
+import { EVENTS_CHANNEL, EventStore, canonicalJson, recordedAtText } from '../../eventstore/index.js';
+import { APPEND } from '../../eventstore/sql.js';
 import { startReceiver, type Receiver } from '../../test/support/https-receiver.js';
 import { EVENT_DATA, EVENT_METADATA } from './baseline.js';
 import type { AppendWay, DatabaseLoad, HttpLoad, LoadJobs, LoadReply, LoadRequest, RequestPlan } from './load.js';
@@ -83,13 +84,11 @@ function http(load: HttpLoad): Promise<Measurement> {
 let appendRuns = 0;
 
 /**
- * The events INSERT of an append as its floor sends it: the log's table, indexes, chain trigger
- * and transaction id, with the links a writer that knows its stream's head has already (the
- * trigger checks that each names its predecessor's, not how it was made).
+ * The floor of an append sends the store's own statement (APPEND: the log's table, indexes, chain
+ * trigger and transaction id) with the links a writer that knows its stream's head has already:
+ * the trigger checks that each names its predecessor's, not how it was made.
  */
-const EVENTS_INSERT = `INSERT INTO events (event_id, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash)
-  VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8) RETURNING global_position, stream_version, transaction_id::text AS transaction_id`;
-const linkOf = (streamId: string, version: number): Buffer => createHash('sha256').update(`${streamId}/${version}`).digest();
+const linkOf = (streamId: string, version: number): string => createHash('sha256').update(`${streamId}/${version}`).digest('hex');
 
 function appendLoop(load: DatabaseLoad & { way: AppendWay }): Promise<Measurement> {
   const pool = dbPool(load.databaseUrl, load.clients);
@@ -103,8 +102,9 @@ function appendLoop(load: DatabaseLoad & { way: AppendWay }): Promise<Measuremen
     const version = versions[worker]!;
     if (load.way === 'store') await store.withUnitOfWork((uow) => uow.append(streamId, version, [event]));
     else {
-      const values = [`evt_${streamId}-${version + 1}`, streamId, version + 1, event.type, data, metadata, version === 0 ? null : linkOf(streamId, version), linkOf(streamId, version + 1)];
-      await pool.query({ name: 'bench_events_insert', text: EVENTS_INSERT, values });
+      const recordedAt = recordedAtText(new Date());
+      const values = [streamId, version, recordedAt, `evt_${streamId}-${version + 1}`, event.type, data, metadata, version === 0 ? null : linkOf(streamId, version), linkOf(streamId, version + 1)];
+      await pool.query({ ...APPEND, values });
       if (load.way === 'insert and wake-up') await store.notifier.send([{ channel: EVENTS_CHANNEL, payload: streamId }]);
     }
     versions[worker]!++;

@@ -14,9 +14,10 @@ import { startBenchService } from './service.js';
  *   npx tsx bench/support/profile.ts submission|creation|poll|floor [seconds] [clients]
  *
  * runs one path at `clients` connections for `seconds` against the service in this process
- * (`poll`: an owner's GET of one unchanged Session, as agents poll; `floor`: the bare route of two round trips that bench/submissions.ts compares with, the same
- * work without the service's own, on the same pool and in the same process; PROFILE_FLOOR_BYTES=
- * SENT,RECEIVED makes its round trips carry as many bytes as a request of the service does)
+ * (`poll`: an owner's GET of one unchanged Session, as agents poll; `floor`: the bare route of two
+ * round trips that bench/submissions.ts compares with, the same work without the service's own,
+ * on the same pool and in the same process; PROFILE_FLOOR_BYTES=SENT,RECEIVED makes its round
+ * trips carry as many bytes as a request of the service does)
  * (every role running, as `npm start`), with load from the load generator's process, and prints:
  * the CPU time per request of this process and of the database's backends (from /proc, so the
  * server must run on this machine), the round trips per request (statements the service sent,
@@ -154,9 +155,8 @@ const floor = kind === 'floor' ? await startRoundTripFloor(db.pool, 2, floorByte
 const job = async (seconds: number, rate: number): Promise<HttpLoad> => {
   if (floor) return { label: 'bare route, 2 round trips', origin: floor.url, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} } };
   if (kind === 'poll') {
-    const created = await fetch(`${service.baseUrl}/v1/sessions`, { method: 'POST', headers: owner, body: JSON.stringify({ interaction: interactive() }) });
-    const { id } = (await created.json()) as { id: string };
-    return { label: 'GET /v1/sessions/{id}, unchanged', origin: service.baseUrl, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'GET', path: `/v1/sessions/${id}`, headers: owner } };
+    const [session] = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: 1 });
+    return { label: 'GET /v1/sessions/{id}, unchanged', origin: service.baseUrl, connections: CLIENTS, seconds, requests: { kind: 'fixed', method: 'GET', path: `/v1/sessions/${session!.id}`, headers: owner } };
   }
   if (kind === 'creation') {
     const body = JSON.stringify({ interaction: interactive() });
