@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { serviceEnv } from '../test/support/processes.js';
 import { benchDatabase } from './support/database.js';
 import { EVENTS_PER_SESSION, seedHistory } from './support/history.js';
+import { cpuSecondsOf } from './support/measure.js';
+import { measureRebuildFloor } from './support/rebuildFloor.js';
 import { heading, printFigure } from './support/result.js';
 import { ROUNDS } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
@@ -16,7 +17,11 @@ import { startBenchService } from './support/service.js';
  * round runs each once; the figure is events replayed per second of wall clock (the command's own
  * --json figures). The machine is shared, so each run also says the CPU it cost per event: the
  * command's process, and PostgreSQL's backends serving it (read from /proc, when the server runs
- * on this machine).
+ * on this machine). Each round also measures the floor of a rebuild over the same store
+ * (support/rebuildFloor.ts: the reading, the loading and the crypto no rebuild can skip), before
+ * the rebuilds in odd rounds and after them in even ones; `session_views` is also given as a
+ * share of the floor's rate, and the floor's own rate against the target says whether these cores
+ * can reach it at all.
  */
 
 /** The store's size: 1e6 events unless BENCH_REBUILD_EVENTS says (a smaller store for a quick look). */
@@ -29,14 +34,6 @@ interface Figures {
   seconds: number;
   events_per_second: number;
   cpu_seconds: number;
-}
-
-/** CPU seconds of a process from /proc (utime + stime, in ticks of 1/100 s); undefined when it is not here. */
-async function cpuOf(pid: number): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  if (!stat) return undefined;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const db = await benchDatabase({ poolSize: 4 });
@@ -66,7 +63,7 @@ async function rebuildRun(target: string, env: Record<string, string>): Promise<
       .then((pids) =>
         Promise.all(
           pids.map(async (pid) => {
-            const cpu = await cpuOf(pid);
+            const cpu = await cpuSecondsOf(pid);
             if (cpu !== undefined) backendCpu.set(pid, cpu);
             else if (!backendCpu.has(pid)) unreadable = true;
           }),
@@ -102,24 +99,38 @@ try {
   const env = serviceEnv(service.ctx.config, db.url, 0);
   const seeded = await viewsChecksum();
   const rates: Record<string, number[]> = { session_views: [], '--all': [] };
+  const floors: number[] = [];
+  const cores = availableParallelism();
+  const floor = async (round: number): Promise<void> => {
+    const measured = await measureRebuildFloor(db.pool, service.ctx.streamKeys, cores);
+    floors.push(measured.rate);
+    console.log(
+      `  round ${round}  the floor: ${measured.total.toFixed(1)} µs of CPU an event (PostgreSQL reading the log ${measured.read.toFixed(1)}, ` +
+        `loading the rows ${measured.load.toFixed(1)}; the crypto ${measured.crypto.toFixed(1)}): at most ${measured.rate.toLocaleString('en')} events/s on ${cores} cores`,
+    );
+  };
   for (let round = 1; round <= ROUNDS; round++) {
+    if (round % 2 === 1) await floor(round);
     for (const target of Object.keys(rates)) {
       const load = loadavg()[0]!;
       const run = await rebuildRun(target, env);
       rates[target]!.push(run.events_per_second);
       console.log(
         `  round ${round}  rebuild ${target.padEnd(13)} ${run.events} events in ${run.seconds.toFixed(1)} s: ${run.events_per_second.toLocaleString('en')} events/s; ` +
-          `CPU: the command ${us(run.cpu_seconds, run.events)}, PostgreSQL ${us(run.backendCpu, run.events)}; load average ${load.toFixed(1)} on ${cpus().length} cores`,
+          `CPU: the command ${us(run.cpu_seconds, run.events)}, PostgreSQL ${us(run.backendCpu, run.events)}; load average ${load.toFixed(1)} on ${cores} cores`,
       );
       if (round === 1 && target === 'session_views') {
         const rebuilt = await viewsChecksum();
         console.log(`  the rebuilt views are ${rebuilt === seeded ? 'the seeded ones, row for row' : `NOT the seeded ones (${rebuilt} against ${seeded})`}`);
       }
     }
+    if (round % 2 === 0) await floor(round);
   }
   for (const [target, values] of Object.entries(rates)) {
     printFigure({ name: `rebuild ${target}, events replayed per second`, values, unit: 'events/s', target: { op: '>=', value: TARGET } });
   }
+  printFigure({ name: 'rebuild session_views / its floor', values: rates.session_views!.map((rate, i) => rate / floors[i]!) });
+  printFigure({ name: `the floor of a rebuild on ${cores} cores, events per second (the most these cores can reach)`, values: floors, unit: 'events/s' });
 } finally {
   await service.close();
   await db.close();

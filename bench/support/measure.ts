@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 
 export interface Measurement {
@@ -58,3 +59,11 @@ export async function timedLoop(label: string, options: LoopOptions, operation: 
 export const describe = (m: Measurement): string =>
   `${m.rate.toFixed(0).padStart(6)}/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(6)} ms  ` +
   `(${m.operations} in ${m.seconds.toFixed(1)} s)  ${m.label}`;
+
+/** CPU seconds of a process from /proc (utime + stime, ticks of 1/100 s); undefined when it is not on this machine. */
+export async function cpuSecondsOf(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (!stat) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

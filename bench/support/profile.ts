@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { interactive } from '../../test/support/sessions.js';
 import { benchDatabase, type BenchDatabase } from './database.js';
 import { startLoadGenerator, type HttpLoad } from './load.js';
-import { describe } from './measure.js';
+import { cpuSecondsOf, describe } from './measure.js';
 import { startRoundTripFloor } from './floor.js';
 import { startBenchService } from './service.js';
 
@@ -32,13 +32,8 @@ const kind = (process.argv[2] ?? 'submission') as Kind;
 const SECONDS = Number(process.argv[3] ?? 10);
 const CLIENTS = Number(process.argv[4] ?? 8);
 
-/** User and system CPU milliseconds of a process, from /proc (clock ticks of 10 ms). */
-async function cpuMsOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  if (!stat) return 0;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** User and system CPU milliseconds of a process (0 when it cannot be read). */
+const cpuMsOf = async (pid: number): Promise<number> => ((await cpuSecondsOf(pid)) ?? 0) * 1000;
 
 async function backendsCpuMs(db: BenchDatabase): Promise<Map<number, number>> {
   const { rows } = await db.pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
