@@ -10,9 +10,11 @@ import { cpuSecondsOf } from './measure.js';
  * The floor of a rebuild of the Session views, measured over the same store in the same run: only
  * the work no rebuild can skip, each part alone, as CPU per event of the log.
  *
- * - PostgreSQL reading every event in stream order, in one binary `COPY ... TO`: its backend's CPU.
- * - PostgreSQL loading the rows the views hold, by binary `COPY` into copies without indexes (as
- *   the rebuild's first pass loads them): the loading backend's CPU.
+ * - PostgreSQL reading every event in stream order, each stream's first with its key row, in one
+ *   binary `COPY ... TO`: its backend's CPU.
+ * - PostgreSQL loading the rows the views hold, by binary `COPY` into copies without indexes, then
+ *   building their indexes (as the rebuild's first pass does; one backend, no parallel workers):
+ *   the loading backend's CPU.
  * - The crypto, in this process: per stream, unwrapping its key; per event, opening its sealed
  *   values (AES-GCM and JSON.parse); per Session, sealing its view and its revisions as stored
  *   (synthetic IV, AES-GCM).
@@ -45,9 +47,13 @@ async function backendCpu(client: pg.PoolClient, work: () => Promise<void>): Pro
 
 const discard = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });
 
-/** The columns a rebuild reads of each event, in its order. */
-const READ_LOG = `COPY (SELECT global_position, event_id, stream_id, stream_version, type, data, metadata, transaction_id, recorded_at, hash
-                         FROM events ORDER BY stream_id, stream_version) TO STDOUT (FORMAT binary)`;
+/** The columns a rebuild reads of each event, in its order, and each stream's key row with its first. */
+const READ_LOG = `COPY (SELECT e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash, k.wrapped_key, k.key_id
+                         FROM events e LEFT JOIN stream_keys k ON k.stream_id = e.stream_id AND e.stream_version = 1
+                        ORDER BY e.stream_id, e.stream_version) TO STDOUT (FORMAT binary)`;
+
+/** The live table's indexes (pg_get_indexdef), each made again on its copy in the floor's schema. */
+const INDEX_DEFINITIONS = `SELECT pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = $1::regclass`;
 
 const VIEW_TABLES = ['session_views', 'session_revisions', 'responder_links'];
 const FLOOR_SCHEMA = 'svc_rebuild_floor';
@@ -61,20 +67,26 @@ async function readSeconds(pool: pg.Pool): Promise<number> {
   }
 }
 
-/** Each view table's rows, as binary COPY carries them, loaded into a copy of its own shape without indexes. */
+/** Each view table's rows, as binary COPY carries them, loaded into a copy of its own shape without indexes, which are built after. */
 async function loadSeconds(pool: pg.Pool): Promise<number> {
   const source = await pool.connect();
   const target = await pool.connect();
   try {
     await target.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE; CREATE SCHEMA ${FLOOR_SCHEMA}`);
     for (const table of VIEW_TABLES) await target.query(`CREATE TABLE ${FLOOR_SCHEMA}.${table} (LIKE public.${table} INCLUDING ALL EXCLUDING INDEXES)`);
+    // A parallel build's workers are backends of their own, whose CPU the leader's does not count.
+    await target.query('SET max_parallel_maintenance_workers = 0');
     return await backendCpu(target, async () => {
       for (const table of VIEW_TABLES) {
         await pipeline(source.query(copyTo(`COPY public.${table} TO STDOUT (FORMAT binary)`)), target.query(copyFrom(`COPY ${FLOOR_SCHEMA}.${table} FROM STDIN (FORMAT binary)`)));
+        const { rows } = await target.query<{ definition: string }>(INDEX_DEFINITIONS, [`public.${table}`]);
+        for (const { definition } of rows) {
+          await target.query(definition.replace(/^(CREATE (?:UNIQUE )?INDEX) \S+ ON (?:ONLY )?\S+/, `$1 ON ${FLOOR_SCHEMA}.${table}`));
+        }
       }
     });
   } finally {
-    await target.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE`).catch(() => undefined);
+    await target.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE; RESET max_parallel_maintenance_workers`).catch(() => undefined);
     source.release();
     target.release();
   }
