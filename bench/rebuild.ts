@@ -20,8 +20,8 @@ import { startBenchService } from './support/service.js';
  * on this machine). Each round also measures the floor of a rebuild over the same store
  * (support/rebuildFloor.ts: the reading, the loading and the crypto no rebuild can skip), before
  * the rebuilds in odd rounds and after them in even ones; `session_views` is also given as a
- * share of the floor's rate, and the floor's own rate against the target says whether these cores
- * can reach it at all.
+ * share of the floor's rate, and the floor's own rate, set beside the target, says whether these
+ * cores can reach it at all.
  */
 
 /** The store's size: 1e6 events unless BENCH_REBUILD_EVENTS says (a smaller store for a quick look). */

@@ -162,12 +162,16 @@ describe('GET /health/ready', () => {
       db.pool.on('acquire', count);
       // Hold the migration ledger so the first check waits inside the database while the rest arrive.
       const holder = await db.pool.connect();
+      // Connected before the checks start: the check gives the database 2 s, and a connection
+      // opened on a loaded machine can take most of that before the lock is let go.
+      const watcher = new pg.Client({ connectionString: db.url });
+      await watcher.connect();
       try {
         await holder.query('BEGIN');
         await holder.query('LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE');
         checkouts = 0;
         const responses = Promise.all(Array.from({ length: 8 }, () => t.app.inject({ url: '/health/ready' })));
-        await waitForLockWaiter();
+        await waitForLockWaiter(watcher);
         await holder.query('COMMIT');
         const settled = await responses;
         expect(settled.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
@@ -181,24 +185,19 @@ describe('GET /health/ready', () => {
       } finally {
         db.pool.off('acquire', count);
         holder.release();
+        await watcher.end();
       }
     });
   });
 });
 
-/** Waits until some backend of the test database waits on a lock (watched from outside the pool). */
-async function waitForLockWaiter(): Promise<void> {
-  const watcher = new pg.Client({ connectionString: db.url });
-  await watcher.connect();
-  try {
-    for (;;) {
-      const { rows } = await watcher.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      if (rows[0].n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  } finally {
-    await watcher.end();
+/** Waits until some backend of the test database waits on a lock, watched by `watcher` from outside the pool. */
+async function waitForLockWaiter(watcher: pg.Client): Promise<void> {
+  for (;;) {
+    const { rows } = await watcher.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
