@@ -417,9 +417,9 @@ type LinkedEvent = Omit<LinkFields, 'link_format'> & { hash: string };
  * are, several as arrays. `recorded_at` goes as the text the links were computed from.
  */
 function appendStatement(expectedVersion: number, linked: readonly LinkedEvent[]): { statement: Statement; params: unknown[] } {
-  const [first] = linked;
-  const head = [first!.stream_id, expectedVersion, first!.recorded_at];
-  if (linked.length === 1) return { statement: sql.APPEND, params: [...head, first!.event_id, first!.type, first!.data, first!.metadata, first!.prev_hash, first!.hash] };
+  const first = linked[0]!;
+  const head = [first.stream_id, expectedVersion, first.recorded_at];
+  if (linked.length === 1) return { statement: sql.APPEND, params: [...head, first.event_id, first.type, first.data, first.metadata, first.prev_hash, first.hash] };
   const columns = (['event_id', 'type', 'data', 'metadata', 'prev_hash', 'hash'] as const).map((column) => linked.map((l) => l[column]));
   return { statement: sql.APPEND_RUN, params: [...head, ...columns] };
 }

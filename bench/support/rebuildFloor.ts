@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { KEY_COLUMNS, keyJoin, readWholeStreams, transactionHorizon, type KeyRow, type Opener, type RecordedEvent, type StreamKeys, type StreamPosition } from '../../eventstore/index.js';
+import { KEY_COLUMNS, STREAM_READ_COLUMNS, keyJoin, readWholeStreams, transactionHorizon, type KeyRow, type Opener, type RecordedEvent, type StreamKeys, type StreamPosition } from '../../eventstore/index.js';
 import { openRevision, openViewBody, sealRevisionBody, sealViewBody } from '../../src/sessions/storedView.js';
 import { cpuSecondsOf } from './measure.js';
 
@@ -48,7 +48,7 @@ async function backendCpu(client: pg.PoolClient, work: () => Promise<void>): Pro
 const discard = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 /** The columns a rebuild reads of each event, in its order, and each stream's key row with its first. */
-const READ_LOG = `COPY (SELECT e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata, e.transaction_id, e.recorded_at, e.hash, k.wrapped_key, k.key_id
+const READ_LOG = `COPY (SELECT ${STREAM_READ_COLUMNS}
                          FROM events e LEFT JOIN stream_keys k ON k.stream_id = e.stream_id AND e.stream_version = 1
                         ORDER BY e.stream_id, e.stream_version) TO STDOUT (FORMAT binary)`;
 
