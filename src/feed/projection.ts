@@ -1,4 +1,4 @@
-import { compose, type Part, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
+import { compose, rowsPart, type Part, type Projection, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { SESSION_CREATED, SESSION_EVENT_TYPES, SESSION_PURGED } from '../sessions/index.js';
 import { FEED_CHANNEL } from '../waits/index.js';
 import * as sql from './sql.js';
@@ -61,5 +61,5 @@ async function writes(uow: UnitOfWork, events: readonly RecordedEvent[]): Promis
   }
   if (rows.length === 0) return { parts: [], purged };
   for (const workspace of new Set(rows.map((r) => r.workspace_id))) uow.wakeAfterCommit(FEED_CHANNEL, workspace);
-  return { parts: [{ name: 'session_feed', text: sql.INSERT_FEED, params: [JSON.stringify(rows)] }], purged };
+  return { parts: [rowsPart(sql.INSERT_FEED, rows)], purged };
 }

@@ -1,15 +1,22 @@
 /** Every statement of the workspace event feed (migrations/ holds its table). */
 
+import { rowsStatement } from '../../eventstore/index.js';
+
 /**
- * A batch's rows ($1, one JSON array), each with the transaction that wrote its event, or none
- * for events being appended by this one (their transaction is this transaction). A part of the
- * append's statement (eventstore/events.ts compose); a rebuild writes the same rows again, or nothing.
+ * A batch's rows (eventstore/events.ts rowsStatement), each with the transaction that wrote its
+ * event, or none for events being appended by this one (their transaction is this transaction).
+ * A part of the append's statement (compose); a rebuild writes the same rows again, or nothing.
  */
-export const INSERT_FEED = `
+export const INSERT_FEED = rowsStatement(
+  'session_feed',
+  'f',
+  [['workspace_id', 'text'], ['transaction_id', 'text'], ['session_id', 'text'], ['stream_version', 'integer']],
+  (rows) => `
 INSERT INTO session_feed (workspace_id, transaction_id, session_id, stream_version)
 SELECT f.workspace_id, coalesce(f.transaction_id::xid8, log_transaction_id()), f.session_id, f.stream_version
-  FROM json_to_recordset($1::json) AS f(workspace_id text, transaction_id text, session_id text, stream_version integer)
-ON CONFLICT DO NOTHING`;
+  FROM ${rows}
+ON CONFLICT DO NOTHING`,
+);
 
 /** Purged Sessions' rows. */
 export const FORGET_FEED = `DELETE FROM session_feed WHERE session_id = ANY($1::text[])`;

@@ -1,4 +1,4 @@
-import { batchStreams, compose, foldRecorded, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import { batchStreams, compose, foldRecorded, rowsPart, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, isErased, sessionDecider } from './state.js';
 import { clientReferenceDigest } from './references.js';
@@ -88,9 +88,9 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
       links.push(...rows.links);
     }
     const parts: Part[] = [];
-    if (views.length > 0) parts.push({ name: 'session_views', text: sql.UPSERT_VIEWS, params: [JSON.stringify(views)] });
-    if (revisions.length > 0) parts.push({ name: 'session_revisions', text: sql.INSERT_REVISIONS, params: [JSON.stringify(revisions)] });
-    if (links.length > 0) parts.push({ name: 'responder_links', text: sql.INSERT_RESPONDER_LINKS, params: [JSON.stringify(links)] });
+    if (views.length > 0) parts.push(rowsPart(sql.UPSERT_VIEWS, views));
+    if (revisions.length > 0) parts.push(rowsPart(sql.INSERT_REVISIONS, revisions));
+    if (links.length > 0) parts.push(rowsPart(sql.INSERT_RESPONDER_LINKS, links));
     return { parts, erased };
   }
 

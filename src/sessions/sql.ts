@@ -1,42 +1,58 @@
 /** Every statement of the Sessions capability's read models (migrations/ holds their tables). */
 
 import { createHash } from 'node:crypto';
-import { KEY_COLUMNS, keyJoin, prepared, STREAM_READ_COLUMNS, streamReadJoins, type Statement } from '../../eventstore/index.js';
+import { KEY_COLUMNS, keyJoin, prepared, rowsStatement, STREAM_READ_COLUMNS, streamReadJoins, type Statement } from '../../eventstore/index.js';
 
 /**
- * Each Session's view as of its newest event in a batch, one row a Session ($1). Rows travel as
- * one JSON array: a rebuild writes thousands of bodies a statement, and the driver's text-array
- * encoding of that many kilobytes costs more than the insert. A part (eventstore/events.ts
- * compose): it runs in the statement of the append it folds, or with INSERT_REVISIONS.
+ * Each Session's view as of its newest event in a batch, one row a Session: one row as its
+ * columns, or many as one JSON array (eventstore/events.ts rowsStatement). A part (compose): it
+ * runs in the statement of the append it folds, or with INSERT_REVISIONS.
  */
-export const UPSERT_VIEWS = `
+export const UPSERT_VIEWS = rowsStatement(
+  'session_views',
+  'v',
+  [
+    ['session_id', 'text'], ['workspace_id', 'text'], ['mode', 'text'], ['status', 'text'], ['revision', 'integer'], ['event_count', 'integer'],
+    ['etag', 'text'], ['body', 'text'], ['link_hash', 'text'], ['link_expires_at', 'timestamptz'], ['created_at', 'timestamptz'],
+    ['updated_at', 'timestamptz'], ['client_reference', 'text'],
+  ],
+  (rows) => `
 INSERT INTO session_views (session_id, workspace_id, mode, status, revision, event_count, etag, body,
                            link_hash, link_expires_at, created_at, updated_at, client_reference)
-SELECT * FROM json_to_recordset($1::json) AS v(
-  session_id text, workspace_id text, mode text, status text, revision integer, event_count integer, etag text, body text,
-  link_hash text, link_expires_at timestamptz, created_at timestamptz, updated_at timestamptz, client_reference text)
+SELECT * FROM ${rows}
 ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
   etag = EXCLUDED.etag, body = EXCLUDED.body, link_hash = EXCLUDED.link_hash, link_expires_at = EXCLUDED.link_expires_at,
-  updated_at = EXCLUDED.updated_at`;
+  updated_at = EXCLUDED.updated_at`,
+);
 
 /**
- * The revisions a batch published ($1, one JSON array, often none). Revisions are immutable: a
- * rebuild or a replayed batch writes the same bytes again, or nothing. A part, as UPSERT_VIEWS.
+ * The revisions a batch published (often none). Revisions are immutable: a rebuild or a replayed
+ * batch writes the same bytes again, or nothing. A part, as UPSERT_VIEWS.
  */
-export const INSERT_REVISIONS = `
+export const INSERT_REVISIONS = rowsStatement(
+  'session_revisions',
+  'r',
+  [['session_id', 'text'], ['revision', 'integer'], ['body', 'text']],
+  (rows) => `
 INSERT INTO session_revisions (session_id, revision, body)
-SELECT * FROM json_to_recordset($1::json) AS r(session_id text, revision integer, body text)
-ON CONFLICT (session_id, revision) DO NOTHING`;
+SELECT * FROM ${rows}
+ON CONFLICT (session_id, revision) DO NOTHING`,
+);
 
 /**
- * The responders' own links a batch named ($1, one JSON array, often none). A link never changes
- * once made: a later plan naming the same responder writes nothing. A part, as UPSERT_VIEWS.
+ * The responders' own links a batch named (often none). A link never changes once made: a later
+ * plan naming the same responder writes nothing. A part, as UPSERT_VIEWS.
  */
-export const INSERT_RESPONDER_LINKS = `
+export const INSERT_RESPONDER_LINKS = rowsStatement(
+  'responder_links',
+  'l',
+  [['link_hash', 'text'], ['session_id', 'text'], ['responder_id', 'text']],
+  (rows) => `
 INSERT INTO responder_links (link_hash, session_id, responder_id)
-SELECT * FROM json_to_recordset($1::json) AS l(link_hash text, session_id text, responder_id text)
-ON CONFLICT (link_hash) DO NOTHING`;
+SELECT * FROM ${rows}
+ON CONFLICT (link_hash) DO NOTHING`,
+);
 
 /** A purged Session's view, revisions and link lookups, gone with its content. */
 export const FORGET_SESSIONS = `

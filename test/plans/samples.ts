@@ -25,6 +25,24 @@ const newId = (prefix: string) => `${prefix}_01${randomBytes(12).toString('hex')
 const hex64 = () => randomBytes(32).toString('hex');
 const digest = () => randomBytes(32).toString('base64url');
 
+/** A row of the feed and of the views, in their columns' order (the one-row form takes them as parameters). */
+const feedRow = (s: StoreSample) => ({ workspace_id: s.session.workspaceId, transaction_id: null, session_id: s.open.id, stream_version: s.open.version + 1 });
+const viewRow = (s: StoreSample) => ({
+  session_id: s.open.id,
+  workspace_id: s.session.workspaceId,
+  mode: 'interactive',
+  status: 'active',
+  revision: 2,
+  event_count: 1,
+  etag: '"2.1"',
+  body: '{}',
+  link_hash: hex64(),
+  link_expires_at: later(s, 720 * HOUR),
+  created_at: s.now,
+  updated_at: s.now,
+  client_reference: digest(),
+});
+
 export const SAMPLES: Record<string, Sample> = {
   // The event store.
   'eventstore/sql.ts#APPEND': {
@@ -147,33 +165,14 @@ export const SAMPLES: Record<string, Sample> = {
 
   // Sessions.
   // The workspace event feed.
-  'src/feed/sql.ts#INSERT_FEED': {
-    params: (s) => [JSON.stringify([{ workspace_id: s.session.workspaceId, transaction_id: null, session_id: s.open.id, stream_version: s.open.version + 1 }])],
-  },
+  'src/feed/sql.ts#INSERT_FEED.one': { params: (s) => Object.values(feedRow(s)) },
+  'src/feed/sql.ts#INSERT_FEED.many': { params: (s) => [JSON.stringify([feedRow(s)])] },
   'src/feed/sql.ts#FORGET_FEED': { params: (s) => [[s.session.id]] },
   'src/feed/sql.ts#FEED_PAGE': { params: (s) => [s.session.workspaceId, '0', '', 0, 100] },
-  'src/sessions/sql.ts#UPSERT_VIEWS': {
-    params: (s) => [
-      JSON.stringify([
-        {
-          session_id: s.open.id,
-          workspace_id: s.session.workspaceId,
-          mode: 'interactive',
-          status: 'active',
-          revision: 2,
-          event_count: 1,
-          etag: '"2.1"',
-          body: '{}',
-          link_hash: hex64(),
-          link_expires_at: later(s, 720 * HOUR),
-          created_at: s.now,
-          updated_at: s.now,
-          client_reference: digest(),
-        },
-      ]),
-    ],
-  },
-  'src/sessions/sql.ts#INSERT_REVISIONS': { params: (s) => [JSON.stringify([{ session_id: s.open.id, revision: 2, body: '{}' }])] },
+  'src/sessions/sql.ts#UPSERT_VIEWS.one': { params: (s) => Object.values(viewRow(s)) },
+  'src/sessions/sql.ts#UPSERT_VIEWS.many': { params: (s) => [JSON.stringify([viewRow(s)])] },
+  'src/sessions/sql.ts#INSERT_REVISIONS.one': { params: (s) => [s.open.id, 2, '{}'] },
+  'src/sessions/sql.ts#INSERT_REVISIONS.many': { params: (s) => [JSON.stringify([{ session_id: s.open.id, revision: 2, body: '{}' }])] },
   'src/sessions/sql.ts#FORGET_SESSIONS': { params: (s) => [[s.session.id]] },
   'src/sessions/sql.ts#WORKSPACE_BY_ID': { params: (s) => [s.session.id] },
   'src/sessions/sql.ts#SESSION_BY_REFERENCE': { params: (s) => [s.session.workspaceId, digest()] },
@@ -183,7 +182,8 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#VIEW_BY_ID': { params: (s) => [s.session.id] },
   'src/sessions/sql.ts#REVISION_BY_ID': { params: (s) => [s.session.id, 2] },
   'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
-  'src/sessions/sql.ts#INSERT_RESPONDER_LINKS': { params: (s) => [JSON.stringify([{ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') }])] },
+  'src/sessions/sql.ts#INSERT_RESPONDER_LINKS.one': { params: (s) => [hex64(), s.open.id, newId('rsp')] },
+  'src/sessions/sql.ts#INSERT_RESPONDER_LINKS.many': { params: (s) => [JSON.stringify([{ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') }])] },
   // As the service builds it: the webhooks reaction's read of the current endpoint beside the Session.
   'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT]], params: (s) => [s.session.linkHash] },
 

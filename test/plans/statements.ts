@@ -1,11 +1,14 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { RowsStatement } from '../../eventstore/index.js';
 
 /**
  * Every statement the service runs, collected from the code: each export of every `sql.ts` (the
- * one place a capability keeps its statements). A string that is SQL, a prepared statement, or a
- * function that builds one; other exports (a channel's name, a schema's) are not statements.
+ * one place a capability keeps its statements). A string that is SQL, a prepared statement, a
+ * function that builds one, or a statement of rows in its two forms (`NAME.one` and `NAME.many`,
+ * rowsStatement of eventstore/events.ts); other exports (a channel's name, a schema's) are not
+ * statements.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,6 +44,10 @@ export async function exportedStatements(): Promise<Exported[]> {
       if (typeof value === 'function') statements.push({ id, statement: value as Exported['statement'] });
       else if (typeof value === 'string' && SQL.test(value)) statements.push({ id, statement: value });
       else if (value && typeof value === 'object' && 'text' in value && typeof value.text === 'string') statements.push({ id, statement: value.text });
+      else if (value && typeof value === 'object' && 'one' in value && 'many' in value) {
+        const rows = value as RowsStatement;
+        statements.push({ id: `${id}.one`, statement: rows.one }, { id: `${id}.many`, statement: rows.many });
+      }
     }
   }
   return statements;
