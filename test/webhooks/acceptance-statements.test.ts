@@ -28,14 +28,14 @@ describe('an accepted answer', () => {
   it('is one read of the Session with what its reactions read, then one autocommitted append with its view: no endpoint, nothing queued', async () => {
     const session = await createSession(t);
     const sent = await statementsOf(t.ctx.store.pool, () => postAnswer(session.token));
-    expect(sent).toEqual([expect.stringMatching(/^svc_answer_load/), 'svc_append+session_views+session_feed']);
+    expect(sent).toEqual([expect.stringMatching(/^svc_answer_load/), 'svc_append+session_views_row+session_feed_row']);
   });
 
   it('with a verified endpoint, locks it in a transaction and queues its delivery there: its append with its job row, then the answer', async () => {
     await registerVerified(t, receiver);
     const session = await createSession(t);
     const sent = await statementsOf(t.ctx.store.pool, () => postAnswer(session.token));
-    expect(sent).toEqual([expect.stringMatching(/^svc_answer_load/), 'BEGIN', 'SELECT', 'svc_append+webhook_delivery', 'svc_append+session_views+session_feed', 'COMMIT']);
+    expect(sent).toEqual([expect.stringMatching(/^svc_answer_load/), 'BEGIN', 'SELECT', 'svc_append+webhook_delivery', 'svc_append+session_views_row+session_feed_row', 'COMMIT']);
   });
 });
 
