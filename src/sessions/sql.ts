@@ -69,6 +69,17 @@ SELECT session_id, NULL::text AS responder_id FROM session_views WHERE link_hash
 UNION ALL
 SELECT session_id, responder_id FROM responder_links WHERE link_hash = $1`;
 
+/**
+ * The Session view of each row `l` of LINKED, by its key. A LATERAL lookup, as keyJoin's: as a
+ * plain join, a generic plan made while the table was small and not yet analyzed (a prepared
+ * statement keeps its plan) hashed the link's row and scanned the whole table for it on every
+ * answer. On a live store that grew under that plan, the answer's read reached 2.1 to 2.7 ms a
+ * call, 80% of the statements' time, and the rate fell round after round
+ * (test/plans/link-plans.test.ts).
+ */
+const LINKED_VIEW = `(${LINKED}) l JOIN LATERAL (
+  SELECT session_id, workspace_id, link_expires_at FROM session_views WHERE session_id = l.session_id LIMIT 1) v ON true`;
+
 export const WORKSPACE_BY_ID = `SELECT workspace_id FROM session_views WHERE session_id = $1`;
 
 /**
@@ -93,7 +104,7 @@ SELECT v.workspace_id, r.body, ${KEY_COLUMNS}
 
 export const SESSION_BY_LINK = prepared(
   'session_by_link',
-  `SELECT v.session_id, v.link_expires_at, l.responder_id FROM (${LINKED}) l JOIN session_views v ON v.session_id = l.session_id`,
+  `SELECT v.session_id, v.link_expires_at, l.responder_id FROM ${LINKED_VIEW}`,
 );
 
 /**
@@ -108,7 +119,7 @@ export const answerLoad = (beside: readonly string[]): Statement =>
   prepared(
     `answer_load_${createHash('sha256').update(beside.join('\0')).digest('hex').slice(0, 16)}`,
     `SELECT v.link_expires_at, l.responder_id, ${beside.map((_, i) => `row_to_json(b${i}) AS beside_${i}, `).join('')}v.session_id AS requested, ${STREAM_READ_COLUMNS}
-       FROM (${LINKED}) l JOIN session_views v ON v.session_id = l.session_id
+       FROM ${LINKED_VIEW}
        ${beside.map((text, i) => `LEFT JOIN LATERAL (${text.replace(/\$1\b/g, 'v.workspace_id')}) b${i} ON true`).join('\n')}
        ${streamReadJoins('v.session_id')}
       ORDER BY e.stream_version`,
