@@ -174,9 +174,11 @@ export type RowColumn = readonly [name: string, type: string];
  * takes a single row as typed parameters ($1 the first column, and on), `many` takes any number
  * as one JSON array ($1) that json_to_recordset takes apart. A live append writes one Session's
  * rows, and PostgreSQL parses a JSON text character by character: for a view whose sealed body
- * is kilobytes that was a quarter of the upsert (230 against 180 µs of the backend's CPU, one
- * connection), besides the process's JSON.stringify of it. A rebuild's stretch of the log writes
- * thousands of rows in one statement, which no list of parameters would carry.
+ * is kilobytes that was a fifth of the upsert (225 to 263 against 193 to 208 µs of the backend's
+ * CPU, one connection), besides the process's JSON.stringify of it. A rebuild's stretch of the
+ * log writes thousands of rows in one statement: no list of parameters carries that many, and as
+ * an array of each column the driver's text-array encoding of those kilobytes cost more than the
+ * insert.
  */
 export interface RowsStatement {
   /** The part's name, in the name of each statement it is prepared in (each form its own). */
