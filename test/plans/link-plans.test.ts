@@ -37,7 +37,8 @@ it('reach the view by its key under a generic plan made while the store was youn
       expect(plan, name).toMatch(/Index Scan using session_views_pkey/);
     }
   } finally {
-    await client.query('DEALLOCATE ALL');
+    // The connection goes back to the pool as it came: no statement of ours, the default plan mode.
+    await client.query('DEALLOCATE ALL; RESET plan_cache_mode');
     client.release();
   }
 });
