@@ -52,13 +52,24 @@ export async function openDatabase(config: Config): Promise<Database> {
 }
 
 /**
+ * How long a connection serves before the pool replaces it: the longest a plan can outlive the
+ * table sizes it was made for. A connection keeps the generic plan of each statement it prepared,
+ * made once, until a table the statement reads is analyzed or altered; one made while a table
+ * held a page of rows reads that table whole, whatever the statement's shape, and goes on doing so
+ * as the table grows if nothing analyzes it (autovacuum off, or behind). Its successor plans on
+ * the tables as they are then (test/plans/plan-lifetime.test.ts).
+ */
+export const CONNECTION_LIFETIME_SECONDS = 300;
+
+/**
  * A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts).
  * While tracing is on, each statement is a span (src/tracing/statements.ts).
  */
-export function createPool(url: string, max = 10, pooling: DatabasePooling = 'none'): pg.Pool {
+export function createPool(url: string, max = 10, pooling: DatabasePooling = 'none', lifetimeSeconds = CONNECTION_LIFETIME_SECONDS): pg.Pool {
+  const options = { connectionString: url, max, maxLifetimeSeconds: lifetimeSeconds };
   const pool = tracingOn()
-    ? new TracedPool({ connectionString: url, max, Client: tracedClient(clientFor(pooling)) })
-    : new pg.Pool({ connectionString: url, max, Client: clientFor(pooling) });
+    ? new TracedPool({ ...options, Client: tracedClient(clientFor(pooling)) })
+    : new pg.Pool({ ...options, Client: clientFor(pooling) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // Nor may a checked-out one: pg rejects its queries and also emits 'error' on the client, which

@@ -75,7 +75,7 @@ SELECT session_id, responder_id FROM responder_links WHERE link_hash = $1`;
  * statement keeps its plan) hashed the link's row and scanned the whole table for it on every
  * answer. On a live store that grew under that plan, the answer's read reached 2.1 to 2.7 ms a
  * call, 80% of the statements' time, and the rate fell round after round
- * (test/plans/link-plans.test.ts).
+ * (test/plans/young-plans.test.ts).
  */
 const LINKED_VIEW = `(${LINKED}) l JOIN LATERAL (
   SELECT session_id, workspace_id, link_expires_at FROM session_views WHERE session_id = l.session_id LIMIT 1) v ON true`;
