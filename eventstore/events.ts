@@ -180,25 +180,39 @@ export type RowColumn = readonly [name: string, type: string];
  * an array of each column the driver's text-array encoding of those kilobytes cost more than the
  * insert.
  */
-export interface RowsStatement {
+export interface RowsStatement<C extends readonly RowColumn[] = readonly RowColumn[]> {
   /** The part's name, in the name of each statement it is prepared in (each form its own). */
   name: string;
-  columns: readonly RowColumn[];
+  columns: C;
+  /** The columns' names in their order: the fields of a row, and the order a COPY of rows takes them in. */
+  names: ReadonlyArray<C[number][0]>;
   one: string;
   many: string;
 }
 
+/** A row of a statement's rows: a value for each of its columns. */
+export type RowOf<S extends RowsStatement> = Record<S['names'][number], unknown>;
+
 /**
- * Both forms of a statement, from its text with the rows' source left to fill: `text(rows)` puts
- * `rows` where a FROM takes a table, named `alias` with the columns' names.
+ * Both forms of a statement, from its text with the rows' source left to fill: `text(rows, names)`
+ * puts `rows` where a FROM takes a table, named `alias` with the columns' names, and `names` (the
+ * names in order, comma separated) where the statement lists them. The columns are declared here
+ * alone: a projection's rows and their COPY take their names from the statement.
  */
-export function rowsStatement(name: string, alias: string, columns: readonly RowColumn[], text: (rows: string) => string): RowsStatement {
-  const names = columns.map(([column]) => column).join(', ');
+export function rowsStatement<const C extends readonly RowColumn[]>(
+  name: string,
+  alias: string,
+  columns: C,
+  text: (rows: string, names: string) => string,
+): RowsStatement<C> {
+  const names = columns.map(([column]) => column);
+  const list = names.join(', ');
   return {
     name,
     columns,
-    one: text(`(VALUES (${columns.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})) AS ${alias}(${names})`),
-    many: text(`json_to_recordset($1::json) AS ${alias}(${columns.map(([column, type]) => `${column} ${type}`).join(', ')})`),
+    names,
+    one: text(`(VALUES (${columns.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})) AS ${alias}(${list})`, list),
+    many: text(`json_to_recordset($1::json) AS ${alias}(${columns.map(([column, type]) => `${column} ${type}`).join(', ')})`, list),
   };
 }
 
@@ -206,7 +220,7 @@ export function rowsStatement(name: string, alias: string, columns: readonly Row
 export function rowsPart(statement: RowsStatement, rows: readonly object[]): Part {
   if (rows.length === 1) {
     const row = rows[0] as Readonly<Record<string, unknown>>;
-    return { name: `${statement.name}_row`, text: statement.one, params: statement.columns.map(([column]) => row[column]) };
+    return { name: `${statement.name}_row`, text: statement.one, params: statement.names.map((column) => row[column]) };
   }
   return { name: statement.name, text: statement.many, params: [JSON.stringify(rows)] };
 }

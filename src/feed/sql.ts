@@ -11,8 +11,8 @@ export const INSERT_FEED = rowsStatement(
   'session_feed',
   'f',
   [['workspace_id', 'text'], ['transaction_id', 'text'], ['session_id', 'text'], ['stream_version', 'integer']],
-  (rows) => `
-INSERT INTO session_feed (workspace_id, transaction_id, session_id, stream_version)
+  (rows, names) => `
+INSERT INTO session_feed (${names})
 SELECT f.workspace_id, coalesce(f.transaction_id::xid8, log_transaction_id()), f.session_id, f.stream_version
   FROM ${rows}
 ON CONFLICT DO NOTHING`,

@@ -1,4 +1,17 @@
-import { batchStreams, compose, foldRecorded, rowsPart, type Opener, type Part, type Projection, type RecordedEvent, type RowCipher, type StreamKeys, type UnitOfWork } from '../../eventstore/index.js';
+import {
+  batchStreams,
+  compose,
+  foldRecorded,
+  rowsPart,
+  type Opener,
+  type Part,
+  type Projection,
+  type RecordedEvent,
+  type RowCipher,
+  type RowOf,
+  type StreamKeys,
+  type UnitOfWork,
+} from '../../eventstore/index.js';
 import { REVISION_PUBLISHED, SESSION_CREATED, SESSION_EVENT_TYPES } from './events.js';
 import { etagOf, isErased, sessionDecider } from './state.js';
 import { clientReferenceDigest } from './references.js';
@@ -8,12 +21,6 @@ import { sessionBodies } from './view.js';
 
 type Row = Record<string, unknown>;
 
-const VIEW_COLUMNS = [
-  'session_id', 'workspace_id', 'mode', 'status', 'revision', 'event_count', 'etag', 'body',
-  'link_hash', 'link_expires_at', 'created_at', 'updated_at', 'client_reference',
-] as const;
-const REVISION_COLUMNS = ['session_id', 'revision', 'body'] as const;
-const LINK_COLUMNS = ['link_hash', 'session_id', 'responder_id'] as const;
 const SESSION_TYPES = new Set<string>(SESSION_EVENT_TYPES);
 
 /**
@@ -27,7 +34,7 @@ function rowsOf(
   open: Opener,
   cipher: RowCipher | undefined,
   published: readonly RecordedEvent[],
-): { view: Row; revisions: Row[]; links: Row[] } | undefined {
+): { view: RowOf<typeof sql.UPSERT_VIEWS>; revisions: Array<RowOf<typeof sql.INSERT_REVISIONS>>; links: Array<RowOf<typeof sql.INSERT_RESPONDER_LINKS>> } | undefined {
   // The same fold as the command's: in one unit of work each event is opened once, for both.
   const state = foldRecorded(sessionDecider, stream, open).state!;
   if (isErased(state) || !cipher) return undefined;
@@ -48,12 +55,12 @@ function rowsOf(
     created_at: state.createdAt,
     updated_at: stream.at(-1)!.data.at,
     client_reference: state.clientReferenceId === null ? null : clientReferenceDigest(keys, state.workspaceId, state.clientReferenceId),
-  } satisfies Record<(typeof VIEW_COLUMNS)[number], unknown>;
+  } satisfies RowOf<typeof sql.UPSERT_VIEWS>;
   const revisions = numbers.map(
-    (revision, i): Row => ({ session_id: state.id, revision, body: bodies.revisions[i] && sealRevisionBody(cipher, bodies.revisions[i]) }) satisfies Record<(typeof REVISION_COLUMNS)[number], unknown>,
+    (revision, i) => ({ session_id: state.id, revision, body: bodies.revisions[i] && sealRevisionBody(cipher, bodies.revisions[i]) }) satisfies RowOf<typeof sql.INSERT_REVISIONS>,
   );
   // Every responder's link, each time a plan is published: a link already stored is kept as it is.
-  const links = shown.length === 0 ? [] : state.responders.flatMap((r): Row[] => (r.link_hash ? [{ link_hash: r.link_hash, session_id: state.id, responder_id: r.id }] : []));
+  const links = shown.length === 0 ? [] : state.responders.flatMap((r) => (r.link_hash ? [{ link_hash: r.link_hash, session_id: state.id, responder_id: r.id } satisfies RowOf<typeof sql.INSERT_RESPONDER_LINKS>] : []));
   return { view, revisions, links };
 }
 
@@ -112,7 +119,7 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
       return erased.length === 0 ? parts : undefined;
     },
     load: {
-      columns: { session_views: VIEW_COLUMNS, session_revisions: REVISION_COLUMNS, responder_links: LINK_COLUMNS },
+      columns: { session_views: sql.UPSERT_VIEWS.names, session_revisions: sql.INSERT_REVISIONS.names, responder_links: sql.INSERT_RESPONDER_LINKS.names },
       rows(streams, storedKeys) {
         const views: unknown[][] = [];
         const revisions: unknown[][] = [];
@@ -124,10 +131,10 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
           const { open, cipher } = keys.bothOfStored(id, storedKeys.get(id));
           const rows = rowsOf(keys, upTo === stream.length ? stream : stream.slice(0, upTo), open, cipher, own);
           if (!rows) continue;
-          views.push(VIEW_COLUMNS.map((column) => rows.view[column]));
-          for (const revision of rows.revisions) revisions.push(REVISION_COLUMNS.map((column) => revision[column]));
+          views.push(sql.UPSERT_VIEWS.names.map((column) => rows.view[column]));
+          for (const revision of rows.revisions) revisions.push(sql.INSERT_REVISIONS.names.map((column) => revision[column]));
           // The whole stream folded: its responders' links once each.
-          for (const link of rows.links) links.push(LINK_COLUMNS.map((column) => link[column]));
+          for (const link of rows.links) links.push(sql.INSERT_RESPONDER_LINKS.names.map((column) => link[column]));
         }
         return { session_views: views, session_revisions: revisions, responder_links: links };
       },

@@ -16,9 +16,8 @@ export const UPSERT_VIEWS = rowsStatement(
     ['etag', 'text'], ['body', 'text'], ['link_hash', 'text'], ['link_expires_at', 'timestamptz'], ['created_at', 'timestamptz'],
     ['updated_at', 'timestamptz'], ['client_reference', 'text'],
   ],
-  (rows) => `
-INSERT INTO session_views (session_id, workspace_id, mode, status, revision, event_count, etag, body,
-                           link_hash, link_expires_at, created_at, updated_at, client_reference)
+  (rows, names) => `
+INSERT INTO session_views (${names})
 SELECT * FROM ${rows}
 ON CONFLICT (session_id) DO UPDATE SET
   status = EXCLUDED.status, revision = EXCLUDED.revision, event_count = EXCLUDED.event_count,
@@ -34,8 +33,8 @@ export const INSERT_REVISIONS = rowsStatement(
   'session_revisions',
   'r',
   [['session_id', 'text'], ['revision', 'integer'], ['body', 'text']],
-  (rows) => `
-INSERT INTO session_revisions (session_id, revision, body)
+  (rows, names) => `
+INSERT INTO session_revisions (${names})
 SELECT * FROM ${rows}
 ON CONFLICT (session_id, revision) DO NOTHING`,
 );
@@ -48,8 +47,8 @@ export const INSERT_RESPONDER_LINKS = rowsStatement(
   'responder_links',
   'l',
   [['link_hash', 'text'], ['session_id', 'text'], ['responder_id', 'text']],
-  (rows) => `
-INSERT INTO responder_links (link_hash, session_id, responder_id)
+  (rows, names) => `
+INSERT INTO responder_links (${names})
 SELECT * FROM ${rows}
 ON CONFLICT (link_hash) DO NOTHING`,
 );
