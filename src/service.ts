@@ -57,13 +57,14 @@ export async function openDatabase(config: Config): Promise<Database> {
  * made once, until a table the statement reads is analyzed or altered; one made while a table
  * held a page of rows reads that table whole, whatever the statement's shape, and goes on doing so
  * as the table grows if nothing analyzes it (autovacuum off, or behind). Its successor plans on
- * the tables as they are then (test/plans/plan-lifetime.test.ts).
+ * the tables as they are then (test/plans/young-plans.test.ts).
  */
 export const CONNECTION_LIFETIME_SECONDS = 300;
 
 /**
  * A pool over `url`; `transaction` when it goes through a transaction pooler (src/database/pooling.ts).
- * While tracing is on, each statement is a span (src/tracing/statements.ts).
+ * Each connection serves `lifetimeSeconds` (a test shortens it), then the pool replaces it. While
+ * tracing is on, each statement is a span (src/tracing/statements.ts).
  */
 export function createPool(url: string, max = 10, pooling: DatabasePooling = 'none', lifetimeSeconds = CONNECTION_LIFETIME_SECONDS): pg.Pool {
   const options = { connectionString: url, max, maxLifetimeSeconds: lifetimeSeconds };
