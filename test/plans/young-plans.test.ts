@@ -36,7 +36,7 @@ async function keptPlan(client: pg.PoolClient, name: string, param: string): Pro
   }
 }
 
-it('reach the view by its key under a generic plan made while the store was young', async () => {
+it("the link's statements reach the view by its key under a generic plan made while the store was young", async () => {
   const client = await db.pool.connect();
   try {
     // Young, and never analyzed (no autovacuum has run yet, or none runs): a few hundred Sessions.
