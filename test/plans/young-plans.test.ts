@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { expect, it } from 'vitest';
-import { createPool } from '../../src/service.js';
+import { CONNECTION_LIFETIME_SECONDS, createPool } from '../../src/service.js';
 import { answerLoad, SESSION_BY_LINK } from '../../src/sessions/sql.js';
 import { CURRENT_ENDPOINT } from '../../src/webhooks/sql.js';
 import { useTestDatabase } from '../support/lifecycle.js';
@@ -61,6 +61,10 @@ it("the link's statements reach the view by its key under a generic plan made wh
 });
 
 it('plans again on the grown store once the pool has replaced the connection that planned on the young one', async () => {
+  // The service's pools are made without a lifetime given: theirs is the bound; this test's is a second.
+  const servicePool = createPool(db.url, 1);
+  expect(servicePool.options.maxLifetimeSeconds).toBe(CONNECTION_LIFETIME_SECONDS);
+  await servicePool.end();
   const lifetimeSeconds = 1;
   const pool = createPool(db.url, 1, 'none', lifetimeSeconds);
   const held = await db.pool.connect();
