@@ -180,12 +180,11 @@ export type RowColumn = readonly [name: string, type: string];
  * an array of each column the driver's text-array encoding of those kilobytes cost more than the
  * insert.
  */
-export interface RowsStatement<C extends readonly RowColumn[] = readonly RowColumn[]> {
+export interface RowsStatement<Name extends string = string> {
   /** The part's name, in the name of each statement it is prepared in (each form its own). */
   name: string;
-  columns: C;
   /** The columns' names in their order: the fields of a row, and the order a COPY of rows takes them in. */
-  names: ReadonlyArray<C[number][0]>;
+  names: readonly Name[];
   one: string;
   many: string;
 }
@@ -204,12 +203,11 @@ export function rowsStatement<const C extends readonly RowColumn[]>(
   alias: string,
   columns: C,
   text: (rows: string, names: string) => string,
-): RowsStatement<C> {
+): RowsStatement<C[number][0]> {
   const names = columns.map(([column]) => column);
   const list = names.join(', ');
   return {
     name,
-    columns,
     names,
     one: text(`(VALUES (${columns.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})) AS ${alias}(${list})`, list),
     many: text(`json_to_recordset($1::json) AS ${alias}(${columns.map(([column, type]) => `${column} ${type}`).join(', ')})`, list),

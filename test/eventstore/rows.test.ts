@@ -10,7 +10,7 @@ import { useTestDatabase } from '../support/lifecycle.js';
 const db = useTestDatabase();
 
 const written = (table: string) =>
-  rowsStatement(`rows_${table}`, 'r', [['id', 'text'], ['n', 'integer'], ['at', 'timestamptz'], ['body', 'text']], (rows) => `INSERT INTO ${table} (id, n, at, body) SELECT * FROM ${rows}`);
+  rowsStatement(`rows_${table}`, 'r', [['id', 'text'], ['n', 'integer'], ['at', 'timestamptz'], ['body', 'text']], (rows, names) => `INSERT INTO ${table} (${names}) SELECT * FROM ${rows}`);
 
 const rows = [
   { id: 'a', n: 1, at: '2026-11-27T10:00:00.123456Z', body: 'quotes " and \\ backslashes, a newline\n, é and 😀' },

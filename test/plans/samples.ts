@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { rowsPart, type RowsStatement } from '../../eventstore/index.js';
+import { INSERT_FEED } from '../../src/feed/sql.js';
+import { INSERT_RESPONDER_LINKS, INSERT_REVISIONS, UPSERT_VIEWS } from '../../src/sessions/sql.js';
 import { CURRENT_ENDPOINT } from '../../src/webhooks/sql.js';
 import type { StoreSample } from './liveStore.js';
 
@@ -25,7 +28,7 @@ const newId = (prefix: string) => `${prefix}_01${randomBytes(12).toString('hex')
 const hex64 = () => randomBytes(32).toString('hex');
 const digest = () => randomBytes(32).toString('base64url');
 
-/** A row of the feed and of the views, in their columns' order (the one-row form takes them as parameters). */
+/** A row of each statement of rows. */
 const feedRow = (s: StoreSample) => ({ workspace_id: s.session.workspaceId, transaction_id: null, session_id: s.open.id, stream_version: s.open.version + 1 });
 const viewRow = (s: StoreSample) => ({
   session_id: s.open.id,
@@ -41,6 +44,17 @@ const viewRow = (s: StoreSample) => ({
   created_at: s.now,
   updated_at: s.now,
   client_reference: digest(),
+});
+const revisionRow = (s: StoreSample) => ({ session_id: s.open.id, revision: 2, body: '{}' });
+const linkRow = (s: StoreSample) => ({ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') });
+
+/**
+ * Both forms of a statement of rows (`NAME.one` and `NAME.many`) with one row: the one-row form's
+ * parameters as the service makes them (rowsPart), the other's as a JSON array of it.
+ */
+const rowsSamples = (id: string, statement: RowsStatement, row: (s: StoreSample) => object): Record<string, Sample> => ({
+  [`${id}.one`]: { params: (s) => rowsPart(statement, [row(s)]).params },
+  [`${id}.many`]: { params: (s) => [JSON.stringify([row(s)])] },
 });
 
 export const SAMPLES: Record<string, Sample> = {
@@ -165,14 +179,11 @@ export const SAMPLES: Record<string, Sample> = {
 
   // Sessions.
   // The workspace event feed.
-  'src/feed/sql.ts#INSERT_FEED.one': { params: (s) => Object.values(feedRow(s)) },
-  'src/feed/sql.ts#INSERT_FEED.many': { params: (s) => [JSON.stringify([feedRow(s)])] },
+  ...rowsSamples('src/feed/sql.ts#INSERT_FEED', INSERT_FEED, feedRow),
   'src/feed/sql.ts#FORGET_FEED': { params: (s) => [[s.session.id]] },
   'src/feed/sql.ts#FEED_PAGE': { params: (s) => [s.session.workspaceId, '0', '', 0, 100] },
-  'src/sessions/sql.ts#UPSERT_VIEWS.one': { params: (s) => Object.values(viewRow(s)) },
-  'src/sessions/sql.ts#UPSERT_VIEWS.many': { params: (s) => [JSON.stringify([viewRow(s)])] },
-  'src/sessions/sql.ts#INSERT_REVISIONS.one': { params: (s) => [s.open.id, 2, '{}'] },
-  'src/sessions/sql.ts#INSERT_REVISIONS.many': { params: (s) => [JSON.stringify([{ session_id: s.open.id, revision: 2, body: '{}' }])] },
+  ...rowsSamples('src/sessions/sql.ts#UPSERT_VIEWS', UPSERT_VIEWS, viewRow),
+  ...rowsSamples('src/sessions/sql.ts#INSERT_REVISIONS', INSERT_REVISIONS, revisionRow),
   'src/sessions/sql.ts#FORGET_SESSIONS': { params: (s) => [[s.session.id]] },
   'src/sessions/sql.ts#WORKSPACE_BY_ID': { params: (s) => [s.session.id] },
   'src/sessions/sql.ts#SESSION_BY_REFERENCE': { params: (s) => [s.session.workspaceId, digest()] },
@@ -182,8 +193,7 @@ export const SAMPLES: Record<string, Sample> = {
   'src/sessions/sql.ts#VIEW_BY_ID': { params: (s) => [s.session.id] },
   'src/sessions/sql.ts#REVISION_BY_ID': { params: (s) => [s.session.id, 2] },
   'src/sessions/sql.ts#SESSION_BY_LINK': { params: (s) => [s.session.linkHash] },
-  'src/sessions/sql.ts#INSERT_RESPONDER_LINKS.one': { params: (s) => [hex64(), s.open.id, newId('rsp')] },
-  'src/sessions/sql.ts#INSERT_RESPONDER_LINKS.many': { params: (s) => [JSON.stringify([{ link_hash: hex64(), session_id: s.open.id, responder_id: newId('rsp') }])] },
+  ...rowsSamples('src/sessions/sql.ts#INSERT_RESPONDER_LINKS', INSERT_RESPONDER_LINKS, linkRow),
   // As the service builds it: the webhooks reaction's read of the current endpoint beside the Session.
   'src/sessions/sql.ts#answerLoad': { args: [[CURRENT_ENDPOINT]], params: (s) => [s.session.linkHash] },
 
