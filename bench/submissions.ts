@@ -1,4 +1,5 @@
 import { plainInsert } from './support/baseline.js';
+import { printCpuFigures } from './support/cpu.js';
 import { benchDatabase } from './support/database.js';
 import { startRoundTripFloor } from './support/floor.js';
 import { startLoadGenerator } from './support/load.js';
@@ -38,11 +39,12 @@ try {
         seconds,
         requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} },
       }),
-    submit: submissionsContender(load, service, { clients: CLIENTS, stats }),
+    submit: submissionsContender(load, service, { clients: CLIENTS, stats, cpu: db }),
   });
   printFigure({ name: `${SUBMISSION_ROUND_TRIPS} round trips alone / plain INSERT (the ceiling)`, values: ratios(results.floor, results.insert) });
   printFigure({ name: 'POST /s/{token} accepted / plain INSERT', values: ratios(results.submit, results.insert), target: { op: '>=', value: 0.15 } });
   printFigure({ name: 'POST /s/{token} accepted, p99', values: results.submit.map((m) => m.p99Ms), unit: 'ms', target: { op: '<=', value: 25 } });
+  printCpuFigures('POST /s/{token} accepted', results.submit, { service: { op: '<=', value: 0.8 }, database: { op: '<=', value: 0.6 } });
   stats.print('POST /s/{token} accepted');
 } finally {
   await floor.close();

@@ -9,6 +9,15 @@ export interface Measurement {
   rate: number;
   p50Ms: number;
   p99Ms: number;
+  /** The CPU it cost an operation, when it was metered (support/cpu.ts). */
+  cpu?: CpuPerOperation;
+}
+
+export interface CpuPerOperation {
+  /** Milliseconds of this process's CPU (user and system) an operation. */
+  serviceMs: number;
+  /** Milliseconds of the database's backends an operation; undefined when the server is not on this machine. */
+  databaseMs: number | undefined;
 }
 
 export interface LoopOptions {
@@ -55,10 +64,11 @@ export async function timedLoop(label: string, options: LoopOptions, operation: 
   return summarize(label, latencies, (performance.now() - started) / 1000);
 }
 
-/** One line: rate, p50 and p99, and how many operations in how long. */
+/** One line: rate, p50 and p99, how many operations in how long, and their CPU when metered. */
 export const describe = (m: Measurement): string =>
   `${m.rate.toFixed(0).padStart(6)}/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(6)} ms  ` +
-  `(${m.operations} in ${m.seconds.toFixed(1)} s)  ${m.label}`;
+  `(${m.operations} in ${m.seconds.toFixed(1)} s)  ${m.label}` +
+  (m.cpu ? `; CPU an operation: the service ${m.cpu.serviceMs.toFixed(2)} ms, PostgreSQL ${m.cpu.databaseMs?.toFixed(2) ?? 'n/a'} ms` : '');
 
 /** CPU seconds of a process from /proc (utime + stime, ticks of 1/100 s); undefined when it is not on this machine. */
 export async function cpuSecondsOf(pid: number): Promise<number | undefined> {

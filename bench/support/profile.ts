@@ -1,9 +1,10 @@
 import type pg from 'pg';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { interactive } from '../../test/support/sessions.js';
-import { benchDatabase, type BenchDatabase } from './database.js';
+import { benchDatabase } from './database.js';
 import { startLoadGenerator, type HttpLoad } from './load.js';
+import { backendsCpuMs, backendsSince } from './cpu.js';
 import { cpuSecondsOf, describe } from './measure.js';
 import { startRoundTripFloor } from './floor.js';
 import { startBenchService } from './service.js';
@@ -35,9 +36,17 @@ const CLIENTS = Number(process.argv[4] ?? 8);
 /** User and system CPU milliseconds of a process (0 when it cannot be read). */
 const cpuMsOf = async (pid: number): Promise<number> => ((await cpuSecondsOf(pid)) ?? 0) * 1000;
 
-async function backendsCpuMs(db: BenchDatabase): Promise<Map<number, number>> {
-  const { rows } = await db.pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
-  return new Map(await Promise.all(rows.map(async (r) => [r.pid, await cpuMsOf(r.pid)] as [number, number])));
+/**
+ * This process's main thread: milliseconds on a core, and runnable but waiting for one (Linux
+ * schedstat). V8's samples are of that thread's wall clock, so together they are what the samples
+ * can add up to; the process's CPU besides is its other threads' (the optimizing compiler, the
+ * collector's helpers, libuv's pool).
+ */
+async function mainThreadMs(): Promise<{ running: number; waiting: number } | undefined> {
+  const text = await readFile(`/proc/self/task/${process.pid}/schedstat`, 'utf8').catch(() => undefined);
+  if (!text) return undefined;
+  const [running, waiting] = text.split(' ').map(Number);
+  return { running: running! / 1e6, waiting: waiting! / 1e6 };
 }
 
 interface ProfileNode {
@@ -114,7 +123,7 @@ const CATEGORIES: ReadonlyArray<[string, (url: string, name: string) => boolean]
  * out, and their sum. V8 samples the thread's wall clock: a sample taken while the thread is
  * descheduled in the middle of its work (preempted on busy cores, most often inside a system call
  * such as writev) counts as work of what it was running. The sum says how far that went: against
- * the process's CPU from /proc, the difference is time the thread waited for a core.
+ * the main thread's schedstat, the time it was runnable and waiting for a core.
  */
 function byCategory(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, requests: number): { lines: string[]; sampledMs: number } {
   const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -162,7 +171,7 @@ const job = async (seconds: number, rate: number): Promise<HttpLoad> => {
   return { label: 'POST /s/{token}, accepted', origin: service.baseUrl, connections: CLIENTS, seconds, amount, requests: { kind: 'submissions', sessions } };
 };
 try {
-  const warm = await load.http(await job(2, 200));
+  const warm = await load.http(await job(Number(process.env.PROFILE_WARM_SECONDS ?? 2), 200));
   const timed = await job(SECONDS, warm.rate);
   await db.pool.query(`SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)`);
   const inspector = new Session();
@@ -171,10 +180,12 @@ try {
   await inspector.post('Profiler.start');
   const backendsBefore = await backendsCpuMs(db);
   const loadBefore = await cpuMsOf(load.pid);
+  const threadBefore = await mainThreadMs();
   const before = process.cpuUsage();
   const bytesBefore = poolBytes(db.pool);
   const measured = await load.http(timed);
   const used = process.cpuUsage(before);
+  const threadAfter = await mainThreadMs();
   const bytesAfter = poolBytes(db.pool);
   const loadMs = (await cpuMsOf(load.pid)) - loadBefore;
   const backendsAfter = await backendsCpuMs(db);
@@ -182,7 +193,7 @@ try {
   inspector.disconnect();
   // For a closer look (Chrome's DevTools, or a script over its nodes): PROFILE_SAVE=file.cpuprofile.
   if (process.env.PROFILE_SAVE) await writeFile(process.env.PROFILE_SAVE, JSON.stringify(profile));
-  const backendMs = [...backendsAfter].reduce((sum, [pid, ms]) => sum + ms - (backendsBefore.get(pid) ?? 0), 0);
+  const backendMs = backendsBefore && backendsAfter ? backendsSince(backendsBefore, backendsAfter) : undefined;
   const { rows } = await db.pool.query<{ calls: number; mean_ms: number; query: string }>(
     `SELECT calls::integer AS calls, mean_exec_time AS mean_ms, query FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel AND query !~ 'pg_stat_|pg_stat_activity'
@@ -192,7 +203,7 @@ try {
   const sent = rows.reduce((sum, r) => sum + r.calls, 0);
   console.log(describe(measured));
   console.log(`service process CPU per request: ${((used.user + used.system) / 1000 / n).toFixed(3)} ms (user ${(used.user / 1000 / n).toFixed(3)}, system ${(used.system / 1000 / n).toFixed(3)})`);
-  console.log(`database backends CPU per request: ${(backendMs / n).toFixed(3)} ms (${backendsAfter.size} backends, 10 ms ticks)`);
+  console.log(`database backends CPU per request: ${backendMs === undefined ? 'n/a (the server is not on this machine)' : `${(backendMs / n).toFixed(3)} ms (${backendsAfter!.size} backends, 10 ms ticks)`}`);
   console.log(`load generator process CPU per request: ${(loadMs / n).toFixed(2)} ms`);
   console.log(`bytes per request on the pool's connections to PostgreSQL: ${((bytesAfter.written - bytesBefore.written) / n).toFixed(0)} sent, ${((bytesAfter.read - bytesBefore.read) / n).toFixed(0)} received`);
   console.log(`statements sent per request (round trips, BEGIN and COMMIT included; background roles too): ${(sent / n).toFixed(2)}`);
@@ -201,11 +212,15 @@ try {
   const kinds = byCategory(profile as never, n);
   console.log('service process CPU per request by kind of work (sampled; idle left out):');
   for (const line of kinds.lines) console.log(`  ${line}`);
-  const waited = kinds.sampledMs - cpuMs;
-  console.log(
-    `  sampled ${kinds.sampledMs.toFixed(2)} ms a request against ${cpuMs.toFixed(2)} ms of CPU` +
-      (waited > 0.1 * cpuMs ? `: ${waited.toFixed(2)} ms of the samples were taken while the thread waited for a core (most in system calls, so under protocol); read the kinds as shares` : ': the samples are CPU'),
-  );
+  if (threadBefore && threadAfter) {
+    const running = (threadAfter.running - threadBefore.running) / n;
+    const waiting = (threadAfter.waiting - threadBefore.waiting) / n;
+    console.log(
+      `  sampled ${kinds.sampledMs.toFixed(2)} ms a request: the main thread ran ${running.toFixed(2)} ms and waited ${waiting.toFixed(2)} ms for a core ` +
+        `(preempted, most often inside a system call such as writev that woke a backend: read those samples as waiting, not work); ` +
+        `the process's other threads (optimizing compiler, collector's helpers) used ${Math.max(0, cpuMs - running).toFixed(2)} ms`,
+    );
+  } else console.log(`  sampled ${kinds.sampledMs.toFixed(2)} ms a request against ${cpuMs.toFixed(2)} ms of the process's CPU (no schedstat here to split it)`);
   console.log('ten functions with the most self time in the service process:');
   for (const line of topFunctions(profile as never, Number(process.env.PROFILE_TOP ?? 10))) console.log(`  ${line}`);
   if (process.env.PROFILE_INCLUSIVE) {

@@ -1,4 +1,6 @@
 import { interactive } from '../../test/support/sessions.js';
+import { metered } from './cpu.js';
+import type { BenchDatabase } from './database.js';
 import type { LoadGenerator, RequestPlan } from './load.js';
 import type { Contender } from './rounds.js';
 import type { BenchService } from './service.js';
@@ -12,6 +14,8 @@ export interface PerSessionOptions {
   label?: string;
   /** Counts the statements of each pass's timed part. */
   stats?: StatementStats;
+  /** Meters the CPU of each pass's timed part, this process's and that database's. */
+  cpu?: Pick<BenchDatabase, 'pool'>;
 }
 
 /**
@@ -33,8 +37,9 @@ function perSessionContender(
       options.amount ?? (lastRate === undefined ? options.clients * 25 : Math.max(options.clients * 10, Math.round(lastRate * seconds)));
     // Each connection builds its next request before it knows the run is over: one spare each.
     const sessions = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: amount + options.clients });
-    const run = () =>
+    const http = () =>
       load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, amount, requests: requests(sessions) });
+    const run = options.cpu ? () => metered(options.cpu!, http) : http;
     const measured = options.stats ? await options.stats.counted(pass, run) : await run();
     lastRate = measured.rate;
     return measured;
@@ -64,12 +69,17 @@ export interface CreationOptions {
   body?: object;
   /** Sent beside the owner key (a traceparent, say). */
   headers?: Record<string, string>;
+  /** Meters the CPU of each pass, this process's and that database's. */
+  cpu?: Pick<BenchDatabase, 'pool'>;
 }
 
 /** POST /v1/sessions with the owner key, the same body every time. */
 export const creationsContender = (load: LoadGenerator, service: Pick<BenchService, 'baseUrl' | 'ownerKey'>, options: CreationOptions): Contender => {
   const headers = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json', ...options.headers };
   const body = JSON.stringify(options.body ?? { interaction: interactive() });
-  return ({ seconds }) =>
-    load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers, body } });
+  return ({ seconds }) => {
+    const http = () =>
+      load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers, body } });
+    return options.cpu ? metered(options.cpu, http) : http();
+  };
 };
