@@ -6,7 +6,7 @@ import { printCpuFigures } from './support/cpu.js';
 import { benchDatabase } from './support/database.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
-import { interleave } from './support/rounds.js';
+import { CPU_WARM_UP_SECONDS, interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
 import { statementStats } from './support/statements.js';
 import { creationsContender } from './support/submitting.js';
@@ -58,11 +58,14 @@ try {
 
   heading(`(b) Session creation, ${CREATORS} connections`);
   const stats = statementStats(db);
-  const creation = await interleave({
-    insert: await plainInsert(db, load, CREATORS),
-    append: appendContender(db, load, CREATORS),
-    create: stats.contender(creationsContender(load, service, { clients: CREATORS, label: 'POST /v1/sessions', cpu: db })),
-  });
+  const creation = await interleave(
+    {
+      insert: await plainInsert(db, load, CREATORS),
+      append: appendContender(db, load, CREATORS),
+      create: stats.contender(creationsContender(load, service, { clients: CREATORS, label: 'POST /v1/sessions', cpu: db })),
+    },
+    { warmUpSeconds: CPU_WARM_UP_SECONDS },
+  );
   printFigure({ name: 'POST /v1/sessions / plain INSERT', values: ratios(creation.create, creation.insert), target: { op: '>=', value: 0.3 } });
   printFigure({ name: 'POST /v1/sessions / append', values: ratios(creation.create, creation.append), target: { op: '>=', value: 0.6 } });
   printCpuFigures('POST /v1/sessions', creation.create, { service: { op: '<=', value: 0.6 }, database: { op: '<=', value: 0.4 } });

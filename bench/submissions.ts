@@ -4,7 +4,7 @@ import { benchDatabase } from './support/database.js';
 import { startRoundTripFloor } from './support/floor.js';
 import { startLoadGenerator } from './support/load.js';
 import { heading, printFigure, ratios } from './support/result.js';
-import { interleave } from './support/rounds.js';
+import { CPU_WARM_UP_SECONDS, interleave } from './support/rounds.js';
 import { startBenchService } from './support/service.js';
 import { statementStats } from './support/statements.js';
 import { submissionsContender } from './support/submitting.js';
@@ -29,18 +29,21 @@ const floor = await startRoundTripFloor(db.pool, SUBMISSION_ROUND_TRIPS);
 const stats = statementStats(db);
 try {
   heading(`human submissions, ${CLIENTS} clients, each on a Session of its own`);
-  const results = await interleave({
-    insert: await plainInsert(db, load, CLIENTS),
-    floor: ({ seconds }) =>
-      load.http({
-        label: `bare route, ${SUBMISSION_ROUND_TRIPS} round trips to PostgreSQL`,
-        origin: floor.url,
-        connections: CLIENTS,
-        seconds,
-        requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} },
-      }),
-    submit: submissionsContender(load, service, { clients: CLIENTS, stats, cpu: db }),
-  });
+  const results = await interleave(
+    {
+      insert: await plainInsert(db, load, CLIENTS),
+      floor: ({ seconds }) =>
+        load.http({
+          label: `bare route, ${SUBMISSION_ROUND_TRIPS} round trips to PostgreSQL`,
+          origin: floor.url,
+          connections: CLIENTS,
+          seconds,
+          requests: { kind: 'fixed', method: 'POST', path: '/floor', headers: {} },
+        }),
+      submit: submissionsContender(load, service, { clients: CLIENTS, stats, cpu: db }),
+    },
+    { warmUpSeconds: CPU_WARM_UP_SECONDS },
+  );
   printFigure({ name: `${SUBMISSION_ROUND_TRIPS} round trips alone / plain INSERT (the ceiling)`, values: ratios(results.floor, results.insert) });
   printFigure({ name: 'POST /s/{token} accepted / plain INSERT', values: ratios(results.submit, results.insert), target: { op: '>=', value: 0.15 } });
   printFigure({ name: 'POST /s/{token} accepted, p99', values: results.submit.map((m) => m.p99Ms), unit: 'ms', target: { op: '<=', value: 25 } });

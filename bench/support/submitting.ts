@@ -21,7 +21,7 @@ export interface PerSessionOptions {
 /**
  * Requests from the load generator, `clients` at a time, each on a Session created for it just
  * before the pass (not timed). A pass makes `amount` requests when given; else as many as the
- * previous pass's rate gives in the pass's seconds (the first pass makes 25 per client), so that
+ * previous pass's rate gives in the pass's seconds (the first pass makes 50 per client a second), so that
  * no more Sessions are made than are used.
  */
 function perSessionContender(
@@ -34,7 +34,7 @@ function perSessionContender(
   return async (pass) => {
     const { seconds } = pass;
     const amount =
-      options.amount ?? (lastRate === undefined ? options.clients * 25 : Math.max(options.clients * 10, Math.round(lastRate * seconds)));
+      options.amount ?? (lastRate === undefined ? options.clients * 50 * seconds : Math.max(options.clients * 10, Math.round(lastRate * seconds)));
     // Each connection builds its next request before it knows the run is over: one spare each.
     const sessions = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: amount + options.clients });
     const http = () =>
