@@ -12,6 +12,16 @@ export const RESOLUTION_TYP = 'svc-decision+jwt';
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
+/** Each protected header as encoded, by type and key id: they are few, and every receipt repeats one. */
+const headers = new Map<string, string>();
+
+function encodedHeader(typ: string, kid: string): string {
+  const key = `${typ} ${kid}`;
+  let header = headers.get(key);
+  if (header === undefined) headers.set(key, (header = base64url(canonicalJson({ alg: 'EdDSA', typ, kid }))));
+  return header;
+}
+
 /**
  * A compact JWS (EdDSA over Ed25519) whose payload is exactly the RFC 8785 bytes of the claims, so
  * anyone can recompute and compare them. Signed with the active key; without keys, refused (the
@@ -19,8 +29,7 @@ const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('
  */
 export function signReceipt(keys: ReceiptKeyRing | undefined, claims: object, typ: string = RECEIPT_TYP): string | ReceiptRefusal {
   if (!keys) return { refused: 'receipt_keys_unavailable' };
-  const header = canonicalJson({ alg: 'EdDSA', typ, kid: keys.active.kid });
-  const signingInput = `${base64url(header)}.${base64url(canonicalJson(claims))}`;
+  const signingInput = `${encodedHeader(typ, keys.active.kid)}.${base64url(canonicalJson(claims))}`;
   const signature = sign(null, Buffer.from(signingInput, 'ascii'), keys.active.privateKey);
   return `${signingInput}.${signature.toString('base64url')}`;
 }

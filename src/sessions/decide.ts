@@ -22,7 +22,7 @@ import {
   type SessionExpired,
   type SessionEvent,
 } from './events.js';
-import { checkResponse, responseSchemaOf } from './responseSchema.js';
+import { checkResponse, revisionResponseSchema } from './responseSchema.js';
 import { interactionSha256 } from './surfaceMeasure.js';
 import {
   currentRevision,
@@ -30,6 +30,7 @@ import {
   etagOf,
   revisionAnswered,
   revisionInteraction,
+  revisionSha256,
   type AcceptedResponse,
   type PublicEvent,
   type SessionState,
@@ -287,7 +288,7 @@ export function decideAcceptance(state: SessionState, submission: Submission): A
     const refused = refuseDecisionAnswer(answers, resolved, submission.responderId);
     if (refused) return refused;
   } else if (revisionAnswered(state, submission.revision)) return { refused: 'revision_answered' };
-  const check = checkResponse(responseSchemaOf(interaction), submission.data);
+  const check = checkResponse(revisionResponseSchema(revisionSha256(state, submission.revision), interaction), submission.data);
   const refusal = answerInvalid(check.ok ? undefined : check, submission.untyped);
   if (refusal) return refusal;
   const at = submission.now.toISOString();

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { fieldsOf, type FieldSchema, type InteractiveInteraction, type ResponseSchema } from './interaction.js';
 import { pointerSegments } from '../http/jsonPath.js';
 import { unstorable } from '../http/text.js';
@@ -8,15 +9,20 @@ import { repeatsItem, validatorOf } from './validation/jsonSchema.js';
  * The response schema of a revision and the check of a person's answer against it.
  */
 
-/**
- * Each revision's schema is made once per interaction object: a submission's decision and the
- * view written with it read the same revision. A copy: it shares nothing with the stored revision.
- */
-const schemas = new WeakMap<InteractiveInteraction, ResponseSchema>();
+/** A copy of the revision's response schema: it shares nothing with the stored revision. */
+export const responseSchemaOf = (interaction: InteractiveInteraction): ResponseSchema => structuredClone(sharedSchemaOf(interaction));
 
-export function responseSchemaOf(interaction: InteractiveInteraction): ResponseSchema {
-  let schema = schemas.get(interaction);
-  if (!schema) schemas.set(interaction, (schema = structuredClone(sharedSchemaOf(interaction))));
+/** Distinct revisions answered lately; a schema is a few hundred bytes. */
+const byRevision = new LRUCache<string, ResponseSchema>({ max: 1000 });
+
+/**
+ * The response schema of the revision whose digest is `revisionSha256`, made once for all the
+ * answers to it: equal digests are equal interactions, so equal schemas. Checking an answer then
+ * builds nothing, and its validator is found by the schema itself (validatorOf).
+ */
+export function revisionResponseSchema(revisionSha256: string, interaction: InteractiveInteraction): ResponseSchema {
+  let schema = byRevision.get(revisionSha256);
+  if (!schema) byRevision.set(revisionSha256, (schema = responseSchemaOf(interaction)));
   return schema;
 }
 

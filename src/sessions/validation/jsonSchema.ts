@@ -14,17 +14,21 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, ownProperties: true });
 /** Distinct schemas are as many as distinct Surfaces, so the cache must forget. */
 const compiled = new LRUCache<string, ValidateFunction>({ max: 1000 });
 
+/** A schema object kept and checked again (a revision's, revisionResponseSchema) finds its validator without rendering its text. */
+const bySchema = new WeakMap<object, ValidateFunction>();
+
 /**
  * The compiled validator of a schema, cached by its JSON text, least recently used dropped first.
  * A schema is built in one key order from its stored revision, so equal schemas have equal texts
  * (the native JSON.stringify, not an RFC 8785 rendering, which costs every answer far more).
  */
 export function validatorOf(schema: object): ValidateFunction {
+  const held = bySchema.get(schema);
+  if (held) return held;
   const key = JSON.stringify(schema);
-  const hit = compiled.get(key);
-  if (hit) return hit;
-  const validate = compile(schema);
-  compiled.set(key, validate);
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = compile(schema)));
+  bySchema.set(schema, validate);
   return validate;
 }
 
