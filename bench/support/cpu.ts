@@ -11,15 +11,18 @@ import { printFigure, type Target } from './result.js';
  * pool's five-minute connections make rare in a pass of seconds.
  */
 
-/** Each backend of the bench's database and the CPU milliseconds it has used; undefined when /proc does not have them. */
+/**
+ * Each backend of the bench's database and the CPU milliseconds it has used; undefined when /proc
+ * has none of them (the server runs elsewhere). One that ended since it was listed is left out.
+ */
 export async function backendsCpuMs(db: Pick<BenchDatabase, 'pool'>): Promise<Map<number, number> | undefined> {
   const { rows } = await db.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
   const readings = await Promise.all(rows.map(async (r) => [r.pid, await cpuSecondsOf(r.pid)] as const));
-  if (readings.some(([, seconds]) => seconds === undefined)) return undefined;
-  return new Map(readings.map(([pid, seconds]) => [pid, seconds! * 1000]));
+  const read = readings.filter((reading): reading is readonly [number, number] => reading[1] !== undefined);
+  return read.length === 0 ? undefined : new Map(read.map(([pid, seconds]) => [pid, seconds * 1000]));
 }
 
-/** What `backends` used since `before`: a backend that started in between counts whole. */
+/** What the backends used between two readings: one that started in between counts whole. */
 export const backendsSince = (before: Map<number, number>, after: Map<number, number>): number =>
   [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
