@@ -23,8 +23,8 @@ export type Contender = (pass: Pass) => Promise<Measurement>;
 
 /**
  * Measures every contender once per round, for ROUNDS rounds (or `rounds`), after a warm-up pass
- * of each that is thrown away (`warmUpSeconds` each, a second unless given): in the order given in odd rounds,
- * reversed in even ones (baseline, subject, subject, baseline, ...), so that what the one before
+ * of each that is thrown away (`warmUpSeconds` each, a second unless given): in the order given in
+ * odd rounds, reversed in even ones (baseline, subject, subject, baseline, ...), so that what the one before
  * leaves behind (a backlog to export, rows to vacuum) weighs on each side alike. Prints each
  * measurement as it is made.
  */

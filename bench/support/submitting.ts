@@ -21,8 +21,8 @@ export interface PerSessionOptions {
 /**
  * Requests from the load generator, `clients` at a time, each on a Session created for it just
  * before the pass (not timed). A pass makes `amount` requests when given; else as many as the
- * previous pass's rate gives in the pass's seconds (the first pass makes 50 per client a second), so that
- * no more Sessions are made than are used.
+ * previous pass's rate gives in the pass's seconds (the first pass makes 50 per client a second),
+ * so that no more Sessions are made than are used.
  */
 function perSessionContender(
   load: LoadGenerator,
