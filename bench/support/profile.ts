@@ -24,8 +24,9 @@ import { startBenchService } from './service.js';
  * server must run on this machine), the round trips per request (statements the service sent,
  * BEGIN and COMMIT included, from pg_stat_statements), this process's CPU per request by kind of
  * work (framework, logging, validation, rendering, canonical JSON, crypto, protocol, garbage
- * collection...), and the ten functions of this process with the most self time over the run (a
- * V8 CPU profile of the timed window only).
+ * collection...), with the main thread's time run and waited for a core beside it, and the ten
+ * functions of this process with the most self time over the run (a V8 CPU profile of the timed
+ * window only). It warms up for PROFILE_WARM_SECONDS first (2): V8 is still optimizing after that.
  */
 
 type Kind = 'submission' | 'creation' | 'poll' | 'floor';
