@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { HOUR } from '../clock.js';
 import type { ReceiptClaims } from '../client/types.js';
 import { canonicalJson, sha256Hex } from '../../eventstore/index.js';
@@ -53,13 +54,17 @@ export function stepId(sessionId: string, revision: number): string {
   return `${sessionId}/r${revision}`;
 }
 
+/** Each workspace's subject key, derived once for all its answers. */
+const subjectKeys = new LRUCache<string, Buffer>({ max: 1000 });
+
 /**
  * A stable pseudonym of whoever held the link, scoped to the workspace: an HMAC of the link hash
  * under a key derived from the workspace ID. It reveals nothing of the link or its hash, and two
  * workspaces never see the same subject.
  */
 export function responderSubject(linkHash: string, workspaceId: string): string {
-  const key = createHash('sha256').update(`svc-receipt-subject/v1\0${workspaceId}`, 'utf8').digest();
+  let key = subjectKeys.get(workspaceId);
+  if (!key) subjectKeys.set(workspaceId, (key = createHash('sha256').update(`svc-receipt-subject/v1\0${workspaceId}`, 'utf8').digest()));
   return `lh_${createHmac('sha256', key).update(linkHash, 'utf8').digest('base64url')}`;
 }
 
