@@ -15,7 +15,9 @@ import { submissionsContender } from './support/submitting.js';
  * process, as `npm start` does (the projector, dispatcher and purger beside the API). Each round
  * is compared with the plain INSERT at the same concurrency, measured just before it.
  *
- * A store that slows as it grows shows it here first: the last round's rate over the first's.
+ * A store that slows as it grows shows it here first: the last round's rate over the first's. Each
+ * round's line also says what a submission cost the service's CPU and PostgreSQL's, so a store
+ * that costs more as it grows shows there too.
  */
 
 const CLIENTS = 8;
@@ -30,7 +32,7 @@ try {
   const results = await interleave(
     {
       insert: await plainInsert(db, load, CLIENTS),
-      submit: submissionsContender(load, service, { clients: CLIENTS, stats }),
+      submit: submissionsContender(load, service, { clients: CLIENTS, stats, cpu: db }),
     },
     { rounds: LIVE_ROUNDS },
   );
