@@ -90,7 +90,21 @@ it('the inline view, its ETag and its revisions equal a fresh fold of the log af
       for (const s of [{ kind: 'create', mode: 'interactive' } as const, ...steps]) await apply(s, sessions);
       await expectViewsAreFolds(t, sessions);
     }),
-    { numRuns: 25 },
+    {
+      numRuns: 25,
+      // The first run is this one, which publishes, answers and completes for real whatever the
+      // draws: the check below then cannot fail for want of a lucky draw (a completion is rare).
+      examples: [
+        [
+          [
+            { kind: 'publish', pick: 0, stale: false },
+            { kind: 'answer', pick: 0, amount: 10, stale: false },
+            { kind: 'create', mode: 'interactive' },
+            { kind: 'complete', pick: 1, stale: false },
+          ],
+        ],
+      ],
+    },
   );
   // The runs answered, published and completed for real, not only refused.
   const { rows } = await t.ctx.store.pool.query<{ type: string }>('SELECT DISTINCT type FROM events');
