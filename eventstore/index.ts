@@ -13,7 +13,7 @@ export { type Logger } from './notifier.js';
 export { Wakeups } from './wakeups.js';
 export { WokenLoop } from './wokenLoop.js';
 export { KEY_COLUMNS, LINK_COLUMNS, STREAM_READ_COLUMNS, keyJoin, streamReadJoins } from './sql.js';
-export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrations, migrate, pendingMigrations } from './migrate.js';
+export { EVENTSTORE_MIGRATIONS, MigrationChanged, assertMigrationsUnchanged, bundledMigrationIds, bundledMigrations, migrate, pendingMigrations } from './migrate.js';
 export * from './sealing.js';
 export * from './decider.js';
 export { endSpan, inSpan, tracer } from './tracing.js';

@@ -1,4 +1,4 @@
-import { bundledMigrations, pendingMigrations } from '../../eventstore/index.js';
+import { bundledMigrationIds, pendingMigrations } from '../../eventstore/index.js';
 import { newestCheckpoint, payloadOf } from '../audit/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { purgeBacklog, type PurgeBacklog } from '../purge/index.js';
@@ -27,7 +27,7 @@ async function readStatus(ctx: Pick<ServiceContext, 'clock' | 'store' | 'streamK
     deliveries: await deliveryQueue(ctx.store.pool, now),
     purge: await purgeBacklog(ctx.store.pool, now),
     checkpoint: newest ? { age_s: secondsBetween(new Date(payloadOf(newest.jws).iat * 1000), now) } : null,
-    migrations: { applied: (await bundledMigrations(parts.migrationFolders)).length - pending, pending },
+    migrations: { applied: (await bundledMigrationIds(parts.migrationFolders)).length - pending, pending },
     data_keys: await dataKeyStatus(ctx),
   };
 }
