@@ -214,12 +214,12 @@ export function rowsStatement<const C extends readonly RowColumn[]>(
   };
 }
 
+/** A row's values in its statement's column order: the one-row form's parameters, and a COPY's line. */
+export const rowValues = (statement: RowsStatement, row: object): unknown[] => statement.names.map((column) => (row as Readonly<Record<string, unknown>>)[column]);
+
 /** The part (compose) that writes `rows`, one or more, with `statement`. */
 export function rowsPart(statement: RowsStatement, rows: readonly object[]): Part {
-  if (rows.length === 1) {
-    const row = rows[0] as Readonly<Record<string, unknown>>;
-    return { name: `${statement.name}_row`, text: statement.one, params: statement.names.map((column) => row[column]) };
-  }
+  if (rows.length === 1) return { name: `${statement.name}_row`, text: statement.one, params: rowValues(statement, rows[0]!) };
   return { name: statement.name, text: statement.many, params: [JSON.stringify(rows)] };
 }
 

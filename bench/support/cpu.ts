@@ -26,8 +26,9 @@ export async function backendsCpuMs(db: Pick<BenchDatabase, 'pool'>): Promise<Ma
 export const backendsSince = (before: Map<number, number>, after: Map<number, number>): number =>
   [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
-/** Runs the timed `work` and says its CPU per operation beside its measurement. */
-export async function metered(db: Pick<BenchDatabase, 'pool'>, work: () => Promise<Measurement>): Promise<Measurement> {
+/** Runs the timed `work` and says its CPU per operation beside its measurement; without a database to meter, runs it alone. */
+export async function metered(db: Pick<BenchDatabase, 'pool'> | undefined, work: () => Promise<Measurement>): Promise<Measurement> {
+  if (!db) return work();
   const backendsBefore = await backendsCpuMs(db);
   const before = process.cpuUsage();
   const measured = await work();

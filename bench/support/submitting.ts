@@ -37,9 +37,10 @@ function perSessionContender(
       options.amount ?? (lastRate === undefined ? options.clients * 50 * seconds : Math.max(options.clients * 10, Math.round(lastRate * seconds)));
     // Each connection builds its next request before it knows the run is over: one spare each.
     const sessions = await load.createSessions({ origin: service.baseUrl, ownerKey: service.ownerKey, count: amount + options.clients });
-    const http = () =>
-      load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, amount, requests: requests(sessions) });
-    const run = options.cpu ? () => metered(options.cpu!, http) : http;
+    const run = () =>
+      metered(options.cpu, () =>
+        load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, amount, requests: requests(sessions) }),
+      );
     const measured = options.stats ? await options.stats.counted(pass, run) : await run();
     lastRate = measured.rate;
     return measured;
@@ -77,9 +78,8 @@ export interface CreationOptions {
 export const creationsContender = (load: LoadGenerator, service: Pick<BenchService, 'baseUrl' | 'ownerKey'>, options: CreationOptions): Contender => {
   const headers = { authorization: `Bearer ${service.ownerKey}`, 'content-type': 'application/json', ...options.headers };
   const body = JSON.stringify(options.body ?? { interaction: interactive() });
-  return ({ seconds }) => {
-    const http = () =>
-      load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers, body } });
-    return options.cpu ? metered(options.cpu, http) : http();
-  };
+  return ({ seconds }) =>
+    metered(options.cpu, () =>
+      load.http({ label: options.label, origin: service.baseUrl, connections: options.clients, seconds, requests: { kind: 'fixed', method: 'POST', path: '/v1/sessions', headers, body } }),
+    );
 };

@@ -3,6 +3,7 @@ import {
   compose,
   foldRecorded,
   rowsPart,
+  rowValues,
   type Opener,
   type Part,
   type Projection,
@@ -131,10 +132,10 @@ export function sessionViewProjection(keys: StreamKeys): Projection {
           const { open, cipher } = keys.bothOfStored(id, storedKeys.get(id));
           const rows = rowsOf(keys, upTo === stream.length ? stream : stream.slice(0, upTo), open, cipher, own);
           if (!rows) continue;
-          views.push(sql.UPSERT_VIEWS.names.map((column) => rows.view[column]));
-          for (const revision of rows.revisions) revisions.push(sql.INSERT_REVISIONS.names.map((column) => revision[column]));
+          views.push(rowValues(sql.UPSERT_VIEWS, rows.view));
+          for (const revision of rows.revisions) revisions.push(rowValues(sql.INSERT_REVISIONS, revision));
           // The whole stream folded: its responders' links once each.
-          for (const link of rows.links) links.push(sql.INSERT_RESPONDER_LINKS.names.map((column) => link[column]));
+          for (const link of rows.links) links.push(rowValues(sql.INSERT_RESPONDER_LINKS, link));
         }
         return { session_views: views, session_revisions: revisions, responder_links: links };
       },
