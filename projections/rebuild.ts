@@ -303,7 +303,10 @@ export async function rebuildAll(store: EventStore, set: RebuildSet, options: Re
     await store.withUnitOfWork(async (tx) => {
       await tx.query(sql.dropRebuildSchema);
       await tx.query(sql.createRebuildSchema);
-      for (const projection of all) for (const table of projection.tables) await tx.query(sql.copyTableShape(table));
+      for (const table of all.flatMap((p) => p.tables)) {
+        const { rows } = await tx.query<{ options: string }>(sql.TABLE_OPTIONS, [`public.${sql.quoteIdent(table)}`]);
+        await tx.query(sql.copyTableShape(table, rows[0]!.options));
+      }
       // Copies that fill through apply need their keys (ON CONFLICT) from the start.
       await copyIndexes(tx, all.filter((p) => !loads(p)).flatMap((p) => p.tables));
     });

@@ -46,9 +46,18 @@ SELECT attname AS name, format_type(atttypid, NULL) AS type
 export const dropRebuildSchema = `DROP SCHEMA IF EXISTS ${REBUILD_SCHEMA} CASCADE`;
 export const createRebuildSchema = `CREATE SCHEMA ${REBUILD_SCHEMA}`;
 export const rebuildTable = (table: string): string => `${REBUILD_SCHEMA}.${quoteIdent(table)}`;
+/**
+ * A table's storage parameters (its toast_tuple_target, say) as CREATE TABLE's WITH takes them,
+ * empty for none: LIKE copies a table's columns, their storage included, but none of these.
+ */
+export const TABLE_OPTIONS = `SELECT coalesce(array_to_string(reloptions, ', '), '') AS options FROM pg_class WHERE oid = $1::regclass`;
+
+/** An empty table `target` of a live table's shape, with its storage parameters (TABLE_OPTIONS), without its indexes. */
+export const tableShapedLike = (target: string, table: string, options: string): string =>
+  `CREATE TABLE ${target} (LIKE public.${quoteIdent(table)} INCLUDING ALL EXCLUDING INDEXES)${options === '' ? '' : ` WITH (${options})`}`;
+
 /** The copy starts without indexes: a first pass that loads it builds them once it is full. */
-export const copyTableShape = (table: string): string =>
-  `CREATE TABLE ${rebuildTable(table)} (LIKE public.${quoteIdent(table)} INCLUDING ALL EXCLUDING INDEXES)`;
+export const copyTableShape = (table: string, options: string): string => tableShapedLike(rebuildTable(table), table, options);
 export const analyzeCopy = (table: string): string => `ANALYZE ${rebuildTable(table)}`;
 export const useRebuildTables = `SET LOCAL search_path TO ${REBUILD_SCHEMA}, public`;
 export const lockLiveTable = (table: string): string => `LOCK TABLE public.${quoteIdent(table)} IN ACCESS EXCLUSIVE MODE`;

@@ -57,7 +57,7 @@ export function totalsProjection(name: string): Projection {
 export async function createTotalsTable(pool: pg.Pool, name: string): Promise<void> {
   await pool.query(`CREATE TABLE ${name} (
     stream_id text PRIMARY KEY, events integer NOT NULL, last_version integer NOT NULL,
-    last_type text NOT NULL, first_event_id text NOT NULL, label text)`);
+    last_type text NOT NULL, first_event_id text NOT NULL, label text) WITH (toast_tuple_target = 4096, fillfactor = 90)`);
   await pool.query(`CREATE INDEX ${name}_by_type ON ${name} (last_type)`);
 }
 

@@ -97,9 +97,11 @@ describe('rebuild of an inline projection', () => {
     expect(await dump(db.pool, table)).toEqual(live);
   });
 
-  it('keeps the table definition, indexes included', async () => {
+  it('keeps the table definition, indexes and storage parameters included', async () => {
     const { rows } = await db.pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table]);
     expect(rows.map((r) => r.indexname)).toEqual([`${table}_by_type`, `${table}_pkey`]);
+    const options = await db.pool.query(`SELECT reloptions FROM pg_class WHERE oid = $1::regclass`, [table]);
+    expect(options.rows[0].reloptions).toEqual(['toast_tuple_target=4096', 'fillfactor=90']);
   });
 });
 
