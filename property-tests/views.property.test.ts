@@ -68,17 +68,19 @@ async function expectViewsAreFolds(app: TestApp, sessions: Tracked[]): Promise<v
     const state = (await loadSession(app.ctx.store.pool, app.ctx.streamKeys, id))!;
     const view = (await app.ctx.store.pool.query('SELECT etag, revision, event_count FROM session_views WHERE session_id = $1', [id])).rows[0];
     const bodies = sessionBodies(state, state.revisions.map((_, i) => i + 1));
-    expect({ ...view, body: (await storedView(app.ctx.store.pool, app.ctx.streamKeys, id))!.body }).toEqual({
+    const stored = (await storedView(app.ctx.store.pool, app.ctx.streamKeys, id))!;
+    expect({ ...view, frame: stored.frame }).toEqual({
       etag: etagOf(state),
-      body: bodies.session,
+      frame: bodies.frame,
       revision: state.revisions.length,
       event_count: state.events.length,
     });
     const revisions = await Promise.all(
       state.revisions.map(async (_, i) => ({ revision: i + 1, body: await storedRevision(app.ctx.store.pool, app.ctx.streamKeys, id, i + 1) })),
     );
-    // The stored body lacks the link's expiry, which every answer adds from the view's column.
-    expect(withLinkExpiry(bodies.session, state.linkExpiresAt)).toBe(sessionBody(state));
+    // The view stores its frame, read back joined with its revision's members; the link's expiry,
+    // which every answer adds from the view's column, is in neither.
+    expect(withLinkExpiry(stored.body, state.linkExpiresAt)).toBe(sessionBody(state));
     expect(revisions).toEqual(bodies.revisions.map((body, i) => ({ revision: i + 1, body })));
   }
 }

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { KEY_COLUMNS, STREAM_READ_COLUMNS, keyJoin, readWholeStreams, transactionHorizon, type KeyRow, type Opener, type RecordedEvent, type StreamKeys, type StreamPosition } from '../../eventstore/index.js';
-import { openRevision, openViewBody, sealRevisionBody, sealViewBody } from '../../src/sessions/storedView.js';
+import { openRevision, openViewFrame, sealRevisionBody, sealViewBody } from '../../src/sessions/storedView.js';
 import { TABLE_OPTIONS, tableShapedLike } from '../../projections/sql.js';
 import { cpuSecondsOf } from './measure.js';
 
@@ -125,7 +125,7 @@ async function cryptoSeconds(pool: pg.Pool, keys: StreamKeys): Promise<{ seconds
       const page = await readWholeStreams(client, horizon, after, 1_000);
       const { rows } = await client.query<KeyRow & { session_id: string; body: string; revisions: string[] }>(VIEW_BODIES, [[...page.streams.keys()]]);
       const bodies = new Map(
-        rows.map((row) => [row.session_id, { view: openViewBody(keys, row.session_id, row)!, revisions: row.revisions.map((body) => openRevision(keys, row.session_id, { ...row, body })!) }]),
+        rows.map((row) => [row.session_id, { view: openViewFrame(keys, row.session_id, row)!, revisions: row.revisions.map((body) => openRevision(keys, row.session_id, { ...row, body })!) }]),
       );
       const started = process.cpuUsage();
       for (const [id, stream] of page.streams) {

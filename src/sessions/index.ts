@@ -76,6 +76,7 @@ export { sessionEventSchema, sessionResponseSchema } from './schemas.js';
 export { eventItem } from './view.js';
 /** A trial reads its Sessions' views as owners do, opened with each Session's key. */
 export { openView, type StoredViewRow } from './storedView.js';
+export { currentRevisionJoin, VIEW_BODIES } from './sql.js';
 /** The contract's examples of a Session, which a trial's operations show too. */
 export { EXAMPLE_HUMAN_URL, EXAMPLE_INTERACTION, EXAMPLE_RECEIPT, exampleSession, INTERACTION_REFUSALS } from './schemas.js';
 export { SESSION_REFUSALS, type SessionRefusal } from './refusals.js';

@@ -24,6 +24,7 @@ interface Row extends KeyRow {
   created_at: Date;
   link_expires_at: Date;
   body: string;
+  revision_body: string | null;
   position: string;
   status?: string | null;
 }

@@ -50,7 +50,7 @@ function rowsOf(
     revision: state.revisions.length,
     event_count: state.events.length,
     etag: etagOf(state),
-    body: sealViewBody(cipher, bodies.session),
+    body: sealViewBody(cipher, bodies.frame),
     link_hash: state.linkHash,
     link_expires_at: state.linkExpiresAt,
     created_at: state.createdAt,

@@ -89,10 +89,19 @@ export const SESSION_BY_REFERENCE = `SELECT session_id FROM session_views WHERE 
 
 // Bodies are sealed with the Session's key (storedView.ts), read with its key row in the same trip.
 
+/**
+ * A view `v`'s body and its current revision's body beside it: the view keeps the Session's frame
+ * and the revision's row its Surface (view.ts, joinedBody). One probe of that row's key, whatever
+ * the plan (a LATERAL with a LIMIT is not flattened into a join).
+ */
+export const VIEW_BODIES = 'v.body, r.body AS revision_body';
+export const currentRevisionJoin = `
+  LEFT JOIN LATERAL (SELECT body FROM session_revisions WHERE session_id = v.session_id AND revision = v.revision LIMIT 1) r ON true`;
+
 export const VIEW_BY_ID = prepared(
   'session_view',
-  `SELECT v.workspace_id, v.etag, v.body, v.link_expires_at, ${KEY_COLUMNS}
-     FROM session_views v ${keyJoin('v.session_id')}
+  `SELECT v.workspace_id, v.etag, ${VIEW_BODIES}, v.link_expires_at, ${KEY_COLUMNS}
+     FROM session_views v ${keyJoin('v.session_id')} ${currentRevisionJoin}
     WHERE v.session_id = $1`,
 );
 
@@ -131,14 +140,14 @@ export const answerLoad = (beside: readonly string[]): Statement =>
  * page reads its own rows whatever the plan. `position` is the creation time at the column's own
  * precision, for the cursor.
  */
-const LISTED_COLUMNS = `v.session_id, v.created_at, v.link_expires_at, v.body,
+const LISTED_COLUMNS = `v.session_id, v.created_at, v.link_expires_at, ${VIEW_BODIES},
        to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position, ${KEY_COLUMNS}`;
 const AFTER_CURSOR = `(v.created_at, v.session_id) < ($2::timestamptz, $3::text)`;
 const NEWEST_FIRST = `ORDER BY v.created_at DESC, v.session_id DESC`;
 
 export const SESSION_PAGE = prepared(
   'session_page',
-  `SELECT ${LISTED_COLUMNS} FROM session_views v ${keyJoin('v.session_id')}
+  `SELECT ${LISTED_COLUMNS} FROM session_views v ${keyJoin('v.session_id')} ${currentRevisionJoin}
     WHERE v.workspace_id = $1 AND ${AFTER_CURSOR}
     ${NEWEST_FIRST} LIMIT $4`,
 );
@@ -146,7 +155,7 @@ export const SESSION_PAGE = prepared(
 /** The same, of one status ($5): session_views_listed_by_status (migration 0253). */
 export const SESSION_PAGE_BY_STATUS = prepared(
   'session_page_by_status',
-  `SELECT ${LISTED_COLUMNS} FROM session_views v ${keyJoin('v.session_id')}
+  `SELECT ${LISTED_COLUMNS} FROM session_views v ${keyJoin('v.session_id')} ${currentRevisionJoin}
     WHERE v.workspace_id = $1 AND v.status = $5 AND ${AFTER_CURSOR}
     ${NEWEST_FIRST} LIMIT $4`,
 );
@@ -157,7 +166,7 @@ export const SESSION_PAGE_BY_STATUS = prepared(
  */
 export const SESSION_PAGE_BY_REFERENCE = prepared(
   'session_page_by_reference',
-  `SELECT ${LISTED_COLUMNS}, v.status FROM session_views v ${keyJoin('v.session_id')}
+  `SELECT ${LISTED_COLUMNS}, v.status FROM session_views v ${keyJoin('v.session_id')} ${currentRevisionJoin}
     WHERE v.workspace_id = $1 AND v.client_reference = $5 AND ${AFTER_CURSOR}
     ${NEWEST_FIRST} LIMIT $4`,
 );

@@ -1,5 +1,5 @@
 import { storedKeyOf, type KeyRow, type RowCipher, type StreamKeys } from '../../eventstore/index.js';
-import { withLinkExpiry } from './view.js';
+import { joinedBody, withLinkExpiry } from './view.js';
 import type { CachedView } from './viewCache.js';
 
 /**
@@ -17,11 +17,16 @@ const REVISION_BODY = 'session_revisions.body';
 export const sealViewBody = (cipher: RowCipher, body: string): string => cipher.seal(VIEW_BODY, body);
 export const sealRevisionBody = (cipher: RowCipher, body: string): string => cipher.seal(REVISION_BODY, body);
 
-export interface StoredViewRow extends KeyRow {
+/** A view's row as read with its current revision's body (`revision_body`) and its key row. */
+export interface StoredViewRow extends StoredBodies {
   workspace_id: string;
   etag: string;
-  body: string;
   link_expires_at: Date;
+}
+
+interface StoredBodies extends KeyRow {
+  body: string;
+  revision_body: string | null;
 }
 
 /**
@@ -34,8 +39,21 @@ export function openView(keys: StreamKeys, sessionId: string, row: StoredViewRow
   return body === undefined ? undefined : { workspaceId: row.workspace_id, etag: row.etag, body: withLinkExpiry(body, row.link_expires_at.toISOString()) };
 }
 
-/** The view's stored bytes opened, as the projection rendered them; undefined once the key is destroyed. */
-export function openViewBody(keys: StreamKeys, sessionId: string, row: KeyRow & { body: string }): string | undefined {
+/**
+ * The Session's body from its view and its current revision (joinedBody), opened; undefined once
+ * the key is destroyed. Its link's expiry is not in it (withLinkExpiry).
+ */
+export function openViewBody(keys: StreamKeys, sessionId: string, row: StoredBodies): string | undefined {
+  const cipher = keys.rowCipherOfStored(sessionId, storedKeyOf(row));
+  return cipher && joinedBody(cipher.open(VIEW_BODY, row.body), () => cipher.open(REVISION_BODY, row.revision_body ?? missingRevision(sessionId)));
+}
+
+function missingRevision(sessionId: string): never {
+  throw new Error(`Session ${sessionId}: its view has no stored current revision`);
+}
+
+/** The view's stored text as the projection sealed it (its frame, beside its revision's row), opened; undefined once the key is destroyed. */
+export function openViewFrame(keys: StreamKeys, sessionId: string, row: KeyRow & { body: string }): string | undefined {
   return keys.rowCipherOfStored(sessionId, storedKeyOf(row))?.open(VIEW_BODY, row.body);
 }
 

@@ -81,8 +81,8 @@ function revisionMembers(interaction: Interaction): string {
 }
 
 /** One stored revision: SessionResponse (display) or InteractiveSurfaceResponse. */
-const revisionText = (state: SessionState, revision: number, members: string): string =>
-  `{"id":${JSON.stringify(state.id)},"revision":${revision},${members}}`;
+const revisionText = (state: SessionState, revision: number): string =>
+  `{"id":${JSON.stringify(state.id)},"revision":${revision},${revisionMembers(state.revisions[revision - 1]!)}}`;
 
 /**
  * Where the current revision's decision by several people stands: who approved so far, who vetoed,
@@ -105,18 +105,57 @@ function decisionView(state: SessionState): object | undefined {
   };
 }
 
-function sessionText(state: SessionState, members: string): string {
+/**
+ * The Session's body without its revision's members: what its view stores, beside the revision's
+ * row in session_revisions that holds them. An answer changes the frame, never the members (a
+ * Surface and its schema: kilobytes, most of the body), so it writes only the frame again.
+ */
+function sessionFrame(state: SessionState): string {
   const revision = state.revisions.length;
   // Only a Session created with a reference shows it: every other body keeps its bytes.
   const id = `"id":${JSON.stringify(state.id)}${state.clientReferenceId === null ? '' : `,"client_reference_id":${JSON.stringify(state.clientReferenceId)}`}`;
-  if (state.revisions[revision - 1]!.mode === 'display') return `{${id},"revision":${revision},${members}}`;
+  if (state.revisions[revision - 1]!.mode === 'display') return `{${id},"revision":${revision}}`;
   const responses = JSON.stringify(state.responses.map(responseItem));
   // Only a Session some plan reached shows its responders: every other body keeps its bytes.
   const responders = state.responders.length === 0 ? '' : `,"responders":${JSON.stringify(responderViews(state))}`;
   const decision = decisionView(state);
   const decided = decision === undefined ? '' : `,"decision":${JSON.stringify(decision)}`;
-  return `{${id},"status":${JSON.stringify(state.status)},"revision":${revision},${members},"responses":${responses}${responders}${decided}}`;
+  return `{${id},"status":${JSON.stringify(state.status)},"revision":${revision},"responses":${responses}${responders}${decided}}`;
 }
+
+const REVISION_MEMBER = ',"revision":';
+
+/**
+ * Where a body's revision members go: just after its `"revision":N` member. It is found by its
+ * first occurrence, which is always that member: the members before it are `id`,
+ * `client_reference_id` and `status`, whose JSON strings cannot hold an unescaped quote.
+ */
+function afterRevisionNumber(body: string): number {
+  const start = body.indexOf(REVISION_MEMBER);
+  if (start < 0) throw new Error('a Session body without its revision');
+  let end = start + REVISION_MEMBER.length;
+  while (body.charCodeAt(end) >= 48 && body.charCodeAt(end) <= 57) end++;
+  return end;
+}
+
+/** A stored revision's members: its text without the id and number that open it, nor its closing brace. */
+function membersOf(revisionBody: string): string {
+  const end = afterRevisionNumber(revisionBody);
+  return revisionBody.slice(end + 1, -1);
+}
+
+/**
+ * A Session's body from its stored view (the frame) and its current revision's stored body: the
+ * frame with the revision's members put back after its revision's number, the bytes
+ * JSON.stringify gives the whole. A view stored whole by an earlier release already holds them
+ * there, and is served as it is until written again.
+ */
+export function joinedBody(frame: string, revisionBody: () => string): string {
+  const at = afterRevisionNumber(frame);
+  return frame.startsWith(',"interaction":', at) ? frame : withMembersAt(frame, at, membersOf(revisionBody()));
+}
+
+const withMembersAt = (frame: string, at: number, members: string): string => `${frame.slice(0, at)},${members}${frame.slice(at)}`;
 
 /** A JSON object's text with one more member written last: the bytes JSON.stringify gives the object with it. */
 export const withLastMember = (body: string, name: string, value: unknown): string => `${body.slice(0, -1)},${JSON.stringify(name)}:${JSON.stringify(value)}}`;
@@ -132,24 +171,18 @@ export const withLinkExpiry = (body: string, linkExpiresAt: string): string => w
 
 /** PATCH and complete answer: SessionResponse (display) or InteractiveSessionResponse, as GET /v1/sessions/{id} serves it. */
 export function sessionBody(state: SessionState): string {
-  return withLinkExpiry(sessionText(state, revisionMembers(state.revisions.at(-1)!)), state.linkExpiresAt);
+  const frame = sessionFrame(state);
+  return withLinkExpiry(withMembersAt(frame, afterRevisionNumber(frame), revisionMembers(state.revisions.at(-1)!)), state.linkExpiresAt);
 }
 
 /**
- * The Session's body and the bodies of the given revisions (undefined for one it does not have),
- * each revision's members rendered once however many of the bodies show it: what a projection
- * writes after an append that published a revision, or after a whole stream.
+ * What a projection stores of a Session after an append, or after a whole stream: its frame, and
+ * the bodies of the given revisions (undefined for one it does not have).
  */
-export function sessionBodies(state: SessionState, revisions: readonly number[]): { session: string; revisions: Array<string | undefined> } {
-  const rendered = new Map<number, string>();
-  const members = (revision: number): string => {
-    let text = rendered.get(revision);
-    if (text === undefined) rendered.set(revision, (text = revisionMembers(state.revisions[revision - 1]!)));
-    return text;
-  };
+export function sessionBodies(state: SessionState, revisions: readonly number[]): { frame: string; revisions: Array<string | undefined> } {
   return {
-    session: sessionText(state, members(state.revisions.length)),
-    revisions: revisions.map((revision) => (state.revisions[revision - 1] ? revisionText(state, revision, members(revision)) : undefined)),
+    frame: sessionFrame(state),
+    revisions: revisions.map((revision) => (state.revisions[revision - 1] ? revisionText(state, revision) : undefined)),
   };
 }
 

@@ -1,6 +1,7 @@
 /** Every statement of the trials capability (migrations/ holds its tables). */
 
 import { KEY_COLUMNS, keyJoin } from '../../eventstore/index.js';
+import { currentRevisionJoin, VIEW_BODIES } from '../sessions/index.js';
 
 // The trials projection.
 
@@ -37,8 +38,8 @@ export const SESSION_STATUSES = `SELECT session_id, status FROM session_views WH
  * that opens its sealed body.
  */
 export const READABLE_SESSION = `
-SELECT t.action_expires_at, t.result_available_until, v.workspace_id, v.etag, v.body, v.link_expires_at, ${KEY_COLUMNS}
-  FROM trial_sessions t JOIN session_views v ON v.session_id = t.session_id ${keyJoin('v.session_id')}
+SELECT t.action_expires_at, t.result_available_until, v.workspace_id, v.etag, ${VIEW_BODIES}, v.link_expires_at, ${KEY_COLUMNS}
+  FROM trial_sessions t JOIN session_views v ON v.session_id = t.session_id ${keyJoin('v.session_id')} ${currentRevisionJoin}
  WHERE t.session_id = $1 AND t.workspace_id = $2 AND t.result_available_until > $3`;
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/envelope.js';
 import { useTestApp } from '../support/lifecycle.js';
 import { createSession, display, interactive, owner } from '../support/sessions.js';
+import { sealViewBody } from '../../src/sessions/storedView.js';
 import { storedView } from '../support/storedViews.js';
 
 const { db, t } = useTestApp();
@@ -245,5 +246,32 @@ describe('link_expires_at', () => {
     expect(completed.statusCode, completed.body).toBe(200);
     expect(completed.json().link_expires_at).toBe(created.link_expires_at);
     expect((await get(`/v1/sessions/${created.id}`)).body).toBe(completed.body);
+  });
+});
+
+describe('the stored view', () => {
+  it("keeps what an answer changes apart from its revision's Surface, and reads them back as one body", async () => {
+    const shown = await createSession(t, display({ title: 'Shown alone' }));
+    expect((await storedView(db.pool, t.ctx.streamKeys, shown.id))!.frame).toBe(`{"id":"${shown.id}","revision":1}`);
+
+    const created = await createSession(t, interactive({ title: 'A title kept with its revision' }));
+    const patched = await patch(created.id, { 'if-match': created.etag }, interactive({ title: 'The second title' }));
+    expect(patched.statusCode, patched.body).toBe(200);
+    const view = (await storedView(db.pool, t.ctx.streamKeys, created.id))!;
+    expect(view.frame).toBe(`{"id":"${created.id}","status":"active","revision":2,"responses":[]}`);
+    expect(`${view.body.slice(0, -1)},"link_expires_at":"${created.link_expires_at}"}`).toBe(patched.body);
+    expect(JSON.parse(view.body).interaction.title).toBe('The second title');
+  });
+
+  it('serves a view stored whole by an earlier release as it is', async () => {
+    const created = await createSession(t);
+    const whole = (await storedView(db.pool, t.ctx.streamKeys, created.id))!.body;
+    const marked = whole.replace('"title":"Approve the refund"', '"title":"Stored whole"');
+    const cipher = (await t.ctx.streamKeys.rowCiphers(db.pool, [created.id])).get(created.id)!;
+    await db.pool.query(`UPDATE session_views SET body = $2 WHERE session_id = $1`, [created.id, sealViewBody(cipher, marked)]);
+    const read = await get(`/v1/sessions/${created.id}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().interaction.title).toBe('Stored whole');
+    expect(read.body).toBe(`${marked.slice(0, -1)},"link_expires_at":"${created.link_expires_at}"}`);
   });
 });
