@@ -16,6 +16,12 @@ async function effects(table: string): Promise<string[]> {
 
 const ids = (events: RecordedEvent[]) => events.map((e) => e.eventId).sort();
 
+/**
+ * How long a projection may wait for its events to pass the horizon, which is the cluster's: a
+ * transaction open in another test file's database holds it back (test/support/horizon.ts).
+ */
+const HORIZON_PATIENCE_MS = 60_000;
+
 /** Catches up until the projection has applied `wanted` events (the horizon may hold some back briefly). */
 async function catchUpTo(projection: ReturnType<typeof effectsProjection>, wanted: number): Promise<void> {
   await vi.waitFor(
@@ -23,7 +29,7 @@ async function catchUpTo(projection: ReturnType<typeof effectsProjection>, wante
       await catchUpOnce(storeOf(db), projection);
       expect(await effects(projection.name)).toHaveLength(wanted);
     },
-    { timeout: 10_000, interval: 20 },
+    { timeout: HORIZON_PATIENCE_MS, interval: 20 },
   );
 }
 
@@ -41,7 +47,7 @@ describe('catchUpOnce', () => {
     const second = await appendTo(db, 'resume', 5, counted(5));
     poisoned = second[2]!.eventId; // the eighth event fails, after two of the batch were applied
     await vi.waitFor(async () => expect(catchUpOnce(storeOf(db), projection)).rejects.toThrow(/injected failure/), {
-      timeout: 10_000,
+      timeout: HORIZON_PATIENCE_MS,
       interval: 20,
     });
     // The batch's first writes rolled back with the checkpoint: nothing half-done remains.
@@ -100,7 +106,7 @@ describe('AsyncProjector', () => {
           throw error;
         }
       },
-      { timeout: 10_000, interval: 50 },
+      { timeout: HORIZON_PATIENCE_MS, interval: 50 },
     );
   }
 
