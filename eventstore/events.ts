@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { QueryResult, QueryResultRow } from 'pg';
 import { createHash, randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
@@ -145,6 +146,12 @@ export interface Part {
 }
 
 /**
+ * Each composed statement by the names it is made of: a name stands for one text (the server
+ * keeps one statement per name on a connection), so the text is made once, not on every append.
+ */
+const composed = new LRUCache<string, Statement>({ max: 1_000 });
+
+/**
  * One statement of several: the parts run in the WITH of `main` (after its own parameters, each
  * part's numbered after those before it), or of a bare SELECT when there is no main. PostgreSQL
  * runs every part to completion, on one snapshot, whether or not the main statement reads it; a
@@ -153,17 +160,20 @@ export interface Part {
  */
 export function compose(parts: readonly Part[], main?: { statement: Statement; params: readonly unknown[] }): { statement: Statement; params: unknown[] } {
   if (parts.length === 0 && main) return { statement: main.statement, params: [...main.params] };
-  let offset = main?.params.length ?? 0;
-  const ctes = parts.map((part, i) => {
-    const shift = offset;
-    offset += part.params.length;
-    return `${part.name}_${i} AS (${part.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)})`;
-  });
-  const body = main ? `${main.statement.text.trim()}` : 'SELECT';
-  return {
-    statement: { name: statementName([main?.statement.name ?? 'svc_parts', ...parts.map((p) => p.name)].join('+')), text: `WITH ${ctes.join(',\n')}\n${body}` },
-    params: [...(main?.params ?? []), ...parts.flatMap((p) => p.params)],
-  };
+  const params = [...(main?.params ?? []), ...parts.flatMap((p) => p.params)];
+  const names = [main?.statement.name ?? 'svc_parts', ...parts.map((p) => p.name)].join('+');
+  let statement = composed.get(names);
+  if (!statement) {
+    let offset = main?.params.length ?? 0;
+    const ctes = parts.map((part, i) => {
+      const shift = offset;
+      offset += part.params.length;
+      return `${part.name}_${i} AS (${part.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)})`;
+    });
+    statement = { name: statementName(names), text: `WITH ${ctes.join(',\n')}\n${main ? main.statement.text.trim() : 'SELECT'}` };
+    composed.set(names, statement);
+  }
+  return { statement, params };
 }
 
 /** A column a statement's rows fill: its name and its SQL type. */
