@@ -263,6 +263,15 @@ describe('the stored view', () => {
     expect(JSON.parse(view.body).interaction.title).toBe('The second title');
   });
 
+  it('puts the members back after the revision, whatever the reference before it says', async () => {
+    const reference = 'ref","revision":7,"interaction":{"title":"not-this"},"x":"';
+    const res = await t.app.inject({ method: 'POST', url: '/v1/sessions', headers: owner(t), payload: { interaction: interactive(), client_reference_id: reference } });
+    expect(res.statusCode, res.body).toBe(201);
+    const read = (await get(`/v1/sessions/${res.json().id}`)).json();
+    expect(read).toMatchObject({ client_reference_id: reference, revision: 1, interaction: { title: 'Approve the refund' } });
+    expect(Object.keys(read)).toEqual(['id', 'client_reference_id', 'status', 'revision', 'interaction', 'response_schema', 'responses', 'link_expires_at']);
+  });
+
   it('serves a view stored whole by an earlier release as it is', async () => {
     const created = await createSession(t);
     const whole = (await storedView(db.pool, t.ctx.streamKeys, created.id))!.body;
