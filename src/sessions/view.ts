@@ -161,11 +161,11 @@ const withMembersAt = (frame: string, at: number, members: string): string => `$
 export const withLastMember = (body: string, name: string, value: unknown): string => `${body.slice(0, -1)},${JSON.stringify(name)}:${JSON.stringify(value)}}`;
 
 /**
- * A Session's body as owners receive it: the stored view with its link's expiry as the last
- * member. The expiry is kept in the view's own column, so it is added as the body is served, never
- * stored in it: views stored before the member existed are served with it without rewriting them,
- * and a rebuild writes the same bytes as before. Only an extension moves it, and that is an Event
- * of its own, so the ETag changes with it.
+ * A Session's body as owners receive it: the stored view (joinedBody) with its link's expiry as
+ * the last member. The expiry is kept in the view's own column, so it is added as the body is
+ * served, never stored in it: views stored before the member existed are served with it without
+ * rewriting them. Only an extension moves it, and that is an Event of its own, so the ETag changes
+ * with it.
  */
 export const withLinkExpiry = (body: string, linkExpiresAt: string): string => withLastMember(body, 'link_expires_at', linkExpiresAt);
 
