@@ -46,3 +46,12 @@ export const PATTERNS = {
   clientReferenceId: '^[\\x21-\\x7E]{1,200}$',
 } as const;
 
+/** What each pattern asks for, in the words of a refusal ("… must be an action ID: …"). */
+export const PATTERN_WORDS: Record<keyof typeof PATTERNS, string> = {
+  actionId: 'an action ID: 1 to 32 characters, a lower-case letter, then lower-case letters, digits or underscores',
+  fieldName: 'a field name: 1 to 64 characters, a lower-case letter, then lower-case letters, digits or underscores',
+  revision: 'a positive integer of up to 9 digits',
+  sessionId: 'a Session ID (ses_ followed by 26 characters)',
+  clientReferenceId: 'a client reference: 1 to 200 visible ASCII characters (no space)',
+};
+

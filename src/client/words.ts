@@ -1,4 +1,5 @@
 import { child, pathOf, pointerSegments } from './jsonpath.js';
+import { PATTERN_WORDS, PATTERNS } from './limits.js';
 import { charCount, unstorable } from './text.js';
 
 /**
@@ -23,6 +24,12 @@ export interface SchemaError {
   message?: string;
   parentSchema?: object;
 }
+
+/** An identifier pattern's words by its source: a schema's description may be documentation, longer than a refusal's words. */
+const WORDS_OF_PATTERN = new Map<string, string>(Object.entries(PATTERNS).map(([name, pattern]) => [pattern, PATTERN_WORDS[name as keyof typeof PATTERNS]]));
+
+const patternWords = (pattern: string, description: unknown): string =>
+  WORDS_OF_PATTERN.get(pattern) ?? (typeof description === 'string' ? description : `text matching ${pattern}`);
 
 /** What the validated parts of a request are called in a message, and each of their members. */
 const PARTS: Record<string, { whole: string; member: string }> = {
@@ -127,7 +134,7 @@ export function requestProblem(errors: readonly SchemaError[], context: string, 
     case 'maxProperties':
       return invalid(`${subject} must have ${bound(schema, 'minProperties', 'maxProperties', ['property', 'properties'])} (it has ${Object.keys(value as object).length}).`);
     case 'pattern':
-      return invalid(`${subject} must be ${typeof schema.description === 'string' ? schema.description : `text matching ${params.pattern}`}.`);
+      return invalid(`${subject} must be ${patternWords(String(params.pattern), schema.description)}.`);
     case 'format': {
       const named = error.propertyName;
       const text = named ?? String(value);

@@ -1,16 +1,5 @@
-import { PATTERNS } from '../client/limits.js';
-
-/** The limits and identifier patterns an interaction keeps: declared once, in src/client/limits.ts (the published package carries them). */
-export { LIMITS, PATTERNS } from '../client/limits.js';
-
-/** What each pattern asks for, in the words of a refusal ("… must be an action ID: …"). */
-export const PATTERN_WORDS: Record<keyof typeof PATTERNS, string> = {
-  actionId: 'an action ID: 1 to 32 characters, a lower-case letter, then lower-case letters, digits or underscores',
-  fieldName: 'a field name: 1 to 64 characters, a lower-case letter, then lower-case letters, digits or underscores',
-  revision: 'a positive integer of up to 9 digits',
-  sessionId: 'a Session ID (ses_ followed by 26 characters)',
-  clientReferenceId: 'a client reference: 1 to 200 visible ASCII characters (no space)',
-};
+/** The limits and identifier patterns an interaction keeps, and each pattern's words: declared once, in src/client/limits.ts (the published package carries them). */
+export { LIMITS, PATTERN_WORDS, PATTERNS } from '../client/limits.js';
 
 /**
  * An extension may move a link's deadline up to its creation plus this many times the lifetime it

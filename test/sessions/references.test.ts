@@ -61,6 +61,10 @@ describe('client_reference_id on create', () => {
 
   it('refuses a reference that is empty, too long or not visible ASCII', async () => {
     for (const bad of ['', 'x'.repeat(201), 'has space', 'é']) expectError(await create({ interaction: interactive(), client_reference_id: bad }), 400, 'INVALID_SCHEMA');
+    // Its refusal says what a reference is, not the field's whole documentation.
+    expect((await create({ interaction: interactive(), client_reference_id: 'has space' })).json().error.message).toBe(
+      'client_reference_id must be a client reference: 1 to 200 visible ASCII characters (no space).',
+    );
     expect((await create({ interaction: interactive(), client_reference_id: 'x'.repeat(200) })).statusCode).toBe(201);
   });
 
