@@ -2,7 +2,14 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { COLUMN_TYPES, quoteIdent } from './sql.js';
+import type { Reader } from '../eventstore/index.js';
+import { COLUMN_TYPES, quoteIdent, TABLE_OPTIONS, tableShapedLike } from './sql.js';
+
+/** Makes `target` an empty table of the live `table`'s shape and storage parameters, without its indexes. */
+export async function createTableLike(db: Reader, target: string, table: string): Promise<void> {
+  const { rows } = await db.query<{ options: string }>(TABLE_OPTIONS, [`public.${quoteIdent(table)}`]);
+  await db.query(tableShapedLike(target, table, rows[0]!.options));
+}
 
 /**
  * COPY in its binary format: each value goes over as the bytes the server stores, so the server

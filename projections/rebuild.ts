@@ -16,7 +16,7 @@ import {
   type UnitOfWork,
   type WholeStreams,
 } from '../eventstore/index.js';
-import { RowCopier } from './copy.js';
+import { createTableLike, RowCopier } from './copy.js';
 import { saveCheckpoint } from './runner.js';
 import * as sql from './sql.js';
 
@@ -303,10 +303,8 @@ export async function rebuildAll(store: EventStore, set: RebuildSet, options: Re
     await store.withUnitOfWork(async (tx) => {
       await tx.query(sql.dropRebuildSchema);
       await tx.query(sql.createRebuildSchema);
-      for (const table of all.flatMap((p) => p.tables)) {
-        const { rows } = await tx.query<{ options: string }>(sql.TABLE_OPTIONS, [`public.${sql.quoteIdent(table)}`]);
-        await tx.query(sql.copyTableShape(table, rows[0]!.options));
-      }
+      // The copy starts without indexes: a first pass that loads it builds them once it is full.
+      for (const table of all.flatMap((p) => p.tables)) await createTableLike(tx, sql.rebuildTable(table), table);
       // Copies that fill through apply need their keys (ON CONFLICT) from the start.
       await copyIndexes(tx, all.filter((p) => !loads(p)).flatMap((p) => p.tables));
     });

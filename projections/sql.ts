@@ -56,8 +56,6 @@ export const TABLE_OPTIONS = `SELECT coalesce(array_to_string(reloptions, ', '),
 export const tableShapedLike = (target: string, table: string, options: string): string =>
   `CREATE TABLE ${target} (LIKE public.${quoteIdent(table)} INCLUDING ALL EXCLUDING INDEXES)${options === '' ? '' : ` WITH (${options})`}`;
 
-/** The copy starts without indexes: a first pass that loads it builds them once it is full. */
-export const copyTableShape = (table: string, options: string): string => tableShapedLike(rebuildTable(table), table, options);
 export const analyzeCopy = (table: string): string => `ANALYZE ${rebuildTable(table)}`;
 export const useRebuildTables = `SET LOCAL search_path TO ${REBUILD_SCHEMA}, public`;
 export const lockLiveTable = (table: string): string => `LOCK TABLE public.${quoteIdent(table)} IN ACCESS EXCLUSIVE MODE`;

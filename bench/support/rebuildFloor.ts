@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { KEY_COLUMNS, STREAM_READ_COLUMNS, keyJoin, readWholeStreams, transactionHorizon, type KeyRow, type Opener, type RecordedEvent, type StreamKeys, type StreamPosition } from '../../eventstore/index.js';
 import { openRevision, openViewFrame, sealRevisionBody, sealViewBody } from '../../src/sessions/storedView.js';
-import { TABLE_OPTIONS, tableShapedLike } from '../../projections/sql.js';
+import { createTableLike } from '../../projections/copy.js';
 import { cpuSecondsOf } from './measure.js';
 
 /**
@@ -74,10 +74,7 @@ async function loadSeconds(pool: pg.Pool): Promise<number> {
   const target = await pool.connect();
   try {
     await target.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE; CREATE SCHEMA ${FLOOR_SCHEMA}`);
-    for (const table of VIEW_TABLES) {
-      const { rows } = await target.query<{ options: string }>(TABLE_OPTIONS, [`public.${table}`]);
-      await target.query(tableShapedLike(`${FLOOR_SCHEMA}.${table}`, table, rows[0]!.options));
-    }
+    for (const table of VIEW_TABLES) await createTableLike(target, `${FLOOR_SCHEMA}.${table}`, table);
     // A parallel build's workers are backends of their own, whose CPU the leader's does not count.
     await target.query('SET max_parallel_maintenance_workers = 0');
     return await backendCpu(target, async () => {

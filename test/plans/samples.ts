@@ -120,7 +120,6 @@ export const SAMPLES: Record<string, Sample> = {
   'projections/sql.ts#createRebuildSchema': { unplanned: 'DDL of a rebuild' },
   'projections/sql.ts#TABLE_OPTIONS': { params: () => ['public.session_views'] },
   'projections/sql.ts#tableShapedLike': { unplanned: 'DDL of a rebuild' },
-  'projections/sql.ts#copyTableShape': { unplanned: 'DDL of a rebuild' },
   'projections/sql.ts#useRebuildTables': { unplanned: 'a setting of a rebuild' },
   'projections/sql.ts#lockLiveTable': { unplanned: 'a table lock of a rebuild' },
   'projections/sql.ts#dropLiveTable': { unplanned: 'DDL of a rebuild' },
