@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { pooledRandomBytes, type Reader } from './events.js';
 import { isUnitOfWork, storedKeyOf, type KeyRow, type OpenedKey, type StoredKey, type UnitOfWork, type WrappedKey } from './unitOfWork.js';
 import * as sql from './sql.js';
@@ -83,6 +84,9 @@ function open(key: Buffer, sealed: string, aad: string): Buffer {
  */
 const DIGEST_KEY_STREAM = 'deployment-digests';
 
+/** How many opened stream keys a process keeps: the Sessions in play at once, with room to spare. */
+const OPENED_KEYS = 10_000;
+
 /**
  * The deployment data keys (SVC_DATA_KEYS): the first wraps every new stream key, each of the
  * others only unwraps the keys it wrapped before a rotation, until `rekey` has wrapped them again.
@@ -98,6 +102,14 @@ export class DeploymentKey {
   private digestProblem: string | undefined;
   /** What the last load threw (the database out of reach): what a digest throws until a load succeeds. */
   private digestLoadFailure: unknown;
+  /**
+   * Stream keys opened before, by the exact bytes they were opened from. Every command, read and
+   * page of a list opens its Sessions' keys, each an AES-GCM pass with a cipher of its own. Keeping
+   * them adds nothing to what this process's memory holds: the data keys that open every one are
+   * there already. A destroyed key leaves no bytes to look up, and a rewrapped one (`rekey`)
+   * comes back as other bytes, opened anew.
+   */
+  private readonly opened = new LRUCache<string, Buffer>({ max: OPENED_KEYS });
 
   constructor(keys: readonly DataKey[] = []) {
     this.byId = new Map(keys.map((k) => [k.id, k.key]));
@@ -151,9 +163,12 @@ export class DeploymentKey {
     return createHmac('sha256', purposeKey).update(value, 'utf8').digest('base64url');
   }
 
+  /** The stream key wrapped by the wrapping key, and kept as opened: the Session made with it is most often read next by this process. */
   wrap(streamKey: Buffer, streamId: string): WrappedKey {
     if (!this.wrapping) throw new DataKeyUnavailable();
-    return { wrapped: Buffer.from(sealWith(this.wrapping.key, streamKey, `stream-key:${streamId}`), 'utf8'), keyId: this.wrapping.id };
+    const wrapped = sealWith(this.wrapping.key, streamKey, `stream-key:${streamId}`);
+    this.opened.set(openedKeyName(this.wrapping.id, streamId, wrapped), streamKey);
+    return { wrapped: Buffer.from(wrapped, 'utf8'), keyId: this.wrapping.id };
   }
 
   /**
@@ -161,12 +176,19 @@ export class DeploymentKey {
    * another key than the one that wrapped it (a process given a wrong key serves nothing).
    */
   unwrap(stored: WrappedKey, streamId: string): Buffer {
+    const wrapped = stored.wrapped.toString('utf8');
+    const known = openedKeyName(stored.keyId, streamId, wrapped);
+    const opened = this.opened.get(known);
+    if (opened) return opened;
     const dataKey = this.key(stored.keyId);
+    let streamKey: Buffer;
     try {
-      return open(dataKey, stored.wrapped.toString('utf8'), `stream-key:${streamId}`);
+      streamKey = open(dataKey, wrapped, `stream-key:${streamId}`);
     } catch {
       throw new DataKeyUnavailable(stored.keyId, 'does not open the stream keys wrapped under its id (SVC_DATA_KEYS)');
     }
+    this.opened.set(known, streamKey);
+    return streamKey;
   }
 
   /** Why digests cannot be made, or undefined once they can. */
@@ -232,6 +254,9 @@ export class DeploymentKey {
     }
   }
 }
+
+/** What an opened stream key is kept by: the wrapped bytes it was opened from, with their key id and stream. */
+const openedKeyName = (keyId: string, streamId: string, wrapped: string): string => `${keyId}\0${streamId}\0${wrapped}`;
 
 async function digestKeyRow(db: Reader): Promise<WrappedKey | null | undefined> {
   const { rows } = await db.query<KeyRow>(sql.KEY_GET, [[DIGEST_KEY_STREAM]]);
@@ -379,15 +404,26 @@ export interface RowCipher {
 /** What sealWith writes: `v1.`, 12 bytes of IV, the body and 16 bytes of tag, in base64url. */
 const SEALED_VALUE = /^v1\.[\w-]{16}\.[\w-]*\.[\w-]{22}$/;
 
+/**
+ * Each stream key's IV key, derived once: an opened key is one object for as long as the process
+ * keeps it (DeploymentKey), and the IV key goes with it.
+ */
+const ivKeys = new WeakMap<Buffer, Buffer>();
+
+function ivKeyOf(key: Buffer): Buffer {
+  let ivKey = ivKeys.get(key);
+  if (!ivKey) ivKeys.set(key, (ivKey = createHmac('sha256', key).update('row-iv', 'utf8').digest()));
+  return ivKey;
+}
+
 /** The row cipher of a stream's opened key; undefined for none or a destroyed one. */
 export function rowCipherOf(streamId: string, key: OpenedKey | undefined): RowCipher | undefined {
   if (key === undefined || key === 'destroyed') return undefined;
-  // Derived when the first value is sealed: a read only opens.
-  let ivKey: Buffer | undefined;
   const context = (column: string): string => `${streamId} ${column}`;
   return {
     seal(column, text) {
-      ivKey ??= createHmac('sha256', key).update('row-iv', 'utf8').digest();
+      // Derived when the first value is sealed: a read only opens.
+      const ivKey = ivKeyOf(key);
       const plaintext = Buffer.from(text, 'utf8');
       const iv = createHmac('sha256', ivKey).update(context(column), 'utf8').update('\0').update(plaintext).digest().subarray(0, 12);
       return sealUnder(key, iv, plaintext, context(column));

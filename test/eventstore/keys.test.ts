@@ -104,6 +104,28 @@ describe('StreamKeys', () => {
   });
 });
 
+describe('DeploymentKey', () => {
+  it('keeps the stream keys it made and opened by their exact wrapped bytes: bytes altered, named for another stream or under another key are refused', () => {
+    const deployment = new DeploymentKey([{ id: 'k1', key: randomBytes(32) }]);
+    const streamKey = randomBytes(32);
+    const stored = deployment.wrap(streamKey, 'ses_kept');
+    // Kept from the wrap: the same object comes back, with no second AES-GCM pass.
+    expect(deployment.unwrap(stored, 'ses_kept')).toBe(deployment.unwrap(stored, 'ses_kept'));
+    expect(deployment.unwrap(stored, 'ses_kept').equals(streamKey)).toBe(true);
+    // The IV's first character: every bit of it counts.
+    const text = stored.wrapped.toString('utf8');
+    const altered = { ...stored, wrapped: Buffer.from(`v1.${text[3] === 'A' ? 'B' : 'A'}${text.slice(4)}`, 'utf8') };
+    expect(() => deployment.unwrap(altered, 'ses_kept')).toThrow(DataKeyUnavailable);
+    // The same bytes named for another stream are not the kept key's.
+    expect(() => deployment.unwrap(stored, 'ses_other')).toThrow(DataKeyUnavailable);
+    // Rewrapped by a rotation: other bytes, opened anew under the new data key; under another key of that id, refused.
+    const next = { id: 'k2', key: randomBytes(32) };
+    const rewrapped = new DeploymentKey([next]).wrap(streamKey, 'ses_kept');
+    expect(new DeploymentKey([next]).unwrap(rewrapped, 'ses_kept').equals(streamKey)).toBe(true);
+    expect(() => new DeploymentKey([{ id: 'k2', key: randomBytes(32) }]).unwrap(rewrapped, 'ses_kept')).toThrow(DataKeyUnavailable);
+  });
+});
+
 describe('parseDataKey', () => {
   it('accepts base64url of exactly 32 bytes and nothing else', () => {
     const key = randomBytes(32);
