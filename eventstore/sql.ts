@@ -106,25 +106,6 @@ SELECT ${COLUMNS} FROM events
 export const HORIZON = `SELECT log_horizon()::text AS horizon`;
 
 /**
- * The events of transactions below a horizon, stream by stream, from a (stream, version) on and
- * before stream $5 (if given), for a rebuild. Those transactions have all ended, so every page sees the same set, whatever its
- * snapshot. A page starts at a stream's first event, which brings the stream's data key row:
- * wrapped, a tombstone (null), or none (has_key false).
- */
-export const READ_BY_STREAM = `
-SELECT e.*, k.stream_id IS NOT NULL AS has_key, k.wrapped_key, k.key_id
-  FROM (SELECT ${COLUMNS} FROM events
-         WHERE events.transaction_id < $1::xid8 AND (stream_id, stream_version) > ($2, $3)
-           AND ($5::text IS NULL OR stream_id < $5)
-         ORDER BY stream_id, stream_version
-         LIMIT $4) e
-  -- A lookup by key for each stream's first event: as a plain join the planner hashes the whole
-  -- of stream_keys for every page.
-  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys
-                      WHERE stream_id = e.stream_id AND e.stream_version = 1 LIMIT 1) k ON true
- ORDER BY e.stream_id, e.stream_version`;
-
-/**
  * The events of the given types below a horizon in log order, after a checkpoint: what a rebuild
  * replays into projections that fold across streams. The others' content is never read. It looks
  * at every event of the log once, as a rebuild must; the planner may scan the table for it (in

@@ -6,8 +6,9 @@ import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type Re
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
+import { readStreamPage, type StreamPage, type StreamPosition } from './streamPages.js';
 import { inSpan } from './tracing.js';
-import { UnitOfWork, isUnitOfWork, storedKeyOf, type KeyRow, type StoredKey, type StreamHead } from './unitOfWork.js';
+import { UnitOfWork, isUnitOfWork, type StoredKey, type StreamHead } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
 export interface OpenUnitOfWork {
@@ -167,16 +168,10 @@ export async function transactionHorizon(db: Reader): Promise<string> {
 }
 
 /** Where a stream-ordered reader has got to. */
-export interface StreamPosition {
-  streamId: string;
-  streamVersion: number;
-}
-
 /**
- * Whole streams below a horizon: each with every event of the transactions below `horizon`, from
- * version 1 on, and its data key row. Read after `after` (the end of a stream) and before the
- * stream `before` (if given), up to about `limit` events: a page that fills up leaves its last stream, which may go on, to the next page; one
- * stream longer than a page is read in a page twice as long.
+ * Whole streams below a horizon, a page made into objects at once (eventstore/streamPages.ts):
+ * each stream with every event of the transactions below `horizon`, from version 1 on, and its
+ * data key row. For a reader that hands a page over whole (the rebuild's folds through apply).
  */
 export interface WholeStreams {
   streams: Map<string, RecordedEvent[]>;
@@ -187,25 +182,19 @@ export interface WholeStreams {
   next: StreamPosition | undefined;
 }
 
-type KeyedEventRow = EventRow & KeyRow;
-
-export async function readWholeStreams(db: Reader, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<WholeStreams> {
-  const { rows } = await db.query<KeyedEventRow>(sql.READ_BY_STREAM, [horizon, after.streamId, after.streamVersion, limit, before ?? null]);
-  const full = rows.length === limit;
-  let cut = rows.length;
-  if (full) while (cut > 0 && rows[--cut]!.stream_version !== 1);
-  if (full && cut === 0) return readWholeStreams(db, horizon, after, 2 * limit, before);
+/** A page's streams, every one made into objects. */
+export function wholeStreams(page: StreamPage): WholeStreams {
   const streams = new Map<string, RecordedEvent[]>();
   const keys = new Map<string, StoredKey>();
-  for (const row of rows.slice(0, cut)) {
-    if (row.stream_version === 1) {
-      streams.set(row.stream_id, []);
-      keys.set(row.stream_id, storedKeyOf(row));
-    }
-    streams.get(row.stream_id)!.push(toRecorded(row));
+  for (const stream of page.streams()) {
+    streams.set(stream.streamId, stream.events);
+    keys.set(stream.streamId, stream.key);
   }
-  const last = rows[cut - 1];
-  return { streams, keys, events: cut, next: full && last ? { streamId: last.stream_id, streamVersion: last.stream_version } : undefined };
+  return { streams, keys, events: page.events, next: page.next };
+}
+
+export async function readWholeStreams(client: pg.PoolClient, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<WholeStreams> {
+  return wholeStreams(await readStreamPage(client, horizon, after, limit, before));
 }
 
 /** Up to `parts - 1` stream ids that cut the log into about equal parts, in order; none when the statistics have none. */

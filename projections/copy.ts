@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Reader } from '../eventstore/index.js';
@@ -111,33 +110,76 @@ const TRAILER = Buffer.from([0xff, 0xff]);
  */
 const CHUNK_BYTES = 64 * 1024;
 
-/** The rows, in chunks, then the trailer; throws on a value its column's encoder refuses. */
-function writeRows(stream: Writable, encoders: readonly Encoder[], rows: readonly unknown[][]): void {
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let at = HEADER.copy(chunk, 0);
-  for (const row of rows) {
-    let size = 2;
-    for (let i = 0; i < encoders.length; i++) size += 4 + (row[i] == null ? 0 : encoders[i]!.size(row[i]));
-    if (at + size > chunk.length) {
-      stream.write(chunk.subarray(0, at));
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, size));
-      at = 0;
-    }
-    at = chunk.writeInt16BE(encoders.length, at);
-    for (let i = 0; i < encoders.length; i++) {
-      const value = row[i];
-      if (value == null) {
-        at = chunk.writeInt32BE(-1, at);
-        continue;
+/**
+ * Rows of one table in COPY's binary format, encoded as they are added: a rebuild's rows leave the
+ * JavaScript heap as soon as they are made, for buffers that wait there until the COPY, so the
+ * young generation's collections copy none of them. Throws on a value its column's encoder refuses.
+ */
+export class EncodedRows {
+  private readonly chunks: Buffer[] = [];
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private at = HEADER.copy(this.chunk, 0);
+  count = 0;
+
+  constructor(private readonly encoders: readonly Encoder[]) {}
+
+  add(rows: readonly unknown[][]): void {
+    const encoders = this.encoders;
+    for (const row of rows) {
+      let size = 2;
+      for (let i = 0; i < encoders.length; i++) size += 4 + (row[i] == null ? 0 : encoders[i]!.size(row[i]));
+      if (this.at + size > this.chunk.length) {
+        this.chunks.push(this.chunk.subarray(0, this.at));
+        this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, size));
+        this.at = 0;
       }
-      const start = at + 4;
-      const end = encoders[i]!.write(value, chunk, start);
-      chunk.writeInt32BE(end - start, at);
-      at = end;
+      const chunk = this.chunk;
+      let at = chunk.writeInt16BE(encoders.length, this.at);
+      for (let i = 0; i < encoders.length; i++) {
+        const value = row[i];
+        if (value == null) {
+          at = chunk.writeInt32BE(-1, at);
+          continue;
+        }
+        const start = at + 4;
+        const end = encoders[i]!.write(value, chunk, start);
+        chunk.writeInt32BE(end - start, at);
+        at = end;
+      }
+      this.at = at;
+      this.count++;
     }
   }
-  stream.write(chunk.subarray(0, at));
-  stream.end(TRAILER);
+
+  /** Every byte of the COPY, the trailer last. */
+  finish(): Buffer[] {
+    return [...this.chunks, this.chunk.subarray(0, this.at), TRAILER];
+  }
+}
+
+/** A table that rows are COPYed into, its columns' encoders read from the server once. */
+export class CopyTarget {
+  constructor(
+    readonly table: string,
+    readonly columns: readonly string[],
+    private readonly encoders: readonly Encoder[],
+  ) {}
+
+  /** An empty set of rows, to add to and then send. */
+  rows(): EncodedRows {
+    return new EncodedRows(this.encoders);
+  }
+
+  /** Writes what `encoded` holds into the table with one COPY, in the client's transaction if it has one; nothing for no rows. */
+  async send(client: pg.PoolClient, encoded: EncodedRows): Promise<void> {
+    if (encoded.count === 0) return;
+    const stream = client.query(copyFrom(`COPY ${this.table} (${this.columns.map(quoteIdent).join(', ')}) FROM STDIN (FORMAT binary)`));
+    const finished = once(stream, 'finish');
+    const chunks = encoded.finish();
+    for (const chunk of chunks.slice(0, -1)) stream.write(chunk);
+    stream.end(chunks.at(-1));
+    await finished;
+  }
 }
 
 /**
@@ -150,18 +192,15 @@ export class RowCopier {
   /** Writes rows (values in `columns` order, null for NULL) into a table with one COPY, in the client's transaction if it has one. */
   async copy(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
     if (rows.length === 0) return;
-    const encoders = await this.encodersOf(client, table, columns);
-    const stream = client.query(copyFrom(`COPY ${table} (${columns.map(quoteIdent).join(', ')}) FROM STDIN (FORMAT binary)`));
-    try {
-      writeRows(stream, encoders, rows);
-    } catch (error) {
-      // A value that cannot be encoded fails the COPY, not the connection: the server is told to
-      // abandon it (CopyFail), and the connection is ready for the next statement.
-      stream.destroy(error as Error);
-      await once(stream, 'close').catch(() => undefined);
-      throw error;
-    }
-    await once(stream, 'finish');
+    const target = await this.target(client, table, columns);
+    const encoded = target.rows();
+    encoded.add(rows);
+    await target.send(client, encoded);
+  }
+
+  /** `table`'s `columns` as a target of COPYs; refuses a column that does not exist or has a type without an encoder here. */
+  async target(client: pg.PoolClient, table: string, columns: readonly string[]): Promise<CopyTarget> {
+    return new CopyTarget(table, columns, await this.encodersOf(client, table, columns));
   }
 
   private async encodersOf(client: pg.PoolClient, table: string, columns: readonly string[]): Promise<Encoder[]> {

@@ -5,27 +5,35 @@ import {
   readAll,
   readAllVisible,
   readTypesBelow,
-  readWholeStreams,
+  readStreamPage,
   streamIdCuts,
   transactionHorizon,
   type Checkpoint,
   type EventStore,
   type Projection,
   type RecordedEvent,
-  type TableRows,
+  type StoredKey,
+  type StreamPage,
   type UnitOfWork,
   type WholeStreams,
+  wholeStreams,
 } from '../eventstore/index.js';
-import { createTableLike, RowCopier } from './copy.js';
+import { CopyTarget, createTableLike, RowCopier, type EncodedRows } from './copy.js';
 import { saveCheckpoint } from './runner.js';
 import * as sql from './sql.js';
 
 /**
- * Events a rebuild reads at a time: projections fold a batch with a few set-wide statements. A page
- * in flight lives through several of the young generation's collections, each of which copies it:
- * pages of 5,000 events spent a fifth more in the garbage collector than pages of 1,000.
+ * Events a rebuild reads at a time: projections fold a batch with a few set-wide statements. The
+ * first pass's pages stay bytes until their streams are folded (eventstore/streamPages.ts).
  */
 const REBUILD_BATCH = 1_000;
+/**
+ * Events of a first-pass page made into objects at once, folded, and their rows encoded, before
+ * the next: few enough that what a fold makes is dead before the young generation's next
+ * collection. Pages made into objects whole spent a quarter of the rebuild's time in the
+ * collector, copying them from one generation to the next; this way it spends an eighth.
+ */
+const FOLD_GROUP = 64;
 /** A log shorter than this (by its newest position) is replayed by this process alone: a helper's start would cost more than its part. */
 const PARALLEL_FROM = 50_000;
 /** A catch-up pass this short leaves a tail that the locked step replays in moments. */
@@ -161,14 +169,50 @@ async function copyIndexes(db: UnitOfWork, tables: readonly string[]): Promise<v
 /** A projection whose first pass loads its copies with COPY rather than through apply. */
 const loads = (p: Projection): boolean => p.load !== undefined && !p.foldsAcrossStreams;
 
+/** The copies a projection's first pass loads, each a COPY target. */
+interface LoadedProjection {
+  projection: Projection;
+  targets: Array<{ table: string; target: CopyTarget }>;
+}
+
+/** A page's rows, each table's encoded for its COPY. */
+type PageRows = Array<{ target: CopyTarget; rows: EncodedRows }>;
+
+/**
+ * A page's rows for every loaded projection, its streams made into objects a few at a time and
+ * their rows encoded at once: what the fold makes dies young, and what the COPYs need waits in
+ * buffers outside the heap (projections/copy.ts).
+ */
+function encodePage(page: StreamPage, loaded: readonly LoadedProjection[]): PageRows {
+  const encoded = loaded.map(({ projection, targets }) => ({ projection, tables: targets.map(({ table, target }) => ({ table, target, rows: target.rows() })) }));
+  let streams = new Map<string, RecordedEvent[]>();
+  let keys = new Map<string, StoredKey>();
+  let events = 0;
+  const fold = (): void => {
+    for (const { projection, tables } of encoded) {
+      const byTable = projection.load!.rows(streams, keys);
+      for (const { table, rows } of tables) rows.add(byTable[table] ?? []);
+    }
+    streams = new Map();
+    keys = new Map();
+    events = 0;
+  };
+  for (const stream of page.streams()) {
+    streams.set(stream.streamId, stream.events);
+    keys.set(stream.streamId, stream.key);
+    events += stream.events.length;
+    if (events >= FOLD_GROUP) fold();
+  }
+  if (events > 0) fold();
+  return encoded.flatMap(({ tables }) => tables.map(({ target, rows }) => ({ target, rows })));
+}
+
 /** COPYs a page's rows into the copies, on a connection of their own. */
-async function loadPage(store: EventStore, copier: RowCopier, rows: ReadonlyArray<{ projection: Projection; rows: TableRows }>): Promise<void> {
-  if (rows.length === 0) return;
+async function loadPage(store: EventStore, rows: PageRows): Promise<void> {
+  if (rows.every(({ rows: encoded }) => encoded.count === 0)) return;
   const client = await store.pool.connect();
   try {
-    for (const { projection, rows: byTable } of rows) {
-      for (const [table, tableRows] of Object.entries(byTable)) await copier.copy(client, sql.rebuildTable(table), projection.load!.columns[table]!, tableRows);
-    }
+    for (const { target, rows: encoded } of rows) await target.send(client, encoded);
   } finally {
     client.release();
   }
@@ -192,30 +236,36 @@ async function applyPage(store: EventStore, projections: readonly Projection[], 
  * The first pass for projections that fold each stream alone: every event below the horizon,
  * whole streams a page at a time. Reading the next page, folding this one and writing the one
  * before overlap: the reads on a connection of their own, the writes on another. Projections with
- * a load get their rows COPYed into their empty copies; the others fold through apply.
+ * a load get their rows COPYed into their empty copies, encoded as each group of streams is
+ * folded (encodePage); the others fold through apply, the page made into objects for them whole.
  */
 async function replayStreams(store: EventStore, projections: readonly Projection[], part: StreamPart, onEvents: (events: number) => void): Promise<number> {
-  const loaded = projections.filter(loads);
   const applied = projections.filter((p) => !loads(p));
   const copier = new RowCopier();
   const reader = await store.pool.connect();
   const before = part.before ?? undefined;
-  let reading: Promise<WholeStreams> | undefined;
+  let reading: Promise<StreamPage> | undefined;
   let writing: Promise<void> = Promise.resolve();
   let replayed = 0;
   // A failure surfaces where the promise is awaited; until then it must not count as unhandled.
   const quietly = <T>(promise: Promise<T>): Promise<T> => (promise.catch(() => undefined), promise);
   try {
-    reading = quietly(readWholeStreams(reader, part.horizon, { streamId: part.from ?? '', streamVersion: 0 }, REBUILD_BATCH, before));
+    const loaded: LoadedProjection[] = [];
+    for (const projection of projections.filter(loads)) {
+      const targets = [];
+      for (const [table, columns] of Object.entries(projection.load!.columns)) targets.push({ table, target: await copier.target(reader, sql.rebuildTable(table), columns) });
+      loaded.push({ projection, targets });
+    }
+    reading = quietly(readStreamPage(reader, part.horizon, { streamId: part.from ?? '', streamVersion: 0 }, REBUILD_BATCH, before));
     for (;;) {
-      const page: WholeStreams = await reading;
-      reading = page.next && quietly(readWholeStreams(reader, part.horizon, page.next, REBUILD_BATCH, before));
-      const rows = loaded.map((projection) => ({ projection, rows: projection.load!.rows(page.streams, page.keys) }));
+      const page: StreamPage = await reading;
+      reading = page.next && quietly(readStreamPage(reader, part.horizon, page.next, REBUILD_BATCH, before));
+      const rows = encodePage(page, loaded);
       await writing;
       writing = quietly(
         (async () => {
-          await loadPage(store, copier, rows);
-          if (applied.length > 0) await applyPage(store, applied, page);
+          await loadPage(store, rows);
+          if (applied.length > 0) await applyPage(store, applied, wholeStreams(page));
           onEvents(page.events);
         })(),
       );
