@@ -12,11 +12,9 @@ import {
   type EventStore,
   type Projection,
   type RecordedEvent,
-  type StoredKey,
   type StreamPage,
   type UnitOfWork,
   type WholeStreams,
-  wholeStreams,
 } from '../eventstore/index.js';
 import { CopyTarget, createTableLike, RowCopier, type EncodedRows } from './copy.js';
 import { saveCheckpoint } from './runner.js';
@@ -178,33 +176,40 @@ interface LoadedProjection {
 /** A page's rows, each table's encoded for its COPY. */
 type PageRows = Array<{ target: CopyTarget; rows: EncodedRows }>;
 
+/** Streams with their key rows, as a unit of work adopts them. */
+type Streams = Pick<WholeStreams, 'streams' | 'keys'>;
+
 /**
- * A page's rows for every loaded projection, its streams made into objects a few at a time and
+ * A page folded for every loaded projection, its streams made into objects a few at a time and
  * their rows encoded at once: what the fold makes dies young, and what the COPYs need waits in
- * buffers outside the heap (projections/copy.ts).
+ * buffers outside the heap (projections/copy.ts). Beside the rows, the streams that hold an event
+ * of `appliedTypes`, for the projections that fold through apply (most pages have none).
  */
-function encodePage(page: StreamPage, loaded: readonly LoadedProjection[]): PageRows {
+function foldPage(page: StreamPage, loaded: readonly LoadedProjection[], appliedTypes: ReadonlySet<string>): { rows: PageRows; applied: Streams } {
   const encoded = loaded.map(({ projection, targets }) => ({ projection, tables: targets.map(({ table, target }) => ({ table, target, rows: target.rows() })) }));
-  let streams = new Map<string, RecordedEvent[]>();
-  let keys = new Map<string, StoredKey>();
+  const applied: Streams = { streams: new Map(), keys: new Map() };
+  let group: Streams = { streams: new Map(), keys: new Map() };
   let events = 0;
   const fold = (): void => {
     for (const { projection, tables } of encoded) {
-      const byTable = projection.load!.rows(streams, keys);
+      const byTable = projection.load!.rows(group.streams, group.keys);
       for (const { table, rows } of tables) rows.add(byTable[table] ?? []);
     }
-    streams = new Map();
-    keys = new Map();
+    group = { streams: new Map(), keys: new Map() };
     events = 0;
   };
   for (const stream of page.streams()) {
-    streams.set(stream.streamId, stream.events);
-    keys.set(stream.streamId, stream.key);
+    group.streams.set(stream.streamId, stream.events);
+    group.keys.set(stream.streamId, stream.key);
+    if (stream.events.some((e) => appliedTypes.has(e.type))) {
+      applied.streams.set(stream.streamId, stream.events);
+      applied.keys.set(stream.streamId, stream.key);
+    }
     events += stream.events.length;
     if (events >= FOLD_GROUP) fold();
   }
   if (events > 0) fold();
-  return encoded.flatMap(({ tables }) => tables.map(({ target, rows }) => ({ target, rows })));
+  return { rows: encoded.flatMap(({ tables }) => tables.map(({ target, rows }) => ({ target, rows }))), applied };
 }
 
 /** COPYs a page's rows into the copies, on a connection of their own. */
@@ -219,15 +224,14 @@ async function loadPage(store: EventStore, rows: PageRows): Promise<void> {
 }
 
 /**
- * Folds a page through apply, its streams handed over as read: no second read, each written once.
+ * Folds a page's streams through apply, handed over as read: no second read, each written once.
  * A page with no event of the projections' types (most pages, for most projections) costs nothing.
  */
-async function applyPage(store: EventStore, projections: readonly Projection[], page: WholeStreams): Promise<void> {
-  const types = new Set(projections.flatMap((p) => p.eventTypes));
-  const events = [...page.streams.values()].flat();
-  if (!events.some((e) => types.has(e.type))) return;
+async function applyPage(store: EventStore, projections: readonly Projection[], applied: Streams): Promise<void> {
+  if (applied.streams.size === 0) return;
+  const events = [...applied.streams.values()].flat();
   await store.withUnitOfWork(async (uow) => {
-    uow.adoptStreams(page.streams, page.keys);
+    uow.adoptStreams(applied.streams, applied.keys);
     await foldInto(uow, projections, events);
   });
 }
@@ -237,10 +241,11 @@ async function applyPage(store: EventStore, projections: readonly Projection[], 
  * whole streams a page at a time. Reading the next page, folding this one and writing the one
  * before overlap: the reads on a connection of their own, the writes on another. Projections with
  * a load get their rows COPYed into their empty copies, encoded as each group of streams is
- * folded (encodePage); the others fold through apply, the page made into objects for them whole.
+ * folded (foldPage); the others fold through apply, given the page's streams that hold events of their types.
  */
 async function replayStreams(store: EventStore, projections: readonly Projection[], part: StreamPart, onEvents: (events: number) => void): Promise<number> {
   const applied = projections.filter((p) => !loads(p));
+  const appliedTypes = new Set(applied.flatMap((p) => p.eventTypes));
   const copier = new RowCopier();
   const reader = await store.pool.connect();
   const before = part.before ?? undefined;
@@ -260,12 +265,12 @@ async function replayStreams(store: EventStore, projections: readonly Projection
     for (;;) {
       const page: StreamPage = await reading;
       reading = page.next && quietly(readStreamPage(reader, part.horizon, page.next, REBUILD_BATCH, before));
-      const rows = encodePage(page, loaded);
+      const { rows, applied: streams } = foldPage(page, loaded, appliedTypes);
       await writing;
       writing = quietly(
         (async () => {
           await loadPage(store, rows);
-          if (applied.length > 0) await applyPage(store, applied, wholeStreams(page));
+          await applyPage(store, applied, streams);
           onEvents(page.events);
         })(),
       );
