@@ -1,5 +1,6 @@
 /** Every statement the event store runs, in one place. */
 
+import { escapeLiteral } from 'pg';
 import { prepared } from './events.js';
 
 /**
@@ -104,6 +105,33 @@ SELECT ${COLUMNS} FROM events
 
 /** The oldest transaction still in flight: every transaction below it has ended. */
 export const HORIZON = `SELECT log_horizon()::text AS horizon`;
+
+/**
+ * The events of transactions below a horizon, stream by stream, after (stream, version) `after`
+ * and before the stream `before` (if given), at most `limit` of them, for a rebuild's first pass,
+ * which reads it through a binary COPY. Those transactions have all ended, so every page sees the
+ * same set, whatever its snapshot. Each stream's first event brings its data key row: wrapped, a
+ * tombstone (null), or none. COPY takes no parameters, so the values go in as literals: the
+ * horizon and the numbers checked as digits, the stream ids quoted.
+ */
+export const READ_BY_STREAM = (horizon: string, after: { streamId: string; streamVersion: number }, limit: number, before: string | undefined): string => {
+  if (!/^\d+$/.test(horizon) || !Number.isInteger(after.streamVersion) || !Number.isInteger(limit)) {
+    throw new Error(`a page of whole streams needs a horizon and whole numbers, not ${horizon}, ${after.streamVersion}, ${limit}`);
+  }
+  return `
+SELECT e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
+       e.transaction_id::text, e.recorded_at, e.hash, k.stream_id IS NOT NULL, k.wrapped_key, k.key_id
+  FROM (SELECT * FROM events
+         WHERE transaction_id < '${horizon}'::xid8 AND (stream_id, stream_version) > (${escapeLiteral(after.streamId)}, ${after.streamVersion})
+           ${before === undefined ? '' : `AND stream_id < ${escapeLiteral(before)}`}
+         ORDER BY stream_id, stream_version
+         LIMIT ${limit}) e
+  -- A lookup by key for each stream's first event: as a plain join the planner hashes the whole
+  -- of stream_keys for every page.
+  LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys
+                      WHERE stream_id = e.stream_id AND e.stream_version = 1 LIMIT 1) k ON true
+ ORDER BY e.stream_id, e.stream_version`;
+};
 
 /**
  * The events of the given types below a horizon in log order, after a checkpoint: what a rebuild

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { escapeLiteral } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { JsonObject, RecordedEvent } from './events.js';
+import { READ_BY_STREAM } from './sql.js';
 import { storedKeyOf, type StoredKey } from './unitOfWork.js';
 
 /**
@@ -34,33 +34,7 @@ export interface StreamPage {
   streams(): Generator<PagedStream>;
 }
 
-/**
- * Every event of the transactions below `horizon`, in stream order after `after` and before the
- * stream `before` (if any), at most `limit` of them. Those transactions have all ended, so every
- * page sees the same set, whatever its snapshot. Each stream's first event brings its data key
- * row: wrapped, a tombstone (null), or none. COPY takes no parameters, so the values go in as
- * literals: the horizon and the numbers checked as digits, the stream ids quoted.
- */
-function pageStatement(horizon: string, after: StreamPosition, limit: number, before: string | undefined): string {
-  if (!/^\d+$/.test(horizon) || !Number.isInteger(after.streamVersion) || !Number.isInteger(limit)) {
-    throw new Error(`a page of whole streams needs a horizon and whole numbers, not ${horizon}, ${after.streamVersion}, ${limit}`);
-  }
-  return `COPY (
-    SELECT e.global_position, e.event_id, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
-           e.transaction_id::text, e.recorded_at, e.hash, k.stream_id IS NOT NULL, k.wrapped_key, k.key_id
-      FROM (SELECT * FROM events
-             WHERE transaction_id < '${horizon}'::xid8 AND (stream_id, stream_version) > (${escapeLiteral(after.streamId)}, ${after.streamVersion})
-               ${before === undefined ? '' : `AND stream_id < ${escapeLiteral(before)}`}
-             ORDER BY stream_id, stream_version
-             LIMIT ${limit}) e
-      -- A lookup by key for each stream's first event: as a plain join the planner hashes the whole
-      -- of stream_keys for every page.
-      LEFT JOIN LATERAL (SELECT stream_id, wrapped_key, key_id FROM stream_keys
-                          WHERE stream_id = e.stream_id AND e.stream_version = 1 LIMIT 1) k ON true
-     ORDER BY e.stream_id, e.stream_version) TO STDOUT (FORMAT binary)`;
-}
-
-/** The columns of pageStatement, by their place in each tuple. */
+/** The columns of READ_BY_STREAM, by their place in each tuple. */
 const STREAM_ID = 2;
 const STREAM_VERSION = 3;
 const RECORDED_AT = 8;
@@ -162,7 +136,7 @@ async function copyOut(client: pg.PoolClient, statement: string): Promise<Buffer
  * horizon, which no later transaction changes.
  */
 export async function readStreamPage(client: pg.PoolClient, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<StreamPage> {
-  const tuples = new Tuples(await copyOut(client, pageStatement(horizon, after, limit, before)));
+  const tuples = new Tuples(await copyOut(client, `COPY (${READ_BY_STREAM(horizon, after, limit, before)}) TO STDOUT (FORMAT binary)`));
   const count = tuples.starts.length;
   const full = count === limit;
   let cut = count;

@@ -58,7 +58,8 @@ async function scansOfGrowingTables(state: string): Promise<string[]> {
     for (const { id, statement } of statements) {
       const sample = SAMPLES[id];
       if (!sample || 'unplanned' in sample) continue;
-      const text = typeof statement === 'function' ? textOf((statement as (...args: unknown[]) => unknown)(...(sample.args ?? []))) : statement;
+      const args = typeof sample.args === 'function' ? sample.args(store.sample) : (sample.args ?? []);
+      const text = typeof statement === 'function' ? textOf((statement as (...args: unknown[]) => unknown)(...args)) : statement;
       const plans = await explain(client, text, sample.params(store.sample), MODES).catch((error: Error) => {
         throw new Error(`${id}: ${error.message}`);
       });

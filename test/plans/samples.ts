@@ -13,11 +13,13 @@ import type { StoreSample } from './liveStore.js';
  * the day it is written.
  */
 
+type Args = unknown[] | ((s: StoreSample) => unknown[]);
+
 export type Sample =
-  /** Explained with these parameters; a builder is called with `args` first. */
-  | { params: (s: StoreSample) => unknown[]; args?: unknown[]; wholeTable?: undefined }
+  /** Explained with these parameters; a builder is called with `args` first (values of its own, or the store's). */
+  | { params: (s: StoreSample) => unknown[]; args?: Args; wholeTable?: undefined }
   /** Explained, and allowed to read whole tables: its purpose is to read all of it. */
-  | { params: (s: StoreSample) => unknown[]; args?: unknown[]; wholeTable: string }
+  | { params: (s: StoreSample) => unknown[]; args?: Args; wholeTable: string }
   /** Not explained, and why (DDL, session settings, not a statement at all). */
   | { unplanned: string };
 
@@ -75,7 +77,8 @@ export const SAMPLES: Record<string, Sample> = {
   'eventstore/sql.ts#keyJoin': { unplanned: 'a part of the statements that read a row sealed with its stream key (VIEW_BY_ID, REVISION_BY_ID, READABLE_SESSION), planned with them' },
   'eventstore/sql.ts#READ_ALL': { params: (s) => [s.log.transactionId, s.log.globalPosition, 500] },
   'eventstore/sql.ts#HORIZON': { params: () => [] },
-  'eventstore/sql.ts#READ_BY_STREAM': { params: (s) => [s.log.horizon, s.session.id, 1, 5_000, s.open.id] },
+  // Read through a binary COPY, which takes no parameters: its values are literals.
+  'eventstore/sql.ts#READ_BY_STREAM': { args: (s) => [s.log.horizon, { streamId: s.session.id, streamVersion: 1 }, 5_000, s.open.id], params: () => [] },
   // A rebuild of a projection that folds across streams reads every event of its types below the horizon, by design.
   'eventstore/sql.ts#READ_TYPES_BELOW': {
     params: (s) => [s.log.horizon, '0', '0', ['trial.started', 'trial.session_created'], 5_000],
