@@ -6,9 +6,8 @@ import { START, toRecorded, type Checkpoint, type EventRow, type Reader, type Re
 import { WakeupNotifier, type Logger } from './notifier.js';
 import { inlineWrites, type Projection } from './projection.js';
 import * as sql from './sql.js';
-import { readStreamPage, type StreamPage, type StreamPosition } from './streamPages.js';
 import { inSpan } from './tracing.js';
-import { UnitOfWork, isUnitOfWork, type StoredKey, type StreamHead } from './unitOfWork.js';
+import { UnitOfWork, isUnitOfWork, type StreamHead } from './unitOfWork.js';
 
 /** A unit of work whose transaction is open: the caller commits or rolls back. */
 export interface OpenUnitOfWork {
@@ -165,36 +164,6 @@ export async function readAt(db: Reader, globalPosition: string): Promise<Record
 export async function transactionHorizon(db: Reader): Promise<string> {
   const { rows } = await db.query<{ horizon: string }>(sql.HORIZON);
   return rows[0]!.horizon;
-}
-
-/** Where a stream-ordered reader has got to. */
-/**
- * Whole streams below a horizon, a page made into objects at once (eventstore/streamPages.ts):
- * each stream with every event of the transactions below `horizon`, from version 1 on, and its
- * data key row. For a reader that hands a page over whole (the rebuild's folds through apply).
- */
-export interface WholeStreams {
-  streams: Map<string, RecordedEvent[]>;
-  /** Each stream's data key row, as read with it. */
-  keys: Map<string, StoredKey>;
-  events: number;
-  /** Where the next page starts; undefined at the end of the log. */
-  next: StreamPosition | undefined;
-}
-
-/** A page's streams, every one made into objects. */
-export function wholeStreams(page: StreamPage): WholeStreams {
-  const streams = new Map<string, RecordedEvent[]>();
-  const keys = new Map<string, StoredKey>();
-  for (const stream of page.streams()) {
-    streams.set(stream.streamId, stream.events);
-    keys.set(stream.streamId, stream.key);
-  }
-  return { streams, keys, events: page.events, next: page.next };
-}
-
-export async function readWholeStreams(client: pg.PoolClient, horizon: string, after: StreamPosition, limit: number, before?: string): Promise<WholeStreams> {
-  return wholeStreams(await readStreamPage(client, horizon, after, limit, before));
 }
 
 /** Up to `parts - 1` stream ids that cut the log into about equal parts, in order; none when the statistics have none. */

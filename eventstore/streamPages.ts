@@ -14,6 +14,7 @@ import { storedKeyOf, type StoredKey } from './unitOfWork.js';
  * parsing most of the rest (42 µs an event of the process's CPU, against 10 µs of the server's).
  */
 
+/** Where a stream-ordered reader has got to. */
 export interface StreamPosition {
   streamId: string;
   streamVersion: number;

@@ -12,9 +12,9 @@ import {
   type EventStore,
   type Projection,
   type RecordedEvent,
+  type StoredKey,
   type StreamPage,
   type UnitOfWork,
-  type WholeStreams,
 } from '../eventstore/index.js';
 import { CopyTarget, createTableLike, RowCopier, type EncodedRows } from './copy.js';
 import { saveCheckpoint } from './runner.js';
@@ -177,7 +177,10 @@ interface LoadedProjection {
 type PageRows = Array<{ target: CopyTarget; rows: EncodedRows }>;
 
 /** Streams with their key rows, as a unit of work adopts them. */
-type Streams = Pick<WholeStreams, 'streams' | 'keys'>;
+interface Streams {
+  streams: Map<string, RecordedEvent[]>;
+  keys: Map<string, StoredKey>;
+}
 
 /**
  * A page folded for every loaded projection, its streams made into objects a few at a time and

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { KEY_COLUMNS, STREAM_READ_COLUMNS, keyJoin, readWholeStreams, transactionHorizon, type KeyRow, type Opener, type RecordedEvent, type StreamKeys, type StreamPosition } from '../../eventstore/index.js';
+import { KEY_COLUMNS, STREAM_READ_COLUMNS, keyJoin, readStreamPage, transactionHorizon, type KeyRow, type Opener, type RecordedEvent, type StreamKeys, type StreamPosition } from '../../eventstore/index.js';
 import { openRevision, openViewFrame, sealRevisionBody, sealViewBody } from '../../src/sessions/storedView.js';
 import { createTableLike } from '../../projections/copy.js';
 import { cpuSecondsOf } from './measure.js';
@@ -119,14 +119,15 @@ async function cryptoSeconds(pool: pg.Pool, keys: StreamKeys): Promise<{ seconds
     let micros = 0;
     let events = 0;
     while (after) {
-      const page = await readWholeStreams(client, horizon, after, 1_000);
-      const { rows } = await client.query<KeyRow & { session_id: string; body: string; revisions: string[] }>(VIEW_BODIES, [[...page.streams.keys()]]);
+      const page = await readStreamPage(client, horizon, after, 1_000);
+      const streams = [...page.streams()];
+      const { rows } = await client.query<KeyRow & { session_id: string; body: string; revisions: string[] }>(VIEW_BODIES, [streams.map((s) => s.streamId)]);
       const bodies = new Map(
         rows.map((row) => [row.session_id, { view: openViewFrame(keys, row.session_id, row)!, revisions: row.revisions.map((body) => openRevision(keys, row.session_id, { ...row, body })!) }]),
       );
       const started = process.cpuUsage();
-      for (const [id, stream] of page.streams) {
-        const { open, cipher } = keys.bothOfStored(id, page.keys.get(id));
+      for (const { streamId: id, events: stream, key } of streams) {
+        const { open, cipher } = keys.bothOfStored(id, key);
         for (const event of stream) openAll(event, open);
         const own = bodies.get(id);
         if (!own || !cipher) continue;
