@@ -7,6 +7,7 @@ import {
   StreamKeyDestroyed,
   StreamKeys,
   parseDataKey,
+  pooledRandomBytes,
   readStream,
   verify,
 } from '../../eventstore/index.js';
@@ -107,11 +108,14 @@ describe('StreamKeys', () => {
 describe('DeploymentKey', () => {
   it('keeps the stream keys it made and opened by their exact wrapped bytes: bytes altered, named for another stream or under another key are refused', () => {
     const deployment = new DeploymentKey([{ id: 'k1', key: randomBytes(32) }]);
-    const streamKey = randomBytes(32);
+    // Made as the store makes one: a slice of the shared pool.
+    const streamKey = pooledRandomBytes(32);
     const stored = deployment.wrap(streamKey, 'ses_kept');
     // Kept from the wrap: the same object comes back, with no second AES-GCM pass.
     expect(deployment.unwrap(stored, 'ses_kept')).toBe(deployment.unwrap(stored, 'ses_kept'));
     expect(deployment.unwrap(stored, 'ses_kept').equals(streamKey)).toBe(true);
+    // Kept in memory of its own, not as a slice that would hold a slab of Node's shared pool.
+    expect(deployment.unwrap(stored, 'ses_kept').buffer.byteLength).toBe(32);
     // The IV's first character: every bit of it counts.
     const text = stored.wrapped.toString('utf8');
     const altered = { ...stored, wrapped: Buffer.from(`v1.${text[3] === 'A' ? 'B' : 'A'}${text.slice(4)}`, 'utf8') };
