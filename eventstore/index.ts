@@ -6,6 +6,7 @@ export * from './keyRotation.js';
 export * from './projection.js';
 export * from './store.js';
 export * from './streamPages.js';
+export { COPY_HEADER, COPY_TRAILER, PG_EPOCH_MS } from './binaryCopy.js';
 export * from './wakeup.js';
 export * from './chain.js';
 export * from './logExport.js';

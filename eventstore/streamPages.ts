@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { COPY_HEADER, PG_EPOCH_MS } from './binaryCopy.js';
 import type { JsonObject, RecordedEvent } from './events.js';
 import { READ_BY_STREAM } from './sql.js';
 import { storedKeyOf, type StoredKey } from './unitOfWork.js';
@@ -45,12 +46,6 @@ const WRAPPED_KEY = 11;
 const KEY_ID = 12;
 const COLUMNS = 13;
 
-/** Binary COPY's header: the signature, the flags and the length of an extension (none). */
-const HEADER_BYTES = 19;
-
-/** PostgreSQL's epoch, 2000-01-01T00:00:00Z, in JavaScript's milliseconds. */
-const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-
 /**
  * The tuples of a binary COPY, over the bytes as the server sent them: where each tuple starts,
  * and its fields read from there. Nothing is copied until a field is asked for.
@@ -60,7 +55,8 @@ class Tuples {
   readonly starts: number[] = [];
 
   constructor(readonly bytes: Buffer) {
-    let at = HEADER_BYTES;
+    if (!bytes.subarray(0, COPY_HEADER.length).equals(COPY_HEADER)) throw new Error('a page of whole streams does not start as a binary COPY does');
+    let at = COPY_HEADER.length;
     for (;;) {
       const fields = bytes.readInt16BE(at);
       if (fields === -1) break;

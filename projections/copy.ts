@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Reader } from '../eventstore/index.js';
+import { COPY_HEADER, COPY_TRAILER, PG_EPOCH_MS, type Reader } from '../eventstore/index.js';
 import { COLUMN_TYPES, quoteIdent, TABLE_OPTIONS, tableShapedLike } from './sql.js';
 
 /** Makes `target` an empty table of the live `table`'s shape and storage parameters, without its indexes. */
@@ -50,9 +50,6 @@ const bigint: Encoder = { size: () => 8, write: (value, out, at) => out.writeBig
 
 const boolean: Encoder = { size: () => 1, write: (value, out, at) => out.writeUInt8(value ? 1 : 0, at) };
 
-/** PostgreSQL's epoch, 2000-01-01T00:00:00Z, in milliseconds of JavaScript's. */
-const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-
 /**
  * A time as microseconds since PostgreSQL's epoch. A string keeps the microseconds that a Date
  * would drop (the fraction's fourth to sixth digits).
@@ -99,11 +96,6 @@ const ENCODERS: Record<string, Encoder> = {
   bytea,
 };
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-/** The signature, no flags, no header extension. */
-const HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
-const TRAILER = Buffer.from([0xff, 0xff]);
-
 /**
  * Bytes handed to the COPY stream at a time: a page's rows in one buffer (megabytes) cost a fresh
  * mapping of memory each; chunks this size reuse the allocator's memory.
@@ -118,7 +110,7 @@ const CHUNK_BYTES = 64 * 1024;
 export class EncodedRows {
   private readonly chunks: Buffer[] = [];
   private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  private at = HEADER.copy(this.chunk, 0);
+  private at = COPY_HEADER.copy(this.chunk, 0);
   count = 0;
 
   constructor(private readonly encoders: readonly Encoder[]) {}
@@ -153,7 +145,7 @@ export class EncodedRows {
 
   /** Every byte of the COPY, the trailer last. */
   finish(): Buffer[] {
-    return [...this.chunks, this.chunk.subarray(0, this.at), TRAILER];
+    return [...this.chunks, this.chunk.subarray(0, this.at), COPY_TRAILER];
   }
 }
 
