@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 export type { Projection } from '../eventstore/index.js';
-export { AsyncProjector, catchUpAll, catchUpOnce } from './runner.js';
+export { AsyncProjector, catchUp, catchUpAll, catchUpOnce } from './runner.js';
 export {
   RebuildInProgress,
   rebuild,

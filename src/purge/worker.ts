@@ -1,5 +1,5 @@
 import { EVENTS_CHANNEL, EVERYTHING, WokenLoop, newUlid, wakeupTargets } from '../../eventstore/index.js';
-import { catchUpAll, catchUpOnce } from '../../projections/index.js';
+import { catchUp, catchUpAll } from '../../projections/index.js';
 import type { ServiceContext } from '../serviceContext.js';
 import { isSessionId } from '../sessions/index.js';
 import { expireNextLapsed, purgeNextDue, type Purged } from './commands.js';
@@ -127,9 +127,13 @@ export class PurgeWorker {
     return purged;
   }
 
-  /** Another process folding the schedule at the same moment makes this return early; it is then that one's work. */
+  /**
+   * The schedule brought up to what the log holds now (catchUp: not what commits during it, which
+   * wake the next pass). Another process folding the schedule at the same moment makes this return
+   * early; it is then that one's work.
+   */
   private async catchUp(): Promise<void> {
-    while ((await catchUpOnce(this.ctx.store, purgeScheduleProjection)) > 0);
+    await catchUp(this.ctx.store, purgeScheduleProjection);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { START, Wakeups, checkpointOf, type RecordedEvent } from '../../eventstore/index.js';
-import { AsyncProjector, catchUpOnce } from '../../projections/index.js';
+import { AsyncProjector, catchUp, catchUpOnce } from '../../projections/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { appendTo, storeOf } from '../support/store.js';
 import { checkpointOfProjection, createEffectsTable, effectsProjection } from './fixtures.js';
@@ -84,6 +84,29 @@ describe('catchUpOnce', () => {
       await holder.query('ROLLBACK');
       holder.release();
     }
+  });
+});
+
+describe('catchUp', () => {
+  it('folds the log as it stands and stops, while commits go on arriving', async () => {
+    const table = 'busy_effects';
+    await createEffectsTable(db.pool, table);
+    // Each batch it folds, another writer commits one more event: a busy log, always a little ahead.
+    const CAP = 20;
+    await appendTo(db, 'busy', 0, counted(1));
+    let written = 1;
+    const folded = effectsProjection(table);
+    const projection = {
+      ...folded,
+      async apply(uow: Parameters<typeof folded.apply>[0], events: readonly RecordedEvent[]) {
+        await folded.apply(uow, events);
+        if (written < CAP) await appendTo(db, 'busy', written++, counted(1));
+      },
+    };
+    await catchUp(storeOf(db), projection);
+    // Chasing the tail, it folded until the writer stopped; now it leaves the newest commit to the next pass.
+    expect(written).toBeLessThan(CAP);
+    await vi.waitFor(async () => expect(await catchUpOnce(storeOf(db), projection)).toBeGreaterThan(0), { timeout: HORIZON_PATIENCE_MS, interval: 20 });
   });
 });
 
