@@ -55,9 +55,9 @@ export async function catchUpOnce(store: EventStore, projection: Projection): Pr
 /**
  * Folds what the log holds now into an async projection, a batch at a time, and stops at the first
  * short batch: the end of the log as it stood (or another process holding the projection). On a
- * busy log there is always a little more; a pass that chased it never ended, and folded a few
- * events a batch, each batch its transaction, claim and read, instead of the many one spaced pass
- * is woken for. What arrives meanwhile wakes the next pass.
+ * busy log there is always a little more: a pass that waited for an empty batch never ended, and
+ * folded a few events a batch (each with its own transaction, claim and read) where one spaced
+ * pass folds many. What commits meanwhile wakes the next pass.
  */
 export async function catchUp(store: EventStore, projection: Projection): Promise<void> {
   while ((await catchUpOnce(store, projection)) === BATCH);
