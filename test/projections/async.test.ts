@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { START, Wakeups, checkpointOf, type RecordedEvent } from '../../eventstore/index.js';
+import { START, Wakeups, checkpointOf, type RecordedEvent, type UnitOfWork } from '../../eventstore/index.js';
 import { AsyncProjector, catchUp, catchUpOnce } from '../../projections/index.js';
 import { useTestDatabase } from '../support/lifecycle.js';
 import { appendTo, storeOf } from '../support/store.js';
@@ -98,7 +98,7 @@ describe('catchUp', () => {
     const folded = effectsProjection(table);
     const projection = {
       ...folded,
-      async apply(uow: Parameters<typeof folded.apply>[0], events: readonly RecordedEvent[]) {
+      async apply(uow: UnitOfWork, events: readonly RecordedEvent[]) {
         await folded.apply(uow, events);
         if (written < CAP) await appendTo(db, 'busy', written++, counted(1));
       },
