@@ -87,7 +87,7 @@ export class PurgeWorker {
     const purged: Purged[] = [];
     let expired = 0;
     for (;;) {
-      await this.catchUp();
+      await this.foldSchedule();
       const round = await this.purgeRound();
       purged.push(...round);
       const lapses = await this.expiryRound();
@@ -96,7 +96,7 @@ export class PurgeWorker {
       // forgotten by the schedule, which another process is folding): its commit wakes this one.
       if (round.length < ROUND && lapses < ROUND) break;
     }
-    if (purged.length > 0 || expired > 0) await this.catchUp();
+    if (purged.length > 0 || expired > 0) await this.foldSchedule();
     return purged;
   }
 
@@ -132,7 +132,7 @@ export class PurgeWorker {
    * wake the next pass). Another process folding the schedule at the same moment makes this return
    * early; it is then that one's work.
    */
-  private async catchUp(): Promise<void> {
+  private async foldSchedule(): Promise<void> {
     await catchUp(this.ctx.store, purgeScheduleProjection);
   }
 
